@@ -1,0 +1,217 @@
+//! Block CSR values over a shared pattern.
+use crate::dense::{transpose_into, Dense};
+use crate::error::SparseError;
+use crate::pattern::BlockPattern;
+use std::sync::Arc;
+
+/// A block-CSR matrix: a shared [`BlockPattern`] plus `br x bc` row-major blocks
+/// stored contiguously in pattern order (block `k` at `values[k*br*bc..]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlockCsr {
+    pattern: Arc<BlockPattern>,
+    br: usize,
+    bc: usize,
+    values: Vec<f64>,
+}
+
+impl BlockCsr {
+    pub fn new(
+        pattern: Arc<BlockPattern>,
+        br: usize,
+        bc: usize,
+        values: Vec<f64>,
+    ) -> Result<Self, SparseError> {
+        if br == 0 || bc == 0 {
+            return Err(SparseError::ZeroBlockSize { br, bc });
+        }
+        let expected = pattern.nnzb() * br * bc;
+        if values.len() != expected {
+            return Err(SparseError::ValuesLength {
+                got: values.len(),
+                expected,
+                nnzb: pattern.nnzb(),
+                br,
+                bc,
+            });
+        }
+        Ok(Self {
+            pattern,
+            br,
+            bc,
+            values,
+        })
+    }
+
+    /// All-zero values over `pattern`.
+    pub fn zeros(pattern: Arc<BlockPattern>, br: usize, bc: usize) -> Self {
+        assert!(br > 0 && bc > 0, "block size must be at least 1x1");
+        let n = pattern.nnzb() * br * bc;
+        Self {
+            pattern,
+            br,
+            bc,
+            values: vec![0.0; n],
+        }
+    }
+
+    pub fn pattern(&self) -> &BlockPattern {
+        &self.pattern
+    }
+    pub fn pattern_arc(&self) -> &Arc<BlockPattern> {
+        &self.pattern
+    }
+    /// Block shape `(rows, cols)`.
+    pub fn block_shape(&self) -> (usize, usize) {
+        (self.br, self.bc)
+    }
+    pub fn block_len(&self) -> usize {
+        self.br * self.bc
+    }
+    pub fn nrows(&self) -> usize {
+        self.pattern.nrows()
+    }
+    pub fn ncols(&self) -> usize {
+        self.pattern.ncols()
+    }
+    /// Scalar rows.
+    pub fn scalar_rows(&self) -> usize {
+        self.nrows() * self.br
+    }
+    /// Scalar columns.
+    pub fn scalar_cols(&self) -> usize {
+        self.ncols() * self.bc
+    }
+    pub fn nnzb(&self) -> usize {
+        self.pattern.nnzb()
+    }
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+    pub fn values_mut(&mut self) -> &mut [f64] {
+        &mut self.values
+    }
+    #[inline]
+    pub fn block(&self, k: usize) -> &[f64] {
+        let l = self.br * self.bc;
+        &self.values[k * l..(k + 1) * l]
+    }
+    #[inline]
+    pub fn block_mut(&mut self, k: usize) -> &mut [f64] {
+        let l = self.br * self.bc;
+        &mut self.values[k * l..(k + 1) * l]
+    }
+
+    /// Bytes of values plus index arrays.
+    pub fn bytes(&self) -> usize {
+        self.values.len() * 8 + self.pattern.index_bytes()
+    }
+
+    /// Fails naming the first block row that holds a NaN or infinity.
+    pub fn check_finite(&self, what: &str) -> Result<(), SparseError> {
+        if let Some(pos) = self.values.iter().position(|v| !v.is_finite()) {
+            let blk = pos / self.block_len();
+            let row = self.pattern.row_ptr().partition_point(|&p| p <= blk) - 1;
+            return Err(SparseError::NotFinite {
+                what: format!("{what}, block row {row}"),
+            });
+        }
+        Ok(())
+    }
+
+    /// The scalar diagonal (requires square blocks and a stored diagonal block
+    /// for every row; a missing one contributes zeros).
+    pub fn scalar_diagonal(&self) -> Vec<f64> {
+        assert_eq!(self.br, self.bc, "scalar diagonal needs square blocks");
+        let b = self.br;
+        let mut d = vec![0.0; self.nrows() * b];
+        for (i, &k) in self.pattern.diagonal_positions().iter().enumerate() {
+            if k != usize::MAX {
+                let blk = self.block(k);
+                for c in 0..b {
+                    d[i * b + c] = blk[c * b + c];
+                }
+            }
+        }
+        d
+    }
+
+    /// `A^T` with transposed blocks (reference; executors use precomputed maps).
+    pub fn transpose(&self) -> BlockCsr {
+        let (tp, src) = self.pattern.transpose();
+        let l = self.block_len();
+        let mut values = vec![0.0; self.values.len()];
+        for (dst, &s) in src.iter().enumerate() {
+            transpose_into(
+                self.br,
+                self.bc,
+                self.block(s as usize),
+                &mut values[dst * l..(dst + 1) * l],
+            );
+        }
+        BlockCsr {
+            pattern: Arc::new(tp),
+            br: self.bc,
+            bc: self.br,
+            values,
+        }
+    }
+
+    /// Expands to a dense matrix (tests and tiny inputs only).
+    pub fn to_dense(&self) -> Dense {
+        let (br, bc) = (self.br, self.bc);
+        let mut d = Dense::zeros(self.scalar_rows(), self.scalar_cols());
+        for i in 0..self.nrows() {
+            for k in self.pattern.row_range(i) {
+                let j = self.pattern.col_idx()[k] as usize;
+                let blk = self.block(k);
+                for r in 0..br {
+                    for c in 0..bc {
+                        *d.at_mut(i * br + r, j * bc + c) = blk[r * bc + c];
+                    }
+                }
+            }
+        }
+        d
+    }
+
+    /// Blocks a dense matrix, keeping every block with a nonzero entry (and every
+    /// diagonal block when `keep_diagonal`).
+    pub fn from_dense(
+        d: &Dense,
+        br: usize,
+        bc: usize,
+        keep_diagonal: bool,
+    ) -> Result<Self, SparseError> {
+        if br == 0 || bc == 0 {
+            return Err(SparseError::ZeroBlockSize { br, bc });
+        }
+        if d.rows % br != 0 || d.cols % bc != 0 {
+            return Err(SparseError::Dimension {
+                what: format!(
+                    "{}x{} dense matrix is not a whole number of {br}x{bc} blocks",
+                    d.rows, d.cols
+                ),
+            });
+        }
+        let (nr, nc) = (d.rows / br, d.cols / bc);
+        let mut row_ptr = vec![0];
+        let mut cols = Vec::new();
+        let mut values = Vec::new();
+        for i in 0..nr {
+            for j in 0..nc {
+                let nz = (0..br).any(|r| (0..bc).any(|c| d.at(i * br + r, j * bc + c) != 0.0));
+                if nz || (keep_diagonal && i == j) {
+                    cols.push(j as u32);
+                    for r in 0..br {
+                        for c in 0..bc {
+                            values.push(d.at(i * br + r, j * bc + c));
+                        }
+                    }
+                }
+            }
+            row_ptr.push(cols.len());
+        }
+        let pattern = BlockPattern::new(nr, nc, row_ptr, cols)?;
+        Self::new(Arc::new(pattern), br, bc, values)
+    }
+}

@@ -1,0 +1,27 @@
+//! Block-sparse matrices with rectangular blocks.
+//!
+//! This crate is the room for the data types every other ptap crate shares:
+//! a block-CSR [`BlockPattern`] (row pointers and column indices, hashable and
+//! shareable) kept apart from the values of a [`BlockCsr`], so an inspector can
+//! analyse a pattern once while executors refresh values many times. It also
+//! holds the small dense block kernels (GEMM-accumulate, transposed forms,
+//! inverse, QR, Cholesky), the block SpMV and the generic block SpGEMM with its
+//! symbolic and numeric phases separated (faer's `*_symbolic` / `*_numeric`
+//! split).
+//!
+//! Block shapes are run-time data in matrices and compile-time constants in
+//! kernels: [`dispatch`] turns the former into the latter for the shapes the
+//! project ships and falls back to a size-generic kernel otherwise.
+
+pub mod csr;
+pub mod dense;
+pub mod dispatch;
+pub mod error;
+pub mod par;
+pub mod pattern;
+pub mod spgemm;
+pub mod spmv;
+
+pub use csr::BlockCsr;
+pub use error::SparseError;
+pub use pattern::BlockPattern;

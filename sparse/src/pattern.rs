@@ -1,0 +1,176 @@
+//! The sparsity pattern of a block-CSR matrix, separate from its values.
+use crate::error::SparseError;
+
+/// Block-CSR pattern: `nrows x ncols` blocks, `row_ptr` of length `nrows + 1`,
+/// strictly increasing block column indices within each row.
+///
+/// A pattern carries no block size: the same pattern serves a matrix and its
+/// value refreshes, and (for `P` and `R = P^T`) matrices of different shapes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockPattern {
+    nrows: usize,
+    ncols: usize,
+    row_ptr: Vec<usize>,
+    col_idx: Vec<u32>,
+}
+
+impl BlockPattern {
+    /// Validates and wraps a CSR pattern.
+    pub fn new(
+        nrows: usize,
+        ncols: usize,
+        row_ptr: Vec<usize>,
+        col_idx: Vec<u32>,
+    ) -> Result<Self, SparseError> {
+        if row_ptr.len() != nrows + 1 {
+            return Err(SparseError::RowPtrLength {
+                got: row_ptr.len(),
+                expected: nrows + 1,
+            });
+        }
+        if row_ptr[0] != 0 {
+            return Err(SparseError::RowPtrNotMonotone { row: 0 });
+        }
+        for i in 0..nrows {
+            let (s, e) = (row_ptr[i], row_ptr[i + 1]);
+            if e < s {
+                return Err(SparseError::RowPtrNotMonotone { row: i });
+            }
+            if e > col_idx.len() {
+                return Err(SparseError::RowPtrEnd {
+                    got: e,
+                    nnz: col_idx.len(),
+                });
+            }
+            let cols = &col_idx[s..e];
+            for (k, &c) in cols.iter().enumerate() {
+                if c as usize >= ncols {
+                    return Err(SparseError::ColumnOutOfRange {
+                        row: i,
+                        col: c as usize,
+                        ncols,
+                    });
+                }
+                if k > 0 && cols[k - 1] >= c {
+                    return Err(SparseError::ColumnsNotSorted { row: i });
+                }
+            }
+        }
+        if row_ptr[nrows] != col_idx.len() {
+            return Err(SparseError::RowPtrEnd {
+                got: row_ptr[nrows],
+                nnz: col_idx.len(),
+            });
+        }
+        Ok(Self {
+            nrows,
+            ncols,
+            row_ptr,
+            col_idx,
+        })
+    }
+
+    /// Builds a pattern from per-row column lists (each sorted or not; duplicates removed).
+    pub fn from_rows(ncols: usize, rows: &[Vec<u32>]) -> Result<Self, SparseError> {
+        let mut row_ptr = Vec::with_capacity(rows.len() + 1);
+        let mut col_idx = Vec::new();
+        row_ptr.push(0);
+        for r in rows {
+            let mut r = r.clone();
+            r.sort_unstable();
+            r.dedup();
+            col_idx.extend_from_slice(&r);
+            row_ptr.push(col_idx.len());
+        }
+        Self::new(rows.len(), ncols, row_ptr, col_idx)
+    }
+
+    pub fn nrows(&self) -> usize {
+        self.nrows
+    }
+    pub fn ncols(&self) -> usize {
+        self.ncols
+    }
+    /// Number of stored blocks.
+    pub fn nnzb(&self) -> usize {
+        self.col_idx.len()
+    }
+    pub fn row_ptr(&self) -> &[usize] {
+        &self.row_ptr
+    }
+    pub fn col_idx(&self) -> &[u32] {
+        &self.col_idx
+    }
+    /// Block columns of block row `i`.
+    #[inline]
+    pub fn row(&self, i: usize) -> &[u32] {
+        &self.col_idx[self.row_ptr[i]..self.row_ptr[i + 1]]
+    }
+    /// Range of block indices of row `i`.
+    #[inline]
+    pub fn row_range(&self, i: usize) -> std::ops::Range<usize> {
+        self.row_ptr[i]..self.row_ptr[i + 1]
+    }
+
+    /// Block index of `(i, j)`, by binary search. For setup code and tests only:
+    /// numeric kernels never search.
+    pub fn find(&self, i: usize, j: usize) -> Option<usize> {
+        let r = self.row_range(i);
+        self.col_idx[r.clone()]
+            .binary_search(&(j as u32))
+            .ok()
+            .map(|k| r.start + k)
+    }
+
+    /// Index of the diagonal block of each row (`usize::MAX` where absent).
+    pub fn diagonal_positions(&self) -> Vec<usize> {
+        (0..self.nrows)
+            .map(|i| self.find(i, i).unwrap_or(usize::MAX))
+            .collect()
+    }
+
+    /// The transposed pattern, and for each of its blocks the index of the source
+    /// block in `self` (so a transpose's values are a pure gather).
+    pub fn transpose(&self) -> (BlockPattern, Vec<u32>) {
+        let mut counts = vec![0usize; self.ncols + 1];
+        for &c in &self.col_idx {
+            counts[c as usize + 1] += 1;
+        }
+        for j in 0..self.ncols {
+            counts[j + 1] += counts[j];
+        }
+        let row_ptr = counts.clone();
+        let mut next = counts;
+        let mut col_idx = vec![0u32; self.nnzb()];
+        let mut src = vec![0u32; self.nnzb()];
+        // Rows are visited in increasing order, so each transposed row comes out sorted.
+        for i in 0..self.nrows {
+            for k in self.row_range(i) {
+                let c = self.col_idx[k] as usize;
+                let dst = next[c];
+                next[c] += 1;
+                col_idx[dst] = i as u32;
+                src[dst] = k as u32;
+            }
+        }
+        (
+            BlockPattern {
+                nrows: self.ncols,
+                ncols: self.nrows,
+                row_ptr,
+                col_idx,
+            },
+            src,
+        )
+    }
+
+    /// Whether the pattern is structurally symmetric.
+    pub fn is_structurally_symmetric(&self) -> bool {
+        self.nrows == self.ncols && self.transpose().0 == *self
+    }
+
+    /// Bytes held by the index arrays.
+    pub fn index_bytes(&self) -> usize {
+        self.row_ptr.len() * std::mem::size_of::<usize>() + self.col_idx.len() * 4
+    }
+}
