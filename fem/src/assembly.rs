@@ -1,0 +1,441 @@
+//! The FEM inspector (pattern, element-to-block map, colouring) and the
+//! allocation-free parallel executor that refreshes the operator's values.
+use crate::element::{ElementStiffness, POISSON_RATIO};
+use crate::error::FemError;
+use crate::mesh::BoxMesh;
+use ptap_sparse::par::{balanced_row_chunks, default_chunk_count, for_each_row_chunk};
+use ptap_sparse::{BlockCsr, BlockPattern};
+use rayon::prelude::*;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// Marks a constrained node in [`Assembler::free_of_node`] and a dropped
+/// coupling in [`Assembler::element_blocks`].
+pub const NONE: u32 = u32::MAX;
+
+/// Blocks per element: 27 x 27 node pairs.
+pub const PAIRS_PER_ELEMENT: usize = 27 * 27;
+
+/// Which Dirichlet condition is eliminated from the system.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Constraint {
+    /// `u = 0` on the face `x = x_min` (lattice `ix == 0`): the beam's clamp.
+    ClampXMin,
+    /// Nothing eliminated: the singular pure-Neumann operator (tests).
+    None,
+}
+
+/// Inspector output for one mesh: everything [`Assembler::assemble`] needs so
+/// that a value refresh neither searches nor allocates.
+#[derive(Clone, Debug)]
+pub struct Assembler {
+    n_elements: usize,
+    n_nodes: usize,
+    constraint: Constraint,
+    free_of_node: Vec<u32>,
+    node_of_free: Vec<u32>,
+    pattern: Arc<BlockPattern>,
+    element_blocks: Vec<u32>,
+    colour_ptr: [usize; 9],
+    colour_elements: Vec<u32>,
+    incidence_ptr: Vec<usize>,
+    incidence: Vec<u32>,
+    row_chunks: Vec<Range<usize>>,
+    k_ref: ElementStiffness,
+}
+
+/// Lattice indices coupled to index `i` along one axis of `2n + 1` Q2 nodes:
+/// a vertex (even) touches up to two elements, a midpoint (odd) one.
+#[inline]
+fn coupled_range(i: usize, n_elem: usize) -> std::ops::RangeInclusive<usize> {
+    if i % 2 == 0 {
+        i.saturating_sub(2)..=(i + 2).min(2 * n_elem)
+    } else {
+        i - 1..=i + 1
+    }
+}
+
+impl Assembler {
+    /// Builds the inspector with the spec's Poisson ratio 0.25.
+    pub fn new(mesh: &BoxMesh, constraint: Constraint) -> Result<Self, FemError> {
+        Self::with_poisson_ratio(mesh, constraint, POISSON_RATIO)
+    }
+
+    /// Builds the inspector for Poisson ratio `nu`: free-node numbering, the
+    /// block pattern over free nodes (two nodes couple when they share an
+    /// element), the element-to-block map, the 8-colouring and each node's
+    /// element incidence in colour order (what the row-parallel executor walks).
+    pub fn with_poisson_ratio(
+        mesh: &BoxMesh,
+        constraint: Constraint,
+        nu: f64,
+    ) -> Result<Self, FemError> {
+        if !(nu > -1.0 && nu < 0.5) {
+            return Err(FemError::BadPoissonRatio { nu });
+        }
+        let n_nodes = mesh.n_nodes();
+        let n_elements = mesh.n_elements();
+        if n_elements >= NONE as usize {
+            return Err(FemError::TooLarge {
+                what: format!("{n_elements} elements"),
+            });
+        }
+        let nel = mesh.elements_per_dim();
+
+        // Free numbering keeps the global order, so it is monotone: sorted
+        // global columns stay sorted after renumbering.
+        let mut free_of_node = vec![NONE; n_nodes];
+        let mut node_of_free = Vec::with_capacity(n_nodes);
+        for (id, f) in free_of_node.iter_mut().enumerate() {
+            let constrained = match constraint {
+                Constraint::ClampXMin => mesh.node_lattice(id)[0] == 0,
+                Constraint::None => false,
+            };
+            if !constrained {
+                *f = node_of_free.len() as u32;
+                node_of_free.push(id as u32);
+            }
+        }
+        let n_free = node_of_free.len();
+
+        // Row r couples to the free nodes of a lattice box (tensor product of 1D ranges).
+        let row_box = |r: usize| {
+            let l = mesh.node_lattice(node_of_free[r] as usize);
+            [
+                coupled_range(l[0], nel[0]),
+                coupled_range(l[1], nel[1]),
+                coupled_range(l[2], nel[2]),
+            ]
+        };
+        let for_each_col = |r: usize, f: &mut dyn FnMut(u32)| {
+            let [rx, ry, rz] = row_box(r);
+            for jx in rx {
+                for jy in ry.clone() {
+                    for jz in rz.clone() {
+                        let c = free_of_node[mesh.node_id([jx, jy, jz])];
+                        if c != NONE {
+                            f(c);
+                        }
+                    }
+                }
+            }
+        };
+        let counts: Vec<usize> = (0..n_free)
+            .into_par_iter()
+            .map(|r| {
+                let mut n = 0;
+                for_each_col(r, &mut |_| n += 1);
+                n
+            })
+            .collect();
+        let mut row_ptr = Vec::with_capacity(n_free + 1);
+        row_ptr.push(0usize);
+        for c in &counts {
+            row_ptr.push(row_ptr.last().unwrap() + c);
+        }
+        let nnzb = row_ptr[n_free];
+        if nnzb >= NONE as usize {
+            return Err(FemError::TooLarge {
+                what: format!("{nnzb} blocks"),
+            });
+        }
+        let mut col_idx = vec![0u32; nnzb];
+        {
+            let mut rows: Vec<&mut [u32]> = Vec::with_capacity(n_free);
+            let mut rest = col_idx.as_mut_slice();
+            for c in &counts {
+                let (head, tail) = rest.split_at_mut(*c);
+                rows.push(head);
+                rest = tail;
+            }
+            rows.into_par_iter().enumerate().for_each(|(r, out)| {
+                let mut k = 0;
+                for_each_col(r, &mut |c| {
+                    out[k] = c;
+                    k += 1;
+                });
+            });
+        }
+        drop(counts);
+        let pattern = Arc::new(BlockPattern::new(n_free, n_free, row_ptr, col_idx)?);
+
+        // Element map: for each (a, b) the block index, searched once here.
+        let mut element_blocks = vec![NONE; n_elements * PAIRS_PER_ELEMENT];
+        element_blocks
+            .par_chunks_mut(PAIRS_PER_ELEMENT)
+            .enumerate()
+            .for_each(|(e, map)| {
+                let free = mesh.element_nodes(e).map(|n| free_of_node[n as usize]);
+                for (a, &row) in free.iter().enumerate() {
+                    if row == NONE {
+                        continue;
+                    }
+                    let range = pattern.row_range(row as usize);
+                    let cols = pattern.row(row as usize);
+                    // Columns of b = 0..27 increase, so each search starts past the last hit.
+                    let mut pos = 0;
+                    for (b, &col) in free.iter().enumerate() {
+                        if col == NONE {
+                            continue;
+                        }
+                        let off = cols[pos..]
+                            .binary_search(&col)
+                            .expect("element couplings are in the pattern by construction");
+                        pos += off;
+                        map[a * 27 + b] = (range.start + pos) as u32;
+                    }
+                }
+            });
+
+        // Elements of equal (ex, ey, ez) parity are at least one element apart
+        // in some direction, so they share no node and hence no block.
+        let mut colour_ptr = [0usize; 9];
+        let colour_of = |e: usize| {
+            let [ex, ey, ez] = mesh.element_lattice(e);
+            (ex % 2) * 4 + (ey % 2) * 2 + ez % 2
+        };
+        for e in 0..n_elements {
+            colour_ptr[colour_of(e) + 1] += 1;
+        }
+        for c in 0..8 {
+            colour_ptr[c + 1] += colour_ptr[c];
+        }
+        let mut next = colour_ptr;
+        let mut colour_elements = vec![0u32; n_elements];
+        for e in 0..n_elements {
+            let c = colour_of(e);
+            colour_elements[next[c]] = e as u32;
+            next[c] += 1;
+        }
+
+        // Incidence in colour order: for each free node, `e * 27 + a` of every
+        // element e holding it as local node a. A node lies in at most one
+        // element per colour, so this order is the colour order of `assemble_coloured`.
+        if n_elements
+            .checked_mul(27)
+            .is_none_or(|v| v >= NONE as usize)
+        {
+            return Err(FemError::TooLarge {
+                what: format!("{n_elements} elements x 27 local nodes"),
+            });
+        }
+        let mut incidence_ptr = vec![0usize; n_free + 1];
+        for &e in &colour_elements {
+            for n in mesh.element_nodes(e as usize) {
+                let r = free_of_node[n as usize];
+                if r != NONE {
+                    incidence_ptr[r as usize + 1] += 1;
+                }
+            }
+        }
+        for r in 0..n_free {
+            incidence_ptr[r + 1] += incidence_ptr[r];
+        }
+        let mut fill = incidence_ptr.clone();
+        let mut incidence = vec![0u32; incidence_ptr[n_free]];
+        for &e in &colour_elements {
+            for (a, n) in mesh.element_nodes(e as usize).into_iter().enumerate() {
+                let r = free_of_node[n as usize];
+                if r != NONE {
+                    incidence[fill[r as usize]] = e * 27 + a as u32;
+                    fill[r as usize] += 1;
+                }
+            }
+        }
+        drop(fill);
+        let work: Vec<usize> = (0..n_free).map(|r| pattern.row_range(r).len()).collect();
+        let row_chunks = balanced_row_chunks(&work, default_chunk_count(n_free));
+
+        let k_ref = ElementStiffness::box_element(mesh.element_size(), nu);
+        Ok(Self {
+            n_elements,
+            n_nodes,
+            constraint,
+            free_of_node,
+            node_of_free,
+            pattern,
+            element_blocks,
+            colour_ptr,
+            colour_elements,
+            incidence_ptr,
+            incidence,
+            row_chunks,
+            k_ref,
+        })
+    }
+
+    /// The block pattern of the assembled operator over the free nodes.
+    pub fn pattern(&self) -> Arc<BlockPattern> {
+        Arc::clone(&self.pattern)
+    }
+    /// An all-zero operator over [`Assembler::pattern`], ready for [`Assembler::assemble`].
+    pub fn zero_matrix(&self) -> BlockCsr {
+        BlockCsr::zeros(self.pattern(), 3, 3)
+    }
+    pub fn constraint(&self) -> Constraint {
+        self.constraint
+    }
+    pub fn n_elements(&self) -> usize {
+        self.n_elements
+    }
+    pub fn n_nodes(&self) -> usize {
+        self.n_nodes
+    }
+    /// Free (unknown) nodes = block rows.
+    pub fn n_free(&self) -> usize {
+        self.node_of_free.len()
+    }
+    /// Scalar unknowns, `3 * n_free`.
+    pub fn n_dofs(&self) -> usize {
+        3 * self.n_free()
+    }
+    /// Free index of each mesh node ([`NONE`] where constrained).
+    pub fn free_of_node(&self) -> &[u32] {
+        &self.free_of_node
+    }
+    /// Mesh node of each free index.
+    pub fn node_of_free(&self) -> &[u32] {
+        &self.node_of_free
+    }
+    /// Block index of each (a, b) node pair of element `e` (`a * 27 + b`;
+    /// [`NONE`] where either node is constrained).
+    pub fn element_blocks(&self, e: usize) -> &[u32] {
+        &self.element_blocks[e * PAIRS_PER_ELEMENT..(e + 1) * PAIRS_PER_ELEMENT]
+    }
+    /// Elements of colour `c` (0..8); no two of them share a node.
+    pub fn colour(&self, c: usize) -> &[u32] {
+        &self.colour_elements[self.colour_ptr[c]..self.colour_ptr[c + 1]]
+    }
+    /// Unit-modulus element stiffness shared by every element.
+    pub fn reference_stiffness(&self) -> &ElementStiffness {
+        &self.k_ref
+    }
+    /// Bytes held by the inspector (map, numbering, colouring, incidence; pattern excluded).
+    pub fn bytes(&self) -> usize {
+        4 * (self.element_blocks.len()
+            + self.free_of_node.len()
+            + self.node_of_free.len()
+            + self.colour_elements.len()
+            + self.incidence.len())
+            + 8 * self.incidence_ptr.len()
+    }
+
+    /// Checks a per-element modulus field: one finite positive value per element.
+    pub fn check_modulus(&self, modulus: &[f64]) -> Result<(), FemError> {
+        if modulus.len() != self.n_elements {
+            return Err(FemError::ModulusLength {
+                got: modulus.len(),
+                expected: self.n_elements,
+            });
+        }
+        if let Some((element, &value)) = modulus
+            .iter()
+            .enumerate()
+            .find(|(_, v)| !(v.is_finite() && **v > 0.0))
+        {
+            return Err(FemError::BadModulus { element, value });
+        }
+        Ok(())
+    }
+
+    fn check_matrix(&self, modulus: &[f64], a: &BlockCsr) -> Result<(), FemError> {
+        self.check_modulus(modulus)?;
+        let same = Arc::ptr_eq(a.pattern_arc(), &self.pattern) || *a.pattern() == *self.pattern;
+        if a.block_shape() != (3, 3) || !same {
+            return Err(FemError::MatrixMismatch);
+        }
+        Ok(())
+    }
+
+    /// Overwrites `a`'s values with `sum_e E_e K_ref`.
+    ///
+    /// Row-parallel gather: each block row is zeroed, then visits the elements
+    /// of its node (at most 8) in colour order and adds their 27 blocks through
+    /// the element map. Every block is written by one thread and sums its
+    /// contributions in colour order, so the result is bitwise independent of
+    /// thread count and equal to [`Assembler::assemble_coloured`]'s; but the
+    /// value array is swept once instead of once per colour.
+    pub fn assemble(&self, modulus: &[f64], a: &mut BlockCsr) -> Result<(), FemError> {
+        self.check_matrix(modulus, a)?;
+        let row_ptr = self.pattern.row_ptr();
+        let k_ref = self.k_ref.blocks();
+        let mut scratch = vec![(); self.row_chunks.len()]; // zero-sized: no allocation
+        let gather = |rows: Range<usize>, vals: &mut [f64], _: &mut ()| {
+            let base = row_ptr[rows.start];
+            vals.fill(0.0);
+            for r in rows {
+                for &ea in &self.incidence[self.incidence_ptr[r]..self.incidence_ptr[r + 1]] {
+                    let (ea, a) = (ea as usize, ea as usize % 27);
+                    let s = modulus[ea / 27];
+                    let map = &self.element_blocks[ea * 27..ea * 27 + 27];
+                    let k_row = &k_ref[a * 27 * 9..(a + 1) * 27 * 9];
+                    for (&blk, src) in map.iter().zip(k_row.chunks_exact(9)) {
+                        if blk == NONE {
+                            continue;
+                        }
+                        let off = (blk as usize - base) * 9;
+                        for (d, k) in vals[off..off + 9].iter_mut().zip(src) {
+                            *d += s * k;
+                        }
+                    }
+                }
+            }
+        };
+        for_each_row_chunk(
+            &self.row_chunks,
+            row_ptr,
+            9,
+            a.values_mut(),
+            &mut scratch,
+            &gather,
+        );
+        Ok(())
+    }
+
+    /// The same values as [`Assembler::assemble`] (bitwise) by element-parallel
+    /// scatter: colours in sequence, the elements of one colour in parallel
+    /// (no two share a node, hence no block). Kept as the reference for the
+    /// colouring contract; it sweeps the value array once per colour.
+    pub fn assemble_coloured(&self, modulus: &[f64], a: &mut BlockCsr) -> Result<(), FemError> {
+        self.check_matrix(modulus, a)?;
+        let values = a.values_mut();
+        values.par_chunks_mut(1 << 14).for_each(|c| c.fill(0.0));
+        let out = SharedValues(values.as_mut_ptr());
+        let k_ref = self.k_ref.blocks();
+        for c in 0..8 {
+            self.colour(c).par_iter().with_min_len(4).for_each(|&e| {
+                let e = e as usize;
+                let s = modulus[e];
+                for (&blk, src) in self.element_blocks(e).iter().zip(k_ref.chunks_exact(9)) {
+                    if blk == NONE {
+                        continue;
+                    }
+                    // SAFETY: `blk` indexes a block of `values` (the map was built
+                    // against this pattern, checked above), and within one colour
+                    // no two elements share a node, so no two threads touch the
+                    // same block; colours are separated by the join of `for_each`.
+                    let dst = unsafe {
+                        std::slice::from_raw_parts_mut(out.ptr().add(blk as usize * 9), 9)
+                    };
+                    for (d, k) in dst.iter_mut().zip(src) {
+                        *d += s * k;
+                    }
+                }
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The values pointer shared by the threads of one colour.
+struct SharedValues(*mut f64);
+// SAFETY: only used in `assemble`, where writes through it are to disjoint blocks.
+unsafe impl Sync for SharedValues {}
+unsafe impl Send for SharedValues {}
+impl SharedValues {
+    /// A method (not field access) so closures capture the whole `Sync` wrapper.
+    #[inline]
+    fn ptr(&self) -> *mut f64 {
+        self.0
+    }
+}
