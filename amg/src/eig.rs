@@ -1,0 +1,192 @@
+//! Largest-eigenvalue estimates from the Lanczos tridiagonal hidden in CG.
+use ptap_sparse::par::{axpy, dot, xpby};
+use ptap_sparse::spmv::spmv;
+use ptap_sparse::BlockCsr;
+
+/// Vectors an estimate needs, allocated once per level and reused by every refresh.
+#[derive(Clone, Debug)]
+pub struct EigWorkspace {
+    rhs: Vec<f64>,
+    r: Vec<f64>,
+    z: Vec<f64>,
+    p: Vec<f64>,
+    ap: Vec<f64>,
+}
+
+impl EigWorkspace {
+    /// Workspace for `n` scalar rows with the fixed pseudo-random right-hand side.
+    pub fn new(n: usize) -> Self {
+        Self {
+            rhs: pseudo_random_vector(n, 0x5eed_ca11_ab1e),
+            r: vec![0.0; n],
+            z: vec![0.0; n],
+            p: vec![0.0; n],
+            ap: vec![0.0; n],
+        }
+    }
+}
+
+/// Deterministic values in `[-1, 1)` (SplitMix64), the same on every machine.
+pub fn pseudo_random_vector(n: usize, seed: u64) -> Vec<f64> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            (z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        })
+        .collect()
+}
+
+/// `lambda_max(M^-1 A)` from `iterations` steps of `M`-preconditioned CG on
+/// `A x = rhs` from `x = 0`: the CG coefficients define the Lanczos tridiagonal
+/// `T` (`T_jj = 1/alpha_j + beta_{j-1}/alpha_{j-1}`, `T_j,j+1 = sqrt(beta_j)/alpha_j`)
+/// whose largest eigenvalue is returned. Errors on a non-positive curvature or
+/// preconditioned residual (not SPD) or on NaN.
+pub fn estimate_lambda_max(
+    a: &BlockCsr,
+    precondition: &dyn Fn(&[f64], &mut [f64]),
+    iterations: usize,
+    ws: &mut EigWorkspace,
+) -> Result<f64, String> {
+    let EigWorkspace { rhs, r, z, p, ap } = ws;
+    r.copy_from_slice(rhs);
+    precondition(r, z);
+    p.copy_from_slice(z);
+    let mut rz = dot(r, z);
+    if !(rz > 0.0) {
+        return Err(format!(
+            "preconditioned residual norm {rz:e} is not positive"
+        ));
+    }
+    let mut alphas = [0.0f64; 64];
+    let mut betas = [0.0f64; 64];
+    let iterations = iterations.clamp(1, 64);
+    let mut m = 0;
+    for k in 0..iterations {
+        spmv(a, p, ap);
+        let pap = dot(p, ap);
+        if !pap.is_finite() {
+            return Err("NaN or infinity in the operator".into());
+        }
+        if pap <= 0.0 {
+            return Err(format!("curvature p^T A p = {pap:e} at step {k}"));
+        }
+        let alpha = rz / pap;
+        axpy(-alpha, ap, r);
+        precondition(r, z);
+        let rz_new = dot(r, z);
+        alphas[k] = alpha;
+        m = k + 1;
+        if !(rz_new > 1e-300 * rz) {
+            break; // exact convergence: T is complete
+        }
+        let beta = rz_new / rz;
+        betas[k] = beta;
+        rz = rz_new;
+        xpby(z, beta, p);
+    }
+    let mut diag = [0.0f64; 64];
+    let mut off = [0.0f64; 64];
+    for j in 0..m {
+        diag[j] = 1.0 / alphas[j]
+            + if j > 0 {
+                betas[j - 1] / alphas[j - 1]
+            } else {
+                0.0
+            };
+        if j + 1 < m {
+            off[j] = betas[j].sqrt() / alphas[j];
+        }
+    }
+    Ok(tridiagonal_max_eigenvalue(
+        &diag[..m],
+        &off[..m.saturating_sub(1)],
+    ))
+}
+
+/// Largest eigenvalue of the symmetric tridiagonal matrix by Sturm bisection.
+pub fn tridiagonal_max_eigenvalue(diag: &[f64], off: &[f64]) -> f64 {
+    let n = diag.len();
+    // Gershgorin interval.
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for i in 0..n {
+        let r =
+            if i > 0 { off[i - 1].abs() } else { 0.0 } + if i + 1 < n { off[i].abs() } else { 0.0 };
+        lo = lo.min(diag[i] - r);
+        hi = hi.max(diag[i] + r);
+    }
+    // Number of eigenvalues below x.
+    let count_below = |x: f64| {
+        let mut c = 0;
+        let mut q = 1.0;
+        for i in 0..n {
+            let o2 = if i > 0 { off[i - 1] * off[i - 1] } else { 0.0 };
+            q = diag[i] - x - if i > 0 { o2 / q } else { 0.0 };
+            if q == 0.0 {
+                q = -1e-300;
+            }
+            if q < 0.0 {
+                c += 1;
+            }
+        }
+        c
+    };
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if count_below(mid) >= n {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    hi
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptap_sparse::dense::Dense;
+
+    #[test]
+    fn sturm_bisection_finds_the_top_eigenvalue() {
+        // tridiag(-1, 2, -1) of order 5: eigenvalues 2 - 2cos(k pi / 6).
+        let d = [2.0; 5];
+        let o = [-1.0; 4];
+        let want = 2.0 - 2.0 * (5.0 * std::f64::consts::PI / 6.0).cos();
+        assert!((tridiagonal_max_eigenvalue(&d, &o) - want).abs() < 1e-12);
+    }
+
+    #[test]
+    fn cg_lanczos_recovers_lambda_max_of_a_small_diagonal_operator() {
+        // Diagonal SPD with spectrum 1..=8: enough iterations see the top exactly.
+        let mut dm = Dense::zeros(8, 8);
+        for i in 0..8 {
+            *dm.at_mut(i, i) = (i + 1) as f64;
+        }
+        let a = BlockCsr::from_dense(&dm, 1, 1, true).unwrap();
+        let mut ws = EigWorkspace::new(8);
+        let id = |x: &[f64], y: &mut [f64]| y.copy_from_slice(x);
+        let l = estimate_lambda_max(&a, &id, 10, &mut ws).unwrap();
+        assert!((l - 8.0).abs() < 1e-10, "{l}");
+    }
+
+    #[test]
+    fn indefinite_operator_is_reported() {
+        let mut dm = Dense::zeros(3, 3);
+        for (i, v) in [1.0, -2.0, 3.0].iter().enumerate() {
+            *dm.at_mut(i, i) = *v;
+        }
+        let a = BlockCsr::from_dense(&dm, 1, 1, true).unwrap();
+        let mut ws = EigWorkspace::new(3);
+        ws.rhs = vec![0.0, 1.0, 0.0];
+        let id = |x: &[f64], y: &mut [f64]| y.copy_from_slice(x);
+        assert!(estimate_lambda_max(&a, &id, 10, &mut ws).is_err());
+    }
+}

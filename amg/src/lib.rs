@@ -1,0 +1,99 @@
+//! Smoothed-aggregation mesh setup, as `shared/spec/amg.md` specifies it.
+//!
+//! This crate holds the one-time, structure-deciding half of an AMG setup:
+//! the strength graph ([`strength`]), aggregation ([`aggregate`]), the
+//! tentative prolongator and its Jacobi smoothing ([`prolongator`]), and the
+//! Krylov eigenvalue estimate both smoothing and the Chebyshev smoother need
+//! ([`eig`]). It never forms Galerkin products: those belong to the inspector
+//! (`ptap-schedules`) and executor (`ptap-runtime`), which orchestrate the
+//! hierarchy level by level.
+//!
+//! Orderings are explicit and deterministic: nodes are visited in their natural
+//! (matrix row) order, aggregates are numbered in the order their roots are
+//! chosen, and ties are broken by the smaller index.
+
+pub mod aggregate;
+pub mod eig;
+pub mod prolongator;
+pub mod strength;
+
+pub use aggregate::{aggregate_mis1, aggregate_mis2, merge_rank_deficient, Aggregates};
+pub use eig::{estimate_lambda_max, EigWorkspace};
+pub use prolongator::{smooth_prolongator, tentative_prolongator, Tentative};
+pub use strength::{strength_graph, StrengthGraph};
+
+use thiserror::Error;
+
+/// Errors of the mesh setup, each a sentence a user can act on.
+#[derive(Debug, Error)]
+pub enum AmgError {
+    #[error("the operator on level {level} has {br}x{bc} blocks; AMG needs square blocks")]
+    NonSquareBlocks { level: usize, br: usize, bc: usize },
+    #[error(
+        "the near-null space has {got} rows but the level-{level} operator has {want} scalar rows"
+    )]
+    NearNullRows {
+        level: usize,
+        got: usize,
+        want: usize,
+    },
+    #[error("the operator on level {level} has no stored diagonal block in block row {row}; every row needs one")]
+    MissingDiagonal { level: usize, row: usize },
+    #[error("the operator on level {level} has a non-positive diagonal entry ({value:e}) in scalar row {row}: it is not symmetric positive definite")]
+    NonPositiveDiagonal {
+        level: usize,
+        row: usize,
+        value: f64,
+    },
+    #[error("the eigenvalue estimate on level {level} broke down ({why}); the operator or its smoother is not SPD")]
+    EigenBreakdown { level: usize, why: String },
+    #[error(transparent)]
+    Sparse(#[from] ptap_sparse::SparseError),
+}
+
+/// Knobs of the smoothed-aggregation setup (defaults: the paper's Appendix A).
+#[derive(Clone, Debug)]
+pub struct AmgOptions {
+    /// Strength threshold on level 0 (`-pc_gamg_threshold`); raise it for
+    /// smaller aggregates and a denser hierarchy.
+    pub threshold: f64,
+    /// Per-level factor on the threshold (`-pc_gamg_threshold_scale`).
+    pub threshold_scale: f64,
+    /// Stop coarsening once a level has at most this many scalar rows.
+    pub coarse_eq_limit: usize,
+    /// Hard cap on the number of levels.
+    pub max_levels: usize,
+    /// Levels (from the finest) coarsened aggressively (distance-2 MIS).
+    pub aggressive_levels: usize,
+    /// `omega = smoothing_factor / lambda_max(D^-1 A)` for prolongator smoothing.
+    pub smoothing_factor: f64,
+    /// CG iterations behind every `lambda_max` estimate.
+    pub eig_iterations: usize,
+    /// Relative tolerance below which an aggregate's near-null block is rank deficient.
+    pub rank_tolerance: f64,
+    /// Coarsening has stalled when coarse scalar rows exceed this fraction of fine.
+    pub stall_ratio: f64,
+}
+
+impl Default for AmgOptions {
+    fn default() -> Self {
+        Self {
+            threshold: 0.05,
+            threshold_scale: 0.5,
+            coarse_eq_limit: 2000,
+            max_levels: 10,
+            aggressive_levels: 1,
+            smoothing_factor: 1.4,
+            eig_iterations: 10,
+            rank_tolerance: 1e-6,
+            stall_ratio: 0.9,
+        }
+    }
+}
+
+impl AmgOptions {
+    /// Strength threshold of level `l`: `theta_l = threshold * threshold_scale^l`.
+    pub fn threshold_at(&self, level: usize) -> f64 {
+        self.threshold * self.threshold_scale.powi(level as i32)
+    }
+}
