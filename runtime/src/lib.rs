@@ -1,0 +1,53 @@
+//! Executors and solvers.
+//!
+//! * [`executor`]: numeric Galerkin products replaying an inspector's schedule
+//!   (so far the two-pass V0), allocation-free per call.
+//! * [`smoother`]: point-block Jacobi and the degree-2 Chebyshev smoother.
+//! * [`hierarchy`]: the AMG hierarchy: a cold [`Hierarchy::build`] (mesh setup
+//!   interleaved with matrix setup, timed apart) and a [`Hierarchy::refresh`]
+//!   that redoes only the matrix setup for new operator values (AMGCL's
+//!   `rebuild`).
+//! * [`solver`]: the V-cycle and CG with the unpreconditioned residual norm.
+//!
+//! Parallelism is rayon's global pool; every kernel is deterministic for a
+//! given input whatever the number of threads.
+
+pub mod executor;
+pub mod hierarchy;
+pub mod smoother;
+pub mod solver;
+
+pub use executor::TwoPassExecutor;
+pub use hierarchy::{Hierarchy, HierarchyOptions, LevelSummary, SetupTimings};
+pub use solver::{CgOptions, CgReport};
+
+use thiserror::Error;
+
+/// Errors of the executors and solvers, each one sentence a user can act on.
+#[derive(Debug, Error)]
+pub enum RuntimeError {
+    #[error("the schedule was built for a different {what} pattern ({detail}); re-run the inspector for these matrices")]
+    PatternMismatch { what: &'static str, detail: String },
+    #[error("point-block Jacobi: the diagonal block of block row {row} on level {level} is singular ({why}); the operator is not SPD or the aggregation is rank deficient")]
+    SingularDiagonalBlock {
+        level: usize,
+        row: usize,
+        why: String,
+    },
+    #[error("the coarsest operator (level {level}, {n} scalar rows) cannot be factored: {why}")]
+    CoarseFactorization { level: usize, n: usize, why: String },
+    #[error("the coarsest level has {n} scalar rows, too many for a dense direct solve (limit {limit}); coarsening stalled, raise the strength threshold or the level cap")]
+    CoarseTooLarge { n: usize, limit: usize },
+    #[error("the new operator values have length {got}, expected {expected}")]
+    ValuesLength { got: usize, expected: usize },
+    #[error("the operator or right-hand side contains NaN or infinity ({what})")]
+    NotFinite { what: String },
+    #[error("CG broke down at iteration {iteration}: {why}; the operator must be symmetric positive definite")]
+    NotSpd { iteration: usize, why: String },
+    #[error(transparent)]
+    Amg(#[from] ptap_amg::AmgError),
+    #[error(transparent)]
+    Schedule(#[from] ptap_schedules::ScheduleError),
+    #[error(transparent)]
+    Sparse(#[from] ptap_sparse::SparseError),
+}

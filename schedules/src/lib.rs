@@ -1,0 +1,26 @@
+//! The inspector: everything about a Galerkin product `A_c = P^T A P` that can
+//! be decided from the sparsity patterns of `A` and `P` alone.
+//!
+//! An inspector runs once per hierarchy (the paper's "mesh setup"); the
+//! executors in `ptap-runtime` replay its output on every numeric refresh
+//! ("matrix setup") and never discover structure themselves. This crate so far
+//! holds the two-pass schedule (the paper's V0, section `sec:variants`), the
+//! reference every later variant is checked against.
+
+pub mod two_pass;
+
+pub use two_pass::{ProductStats, TwoPassSchedule};
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum ScheduleError {
+    #[error("A is {a_rows}x{a_cols} blocks but P has {p_rows} block rows: P^T A P needs a square A with as many block rows as P")]
+    Shapes {
+        a_rows: usize,
+        a_cols: usize,
+        p_rows: usize,
+    },
+    #[error(transparent)]
+    Sparse(#[from] ptap_sparse::SparseError),
+}
