@@ -1,0 +1,294 @@
+//! `ptap solve`: the beam end to end on the CPU.
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use ptap_fem::BeamProblem;
+use ptap_runtime::solver::CgWorkspace;
+use ptap_runtime::{CgOptions, Hierarchy, HierarchyOptions, LevelSummary};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+#[derive(Args, Debug)]
+pub struct SolveArgs {
+    /// Beam refinement: 10k x k x k Q2 elements, 3 * 20k (2k+1)^2 unknowns
+    /// (k = 16 is the paper's 1.05M-dof base case).
+    #[arg(
+        long,
+        default_value_t = 4,
+        allow_negative_numbers = true,
+        value_name = "K"
+    )]
+    k: i64,
+    /// Write the report as JSON to PATH (keys: dofs, iterations, converged,
+    /// max_displacement, levels, products, phases, ...).
+    #[arg(long, value_name = "PATH")]
+    json: Option<PathBuf>,
+    /// Relative tolerance on the unpreconditioned residual norm.
+    #[arg(long, default_value_t = 1e-8)]
+    rtol: f64,
+    /// CG iteration cap.
+    #[arg(long, default_value_t = 500)]
+    max_iterations: usize,
+    /// Stop coarsening at this many scalar rows (the paper: 2000).
+    #[arg(long, default_value_t = 2000)]
+    coarse_eq_limit: usize,
+    /// Level-0 strength threshold, halved on each coarser level (the paper: 0.05).
+    #[arg(long, default_value_t = 0.05)]
+    threshold: f64,
+    /// Do not print progress or the human-readable report.
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(Serialize)]
+struct Phases {
+    problem_setup_s: f64,
+    assembly_s: f64,
+    mesh_setup_s: f64,
+    matrix_setup_s: f64,
+    galerkin_numeric_s: f64,
+    solve_s: f64,
+}
+
+#[derive(Serialize)]
+struct Report {
+    problem: &'static str,
+    k: usize,
+    elements: usize,
+    dofs: usize,
+    threads: usize,
+    iterations: usize,
+    converged: bool,
+    relative_residual: f64,
+    max_displacement: f64,
+    operator_complexity: f64,
+    levels: Vec<LevelSummary>,
+    phases: Phases,
+    residual_history: Vec<f64>,
+}
+
+/// Largest `k` we try at all: node ids must fit in u32 with room to spare.
+const K_HARD_LIMIT: i64 = 200;
+
+fn available_memory_bytes() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+fn validate_k(k: i64) -> Result<usize> {
+    if k < 1 {
+        bail!("--k must be a positive integer (the beam has 10k x k x k elements), got {k}");
+    }
+    if k > K_HARD_LIMIT {
+        bail!("--k {k} is far beyond what one machine can hold (about {:.0e} unknowns); use k <= {K_HARD_LIMIT}", 3.0 * 20.0 * (k as f64) * (2.0 * k as f64 + 1.0).powi(2));
+    }
+    let k = k as usize;
+    let need = ptap_fem::estimate_bytes(k);
+    if let Some(avail) = available_memory_bytes() {
+        if need > avail {
+            let largest = (1..=k)
+                .rev()
+                .find(|&kk| ptap_fem::estimate_bytes(kk) <= avail)
+                .unwrap_or(0);
+            bail!(
+                "--k {k} needs about {:.1} GiB of memory but only {:.1} GiB is available; choose k <= {largest}",
+                need as f64 / (1u64 << 30) as f64,
+                avail as f64 / (1u64 << 30) as f64
+            );
+        }
+    }
+    Ok(k)
+}
+
+fn spinner(quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new_spinner();
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")
+            .expect("valid template"),
+    );
+    pb.enable_steady_tick(Duration::from_millis(120));
+    pb
+}
+
+pub fn run(args: &SolveArgs) -> Result<()> {
+    let k = validate_k(args.k)?;
+    if !(args.rtol > 0.0 && args.rtol < 1.0) {
+        bail!("--rtol must be between 0 and 1, got {}", args.rtol);
+    }
+    if !(args.threshold >= 0.0 && args.threshold < 1.0) {
+        bail!("--threshold must be in [0, 1), got {}", args.threshold);
+    }
+    let pb = spinner(args.quiet);
+
+    pb.set_message(format!("assembling the beam at k = {k}"));
+    let problem =
+        BeamProblem::build(k).with_context(|| format!("building the beam problem at k = {k}"))?;
+    let dofs = problem.a.scalar_rows();
+    let (problem_setup_s, assembly_s) = (problem.timings.setup_s, problem.timings.assembly_s);
+
+    let mut opts = HierarchyOptions::default();
+    opts.amg.coarse_eq_limit = args.coarse_eq_limit;
+    opts.amg.threshold = args.threshold;
+    let mut progress = |m: &str| pb.set_message(m.to_string());
+    let mut h = Hierarchy::build(problem.a, &problem.near_null, 6, &opts, &mut progress)
+        .context("setting up the AMG hierarchy")?;
+
+    pb.set_message("solving with CG + AMG V-cycle");
+    let mut x = vec![0.0; dofs];
+    let mut ws = CgWorkspace::new(dofs);
+    let cg = CgOptions {
+        rtol: args.rtol,
+        max_iterations: args.max_iterations,
+    };
+    let t = Instant::now();
+    let rep = h
+        .solve(&problem.rhs, &mut x, &cg, &mut ws)
+        .context("solving the beam")?;
+    let solve_s = t.elapsed().as_secs_f64();
+    pb.finish_and_clear();
+
+    let max_displacement = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let report = Report {
+        problem: "cantilever beam, Q2 hexahedra, traction (1, -z, y)",
+        k,
+        elements: 10 * k * k * k,
+        dofs,
+        threads: rayon::current_num_threads(),
+        iterations: rep.iterations,
+        converged: rep.converged,
+        relative_residual: rep.residual_norm / rep.rhs_norm,
+        max_displacement,
+        operator_complexity: h.operator_complexity(),
+        levels: h.summary(),
+        phases: Phases {
+            problem_setup_s,
+            assembly_s,
+            mesh_setup_s: h.timings.mesh_setup_s,
+            matrix_setup_s: h.timings.matrix_setup_s,
+            galerkin_numeric_s: h.timings.galerkin_numeric_s,
+            solve_s,
+        },
+        residual_history: rep.history.clone(),
+    };
+    if !args.quiet {
+        print_report(&report);
+    }
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&report)?;
+        std::fs::write(path, text + "\n")
+            .with_context(|| format!("cannot write the JSON report to {}", path.display()))?;
+    }
+    if !rep.converged {
+        bail!(
+            "CG did not reach rtol {:e} in {} iterations (relative residual {:.3e}); raise --max-iterations or check the operator",
+            args.rtol,
+            rep.iterations,
+            report.relative_residual
+        );
+    }
+    Ok(())
+}
+
+fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn print_report(r: &Report) {
+    println!(
+        "cantilever beam k = {}: {}x{}x{} Q2 hexahedra, {} dofs, {} threads",
+        r.k,
+        10 * r.k,
+        r.k,
+        r.k,
+        thousands(r.dofs),
+        r.threads
+    );
+    println!();
+    println!(
+        "{:>5} {:>11} {:>12} {:>10} {:>6}",
+        "level", "block_rows", "blocks", "blocks/row", "block"
+    );
+    for l in &r.levels {
+        println!(
+            "{:>5} {:>11} {:>12} {:>10.1} {:>6}",
+            l.level,
+            thousands(l.block_rows),
+            thousands(l.blocks),
+            l.blocks_per_row,
+            format!("{0}x{0}", l.block_size)
+        );
+    }
+    println!();
+    println!(
+        "{:<8} {:>9} {:>10} {:>12} {:>6} {:>11} {:>6} {:>11} {:>6} {:>8} {:>10} {:>6}",
+        "product", "A/P", "m_F", "Z_A", "n_A", "Z_P", "n_P", "Z_W", "w", "m_C", "Z_C", "n_C"
+    );
+    for (i, l) in r.levels.iter().enumerate() {
+        if let Some(p) = &l.product {
+            let bc = r.levels[i + 1].block_size;
+            println!(
+                "{:<8} {:>9} {:>10} {:>12} {:>6.1} {:>11} {:>6.2} {:>11} {:>6.2} {:>8} {:>10} {:>6.1}",
+                format!("l{i}"),
+                format!("{0}x{0}/{0}x{1}", l.block_size, bc),
+                thousands(p.m_f),
+                thousands(p.z_a),
+                p.n_a,
+                thousands(p.z_p),
+                p.n_p,
+                thousands(p.z_w),
+                p.w,
+                thousands(p.m_c),
+                thousands(p.z_c),
+                p.n_c
+            );
+        }
+    }
+    println!();
+    println!(
+        "CG: {} iterations, {} (||r||/||b|| = {:.3e}), operator complexity {:.3}",
+        r.iterations,
+        if r.converged {
+            "converged"
+        } else {
+            "NOT converged"
+        },
+        r.relative_residual,
+        r.operator_complexity
+    );
+    println!("tip displacement ||u||_inf = {:.10e}", r.max_displacement);
+    println!();
+    let p = &r.phases;
+    println!("phase                seconds");
+    println!(
+        "problem setup     {:>10.3}   (mesh, pattern, element-to-block map)",
+        p.problem_setup_s
+    );
+    println!("FEM assembly      {:>10.3}", p.assembly_s);
+    println!(
+        "mesh setup        {:>10.3}   (strength, aggregation, P, symbolic products)",
+        p.mesh_setup_s
+    );
+    println!(
+        "matrix setup      {:>10.3}   (numeric P^T A P {:.3}, smoothers, coarse factor)",
+        p.matrix_setup_s, p.galerkin_numeric_s
+    );
+    println!(
+        "solve             {:>10.3}   ({:.1} ms per iteration)",
+        p.solve_s,
+        1e3 * p.solve_s / r.iterations.max(1) as f64
+    );
+}

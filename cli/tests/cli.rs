@@ -1,0 +1,63 @@
+//! The `ptap` binary as a user meets it: exit codes, messages, the JSON report.
+use std::process::{Command, Output};
+
+fn ptap(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ptap")).args(args).output().expect("the ptap binary runs")
+}
+
+/// A refusal: non-zero exit, one line on stderr starting with `error:`, no panic.
+fn assert_clear_refusal(args: &[&str], needle: &str) {
+    let out = ptap(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} must fail");
+    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+    assert!(err.trim_start().starts_with("error:"), "{args:?}: {err}");
+    assert!(err.contains(needle), "{args:?}: expected {needle:?} in {err}");
+}
+
+#[test]
+fn zero_negative_and_absurd_k_are_refused_clearly() {
+    assert_clear_refusal(&["solve", "--k", "0"], "--k must be a positive integer");
+    assert_clear_refusal(&["solve", "--k", "-3"], "--k must be a positive integer");
+    assert_clear_refusal(&["solve", "--k", "100000"], "far beyond");
+    assert_clear_refusal(&["solve", "--k", "150"], "GiB of memory");
+    assert_clear_refusal(&["solve", "--k", "two"], "invalid value 'two'");
+}
+
+#[test]
+fn unknown_option_and_bad_tolerance_are_refused() {
+    assert_clear_refusal(&["solve", "--frobnicate"], "unexpected argument '--frobnicate'");
+    assert_clear_refusal(&["solve", "--k", "1", "--rtol", "2"], "--rtol must be between 0 and 1");
+    assert_clear_refusal(&["solve", "--k", "1", "--json", "/nonexistent-dir/x.json"], "cannot write the JSON report");
+}
+
+#[test]
+fn help_explains_the_solve() {
+    let out = ptap(&["solve", "--help"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("cantilever beam") && text.contains("--json"), "{text}");
+}
+
+#[test]
+fn solve_k1_writes_the_json_report_with_the_promised_keys() {
+    let dir = std::env::temp_dir().join(format!("ptap-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("k1.json");
+    let out = ptap(&["solve", "--k", "1", "--quiet", "--json", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(v["dofs"], 540);
+    assert_eq!(v["converged"], true);
+    assert!(v["iterations"].as_u64().unwrap() >= 1);
+    let tip = v["max_displacement"].as_f64().unwrap();
+    assert!((tip - 12.625).abs() < 1e-3, "k = 1 tip displacement {tip}");
+    let levels = v["levels"].as_array().unwrap();
+    assert_eq!(levels[0]["block_rows"], 180);
+    assert_eq!(levels[0]["blocks"], 6156);
+    assert_eq!(levels[0]["block_size"], 3);
+    for key in ["assembly_s", "mesh_setup_s", "matrix_setup_s", "solve_s"] {
+        assert!(v["phases"][key].as_f64().unwrap() >= 0.0, "{key}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
