@@ -1,0 +1,161 @@
+//! The beam through the whole CPU pipeline: hierarchy invariants and the solve.
+use ptap_amg::{
+    aggregate_mis2, merge_rank_deficient, strength_graph, tentative_prolongator, AmgOptions,
+};
+use ptap_fem::BeamProblem;
+use ptap_runtime::solver::CgWorkspace;
+use ptap_runtime::{CgOptions, Hierarchy, HierarchyOptions};
+use ptap_sparse::dense::Dense;
+use ptap_tests::asymmetry;
+
+fn build(k: usize, coarse_eq_limit: usize) -> (BeamProblem, Hierarchy) {
+    let problem = BeamProblem::build(k).unwrap();
+    let mut opts = HierarchyOptions::default();
+    opts.amg.coarse_eq_limit = coarse_eq_limit;
+    let h = Hierarchy::build(problem.a.clone(), &problem.near_null, 6, &opts, &mut |_| {}).unwrap();
+    (problem, h)
+}
+
+#[test]
+fn tentative_prolongator_reproduces_rigid_body_modes_on_aggregated_rows() {
+    // Arrange
+    let problem = BeamProblem::build(2).unwrap();
+    let opts = AmgOptions::default();
+    let g = strength_graph(&problem.a, opts.threshold_at(0));
+    let mut aggs = aggregate_mis2(&g);
+    merge_rank_deficient(&mut aggs, &g, 3, 6, &problem.near_null, opts.rank_tolerance);
+    // Act
+    let t = tentative_prolongator(&aggs, &problem.near_null, 3, 6, opts.rank_tolerance);
+    // Assert: P0 B_c = B row by row on aggregated nodes, exactly up to round-off.
+    let bc = Dense {
+        rows: aggs.count * 6,
+        cols: 6,
+        data: t.coarse_near_null.clone(),
+    };
+    let back = t.p0.to_dense().matmul(&bc);
+    let mut worst = 0.0f64;
+    for (node, &agg) in aggs.of_node.iter().enumerate() {
+        assert_ne!(agg, u32::MAX, "every beam node has strong neighbours");
+        for r in 0..3 {
+            for m in 0..6 {
+                let i = node * 3 + r;
+                worst = worst.max((back.at(i, m) - problem.near_null[i * 6 + m]).abs());
+            }
+        }
+    }
+    assert!(worst < 1e-14, "max |P0 Bc - B| = {worst:e}");
+    assert!(
+        aggs.count >= 2,
+        "k = 2 coarsens to several aggregates, got {}",
+        aggs.count
+    );
+}
+
+#[test]
+fn beam_galerkin_product_matches_dense_triple_product_at_k1() {
+    // Arrange: force one coarsening step on the 540-dof beam.
+    let (_, h) = build(1, 100);
+    assert!(h.num_levels() >= 2);
+    for l in 0..h.num_levels() - 1 {
+        let lev = &h.levels()[l];
+        let p = &lev.transfer.as_ref().unwrap().p;
+        // Act
+        let want = p
+            .to_dense()
+            .transpose()
+            .matmul(&lev.a.to_dense())
+            .matmul(&p.to_dense());
+        let got = h.levels()[l + 1].a.to_dense();
+        // Assert
+        let err = got.rel_diff(&want);
+        assert!(err < 1e-13, "level {l}: relative error {err:e}");
+        assert!(
+            asymmetry(&h.levels()[l + 1].a) < 1e-13,
+            "A_{} is symmetric",
+            l + 1
+        );
+    }
+}
+
+#[test]
+fn cg_with_amg_converges_on_the_beam_at_k2() {
+    // Arrange
+    let (problem, mut h) = build(2, 2000);
+    assert_eq!(h.num_levels(), 2);
+    let n = problem.rhs.len();
+    let mut x = vec![0.0; n];
+    let mut ws = CgWorkspace::new(n);
+    // Act
+    let rep = h
+        .solve(&problem.rhs, &mut x, &CgOptions::default(), &mut ws)
+        .unwrap();
+    // Assert: converged to rtol 1e-8 on the true residual, in few iterations.
+    assert!(rep.converged);
+    assert!(rep.iterations <= 20, "{} iterations", rep.iterations);
+    let mut r = vec![0.0; n];
+    ptap_sparse::spmv::residual(&problem.a, &x, &problem.rhs, &mut r);
+    let rel = ptap_sparse::par::norm2(&r) / ptap_sparse::par::norm2(&problem.rhs);
+    assert!(rel <= 1e-8, "true relative residual {rel:e}");
+    // The tip moves about 15 (axial 10 plus the twist), per problem.md's estimate.
+    let tip = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    assert!((14.0..16.0).contains(&tip), "tip displacement {tip}");
+}
+
+#[test]
+fn refresh_with_the_same_values_reproduces_the_solve_bitwise() {
+    let (problem, mut h) = build(2, 600);
+    assert!(h.num_levels() >= 2);
+    let n = problem.rhs.len();
+    let solve = |h: &mut Hierarchy| {
+        let mut x = vec![0.0; n];
+        let rep = h
+            .solve(
+                &problem.rhs,
+                &mut x,
+                &CgOptions::default(),
+                &mut CgWorkspace::new(n),
+            )
+            .unwrap();
+        (rep.iterations, x)
+    };
+    let coarse_before = h.levels()[1].a.values().to_vec();
+    let (it1, x1) = solve(&mut h);
+    // Act
+    h.refresh(problem.a.values()).unwrap();
+    let (it2, x2) = solve(&mut h);
+    // Assert
+    assert_eq!(h.levels()[1].a.values(), &coarse_before[..]);
+    assert_eq!(it1, it2);
+    assert_eq!(x1, x2);
+}
+
+#[test]
+fn refresh_rejects_wrong_length_and_nan() {
+    let (problem, mut h) = build(1, 100);
+    let err = h.refresh(&problem.a.values()[1..]).unwrap_err().to_string();
+    assert!(err.contains("length"), "{err}");
+    let mut bad = problem.a.values().to_vec();
+    bad[17] = f64::NAN;
+    let err = h.refresh(&bad).unwrap_err().to_string();
+    assert!(err.contains("NaN"), "{err}");
+}
+
+#[test]
+fn indefinite_operator_is_reported_not_solved() {
+    // Flip the sign of the operator: every diagonal entry becomes negative.
+    let problem = BeamProblem::build(1).unwrap();
+    let mut a = problem.a.clone();
+    for v in a.values_mut() {
+        *v = -*v;
+    }
+    let mut opts = HierarchyOptions::default();
+    opts.amg.coarse_eq_limit = 100;
+    let err = Hierarchy::build(a, &problem.near_null, 6, &opts, &mut |_| {})
+        .err()
+        .expect("must fail")
+        .to_string();
+    assert!(
+        err.contains("not symmetric positive definite") || err.contains("not SPD"),
+        "{err}"
+    );
+}
