@@ -58,9 +58,7 @@ pub fn estimate_lambda_max(
     p.copy_from_slice(z);
     let mut rz = dot(r, z);
     if !(rz > 0.0) {
-        return Err(format!(
-            "preconditioned residual norm {rz:e} is not positive"
-        ));
+        return Err(format!("preconditioned residual norm {rz:e} is not positive"));
     }
     let mut alphas = [0.0f64; 64];
     let mut betas = [0.0f64; 64];
@@ -92,20 +90,12 @@ pub fn estimate_lambda_max(
     let mut diag = [0.0f64; 64];
     let mut off = [0.0f64; 64];
     for j in 0..m {
-        diag[j] = 1.0 / alphas[j]
-            + if j > 0 {
-                betas[j - 1] / alphas[j - 1]
-            } else {
-                0.0
-            };
+        diag[j] = 1.0 / alphas[j] + if j > 0 { betas[j - 1] / alphas[j - 1] } else { 0.0 };
         if j + 1 < m {
             off[j] = betas[j].sqrt() / alphas[j];
         }
     }
-    Ok(tridiagonal_max_eigenvalue(
-        &diag[..m],
-        &off[..m.saturating_sub(1)],
-    ))
+    Ok(tridiagonal_max_eigenvalue(&diag[..m], &off[..m.saturating_sub(1)]))
 }
 
 /// Largest eigenvalue of the symmetric tridiagonal matrix by Sturm bisection.
@@ -114,8 +104,7 @@ pub fn tridiagonal_max_eigenvalue(diag: &[f64], off: &[f64]) -> f64 {
     // Gershgorin interval.
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for i in 0..n {
-        let r =
-            if i > 0 { off[i - 1].abs() } else { 0.0 } + if i + 1 < n { off[i].abs() } else { 0.0 };
+        let r = if i > 0 { off[i - 1].abs() } else { 0.0 } + if i + 1 < n { off[i].abs() } else { 0.0 };
         lo = lo.min(diag[i] - r);
         hi = hi.max(diag[i] + r);
     }

@@ -29,22 +29,12 @@ use thiserror::Error;
 pub enum AmgError {
     #[error("the operator on level {level} has {br}x{bc} blocks; AMG needs square blocks")]
     NonSquareBlocks { level: usize, br: usize, bc: usize },
-    #[error(
-        "the near-null space has {got} rows but the level-{level} operator has {want} scalar rows"
-    )]
-    NearNullRows {
-        level: usize,
-        got: usize,
-        want: usize,
-    },
+    #[error("the near-null space has {got} rows but the level-{level} operator has {want} scalar rows")]
+    NearNullRows { level: usize, got: usize, want: usize },
     #[error("the operator on level {level} has no stored diagonal block in block row {row}; every row needs one")]
     MissingDiagonal { level: usize, row: usize },
     #[error("the operator on level {level} has a non-positive diagonal entry ({value:e}) in scalar row {row}: it is not symmetric positive definite")]
-    NonPositiveDiagonal {
-        level: usize,
-        row: usize,
-        value: f64,
-    },
+    NonPositiveDiagonal { level: usize, row: usize, value: f64 },
     #[error("the eigenvalue estimate on level {level} broke down ({why}); the operator or its smoother is not SPD")]
     EigenBreakdown { level: usize, why: String },
     #[error(transparent)]

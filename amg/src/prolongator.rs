@@ -20,19 +20,9 @@ pub struct Tentative {
 /// For each aggregate, QR-factors the stacked rows of the near-null space
 /// (`near_null`, row-major `n*b x nm`): `Q`'s rows become the blocks of `P0`,
 /// `R` the aggregate's `nm x nm` block of `B_c`.
-pub fn tentative_prolongator(
-    aggs: &Aggregates,
-    near_null: &[f64],
-    b: usize,
-    nm: usize,
-    tol: f64,
-) -> Tentative {
+pub fn tentative_prolongator(aggs: &Aggregates, near_null: &[f64], b: usize, nm: usize, tol: f64) -> Tentative {
     let n = aggs.of_node.len();
-    assert_eq!(
-        near_null.len(),
-        n * b * nm,
-        "near-null space has the wrong size"
-    );
+    assert_eq!(near_null.len(), n * b * nm, "near-null space has the wrong size");
     let members = aggs.members();
     let factors: Vec<(Vec<f64>, Vec<f64>)> = members
         .par_iter()
@@ -56,8 +46,8 @@ pub fn tentative_prolongator(
         }
         row_ptr.push(col_idx.len());
     }
-    let pattern = BlockPattern::new(n, aggs.count, row_ptr, col_idx)
-        .expect("one block per aggregated row is a valid pattern");
+    let pattern =
+        BlockPattern::new(n, aggs.count, row_ptr, col_idx).expect("one block per aggregated row is a valid pattern");
     let mut p0 = BlockCsr::zeros(Arc::new(pattern), b, nm);
     let mut position_in_agg = vec![0usize; aggs.count];
     let mut k = 0;
@@ -77,19 +67,11 @@ pub fn tentative_prolongator(
     for (_, r) in &factors {
         coarse_near_null.extend_from_slice(r);
     }
-    Tentative {
-        p0,
-        coarse_near_null,
-    }
+    Tentative { p0, coarse_near_null }
 }
 
 /// `omega = factor / lambda_max(D^-1 A)` with `D` the scalar diagonal.
-pub fn smoothing_omega(
-    a: &BlockCsr,
-    factor: f64,
-    iterations: usize,
-    level: usize,
-) -> Result<f64, AmgError> {
+pub fn smoothing_omega(a: &BlockCsr, factor: f64, iterations: usize, level: usize) -> Result<f64, AmgError> {
     let d = positive_scalar_diagonal(a, level)?;
     let jacobi = |x: &[f64], y: &mut [f64]| {
         y.par_iter_mut()
@@ -98,19 +80,14 @@ pub fn smoothing_omega(
             .for_each(|((yi, xi), di)| *yi = xi / di);
     };
     let mut ws = EigWorkspace::new(a.scalar_rows());
-    let lmax = estimate_lambda_max(a, &jacobi, iterations, &mut ws)
-        .map_err(|why| AmgError::EigenBreakdown { level, why })?;
+    let lmax =
+        estimate_lambda_max(a, &jacobi, iterations, &mut ws).map_err(|why| AmgError::EigenBreakdown { level, why })?;
     Ok(factor / lmax)
 }
 
 /// The scalar diagonal, checked positive (an SPD operator's is).
 pub fn positive_scalar_diagonal(a: &BlockCsr, level: usize) -> Result<Vec<f64>, AmgError> {
-    if let Some(row) = a
-        .pattern()
-        .diagonal_positions()
-        .iter()
-        .position(|&k| k == usize::MAX)
-    {
+    if let Some(row) = a.pattern().diagonal_positions().iter().position(|&k| k == usize::MAX) {
         return Err(AmgError::MissingDiagonal { level, row });
     }
     let d = a.scalar_diagonal();
@@ -122,12 +99,7 @@ pub fn positive_scalar_diagonal(a: &BlockCsr, level: usize) -> Result<Vec<f64>, 
 
 /// `P = (I - omega D^-1 A) P0`, over the pattern of `A P0` (which contains `P0`'s
 /// because every row of `A` stores its diagonal block).
-pub fn smooth_prolongator(
-    a: &BlockCsr,
-    p0: &BlockCsr,
-    omega: f64,
-    level: usize,
-) -> Result<BlockCsr, AmgError> {
+pub fn smooth_prolongator(a: &BlockCsr, p0: &BlockCsr, omega: f64, level: usize) -> Result<BlockCsr, AmgError> {
     let d = positive_scalar_diagonal(a, level)?;
     let mut p = spgemm(a, p0)?;
     let (b, nm) = p.block_shape();
@@ -154,14 +126,8 @@ pub fn smooth_prolongator(
         }
         for k0 in p0p.row_range(i) {
             let j = p0p.col_idx()[k0];
-            let local = pp
-                .row(i)
-                .binary_search(&j)
-                .expect("P0 pattern is inside A P0's");
-            for (v, w) in row[local * b * nm..(local + 1) * b * nm]
-                .iter_mut()
-                .zip(p0.block(k0))
-            {
+            let local = pp.row(i).binary_search(&j).expect("P0 pattern is inside A P0's");
+            for (v, w) in row[local * b * nm..(local + 1) * b * nm].iter_mut().zip(p0.block(k0)) {
                 *v += w;
             }
         }

@@ -24,8 +24,7 @@ impl StrengthGraph {
     }
     /// Whether node `i` has any strong off-diagonal neighbour.
     pub fn has_neighbours(&self, i: usize) -> bool {
-        self.pattern.row(i).len() > 1
-            || (self.pattern.row(i).len() == 1 && self.pattern.row(i)[0] as usize != i)
+        self.pattern.row(i).len() > 1 || (self.pattern.row(i).len() == 1 && self.pattern.row(i)[0] as usize != i)
     }
 }
 
@@ -76,7 +75,6 @@ pub fn strength_graph(a: &BlockCsr, theta: f64) -> StrengthGraph {
         weights.extend_from_slice(&w);
         row_ptr.push(col_idx.len());
     }
-    let pattern = BlockPattern::new(n, p.ncols(), row_ptr, col_idx)
-        .expect("strength graph inherits a valid pattern");
+    let pattern = BlockPattern::new(n, p.ncols(), row_ptr, col_idx).expect("strength graph inherits a valid pattern");
     StrengthGraph { pattern, weights }
 }

@@ -52,10 +52,7 @@ fn main() -> ExitCode {
             eprintln!("error: --threads must be at least 1");
             return ExitCode::from(2);
         }
-        if let Err(e) = rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build_global()
-        {
+        if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global() {
             eprintln!("error: cannot start {n} worker threads: {e}");
             return ExitCode::FAILURE;
         }

@@ -13,12 +13,7 @@ use std::time::{Duration, Instant};
 pub struct SolveArgs {
     /// Beam refinement: 10k x k x k Q2 elements, 3 * 20k (2k+1)^2 unknowns
     /// (k = 16 is the paper's 1.05M-dof base case).
-    #[arg(
-        long,
-        default_value_t = 4,
-        allow_negative_numbers = true,
-        value_name = "K"
-    )]
+    #[arg(long, default_value_t = 4, allow_negative_numbers = true, value_name = "K")]
     k: i64,
     /// Write the report as JSON to PATH (keys: dofs, iterations, converged,
     /// max_displacement, levels, products, phases, ...).
@@ -83,7 +78,10 @@ fn validate_k(k: i64) -> Result<usize> {
         bail!("--k must be a positive integer (the beam has 10k x k x k elements), got {k}");
     }
     if k > K_HARD_LIMIT {
-        bail!("--k {k} is far beyond what one machine can hold (about {:.0e} unknowns); use k <= {K_HARD_LIMIT}", 3.0 * 20.0 * (k as f64) * (2.0 * k as f64 + 1.0).powi(2));
+        bail!(
+            "--k {k} is far beyond what one machine can hold (about {:.0e} unknowns); use k <= {K_HARD_LIMIT}",
+            3.0 * 20.0 * (k as f64) * (2.0 * k as f64 + 1.0).powi(2)
+        );
     }
     let k = k as usize;
     let need = ptap_fem::estimate_bytes(k);
@@ -108,10 +106,7 @@ fn spinner(quiet: bool) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let pb = ProgressBar::new_spinner();
-    pb.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")
-            .expect("valid template"),
-    );
+    pb.set_style(ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}").expect("valid template"));
     pb.enable_steady_tick(Duration::from_millis(120));
     pb
 }
@@ -127,8 +122,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     let pb = spinner(args.quiet);
 
     pb.set_message(format!("assembling the beam at k = {k}"));
-    let problem =
-        BeamProblem::build(k).with_context(|| format!("building the beam problem at k = {k}"))?;
+    let problem = BeamProblem::build(k).with_context(|| format!("building the beam problem at k = {k}"))?;
     let dofs = problem.a.scalar_rows();
     let (problem_setup_s, assembly_s) = (problem.timings.setup_s, problem.timings.assembly_s);
 
@@ -141,7 +135,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
 
     pb.set_message("solving with CG + AMG V-cycle");
     let mut x = vec![0.0; dofs];
-    let mut ws = CgWorkspace::new(dofs);
+    let mut ws = CgWorkspace::new(dofs, args.max_iterations);
     let cg = CgOptions {
         rtol: args.rtol,
         max_iterations: args.max_iterations,
@@ -174,7 +168,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             galerkin_numeric_s: h.timings.galerkin_numeric_s,
             solve_s,
         },
-        residual_history: rep.history.clone(),
+        residual_history: ws.history().to_vec(),
     };
     if !args.quiet {
         print_report(&report);
@@ -261,11 +255,7 @@ fn print_report(r: &Report) {
     println!(
         "CG: {} iterations, {} (||r||/||b|| = {:.3e}), operator complexity {:.3}",
         r.iterations,
-        if r.converged {
-            "converged"
-        } else {
-            "NOT converged"
-        },
+        if r.converged { "converged" } else { "NOT converged" },
         r.relative_residual,
         r.operator_complexity
     );

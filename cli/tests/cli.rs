@@ -2,7 +2,10 @@
 use std::process::{Command, Output};
 
 fn ptap(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptap")).args(args).output().expect("the ptap binary runs")
+    Command::new(env!("CARGO_BIN_EXE_ptap"))
+        .args(args)
+        .output()
+        .expect("the ptap binary runs")
 }
 
 /// A refusal: non-zero exit, one line on stderr starting with `error:`, no panic.
@@ -28,7 +31,10 @@ fn zero_negative_and_absurd_k_are_refused_clearly() {
 fn unknown_option_and_bad_tolerance_are_refused() {
     assert_clear_refusal(&["solve", "--frobnicate"], "unexpected argument '--frobnicate'");
     assert_clear_refusal(&["solve", "--k", "1", "--rtol", "2"], "--rtol must be between 0 and 1");
-    assert_clear_refusal(&["solve", "--k", "1", "--json", "/nonexistent-dir/x.json"], "cannot write the JSON report");
+    assert_clear_refusal(
+        &["solve", "--k", "1", "--json", "/nonexistent-dir/x.json"],
+        "cannot write the JSON report",
+    );
 }
 
 #[test]

@@ -65,11 +65,7 @@ impl Assembler {
     /// block pattern over free nodes (two nodes couple when they share an
     /// element), the element-to-block map, the 8-colouring and each node's
     /// element incidence in colour order (what the row-parallel executor walks).
-    pub fn with_poisson_ratio(
-        mesh: &BoxMesh,
-        constraint: Constraint,
-        nu: f64,
-    ) -> Result<Self, FemError> {
+    pub fn with_poisson_ratio(mesh: &BoxMesh, constraint: Constraint, nu: f64) -> Result<Self, FemError> {
         if !(nu > -1.0 && nu < 0.5) {
             return Err(FemError::BadPoissonRatio { nu });
         }
@@ -211,10 +207,7 @@ impl Assembler {
         // Incidence in colour order: for each free node, `e * 27 + a` of every
         // element e holding it as local node a. A node lies in at most one
         // element per colour, so this order is the colour order of `assemble_coloured`.
-        if n_elements
-            .checked_mul(27)
-            .is_none_or(|v| v >= NONE as usize)
-        {
+        if n_elements.checked_mul(27).is_none_or(|v| v >= NONE as usize) {
             return Err(FemError::TooLarge {
                 what: format!("{n_elements} elements x 27 local nodes"),
             });
@@ -328,11 +321,7 @@ impl Assembler {
                 expected: self.n_elements,
             });
         }
-        if let Some((element, &value)) = modulus
-            .iter()
-            .enumerate()
-            .find(|(_, v)| !(v.is_finite() && **v > 0.0))
-        {
+        if let Some((element, &value)) = modulus.iter().enumerate().find(|(_, v)| !(v.is_finite() && **v > 0.0)) {
             return Err(FemError::BadModulus { element, value });
         }
         Ok(())
@@ -381,14 +370,7 @@ impl Assembler {
                 }
             }
         };
-        for_each_row_chunk(
-            &self.row_chunks,
-            row_ptr,
-            9,
-            a.values_mut(),
-            &mut scratch,
-            &gather,
-        );
+        for_each_row_chunk(&self.row_chunks, row_ptr, 9, a.values_mut(), &mut scratch, &gather);
         Ok(())
     }
 
@@ -414,9 +396,7 @@ impl Assembler {
                     // against this pattern, checked above), and within one colour
                     // no two elements share a node, so no two threads touch the
                     // same block; colours are separated by the join of `for_each`.
-                    let dst = unsafe {
-                        std::slice::from_raw_parts_mut(out.ptr().add(blk as usize * 9), 9)
-                    };
+                    let dst = unsafe { std::slice::from_raw_parts_mut(out.ptr().add(blk as usize * 9), 9) };
                     for (d, k) in dst.iter_mut().zip(src) {
                         *d += s * k;
                     }

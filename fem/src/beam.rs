@@ -91,10 +91,7 @@ impl BeamProblem {
             a,
             rhs,
             near_null,
-            timings: BeamTimings {
-                setup_s,
-                assembly_s,
-            },
+            timings: BeamTimings { setup_s, assembly_s },
         })
     }
 

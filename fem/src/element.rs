@@ -26,10 +26,7 @@ pub fn q2_shape_1d_deriv(t: f64) -> [f64; 3] {
 
 /// Lame parameters `(mu, lambda)` for modulus `e` and Poisson ratio `nu`.
 pub fn lame(e: f64, nu: f64) -> (f64, f64) {
-    (
-        e / (2.0 * (1.0 + nu)),
-        e * nu / ((1.0 + nu) * (1.0 - 2.0 * nu)),
-    )
+    (e / (2.0 * (1.0 + nu)), e * nu / ((1.0 + nu) * (1.0 - 2.0 * nu)))
 }
 
 /// Stiffness of one Q2 box element as 27 x 27 row-major 3x3 blocks: block `(a, b)`
@@ -52,11 +49,7 @@ impl ElementStiffness {
                 for (qz, &tz) in GAUSS3_POINTS.iter().enumerate() {
                     let w = GAUSS3_WEIGHTS[qx] * GAUSS3_WEIGHTS[qy] * GAUSS3_WEIGHTS[qz] * det_j;
                     let (nx, ny, nz) = (q2_shape_1d(tx), q2_shape_1d(ty), q2_shape_1d(tz));
-                    let (dx, dy, dz) = (
-                        q2_shape_1d_deriv(tx),
-                        q2_shape_1d_deriv(ty),
-                        q2_shape_1d_deriv(tz),
-                    );
+                    let (dx, dy, dz) = (q2_shape_1d_deriv(tx), q2_shape_1d_deriv(ty), q2_shape_1d_deriv(tz));
                     for lx in 0..3 {
                         for ly in 0..3 {
                             for lz in 0..3 {
@@ -77,8 +70,7 @@ impl ElementStiffness {
                             for i in 0..3 {
                                 for j in 0..3 {
                                     let diag = if i == j { mu * dot } else { 0.0 };
-                                    blk[i * 3 + j] +=
-                                        w * (diag + mu * ga[j] * gb[i] + lambda * ga[i] * gb[j]);
+                                    blk[i * 3 + j] += w * (diag + mu * ga[j] * gb[i] + lambda * ga[i] * gb[j]);
                                 }
                             }
                         }

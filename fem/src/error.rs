@@ -8,7 +8,9 @@ pub enum FemError {
     ZeroBeamSize,
     #[error("a box mesh needs at least one element in each direction, got {nex} x {ney} x {nez}")]
     EmptyMesh { nex: usize, ney: usize, nez: usize },
-    #[error("box corners must be finite with lower < upper in every direction, got lower {lower:?} and upper {upper:?}")]
+    #[error(
+        "box corners must be finite with lower < upper in every direction, got lower {lower:?} and upper {upper:?}"
+    )]
     BadBox { lower: [f64; 3], upper: [f64; 3] },
     #[error("Poisson ratio {nu} is outside the admissible range (-1, 0.5)")]
     BadPoissonRatio { nu: f64 },
@@ -16,13 +18,9 @@ pub enum FemError {
     TooLarge { what: String },
     #[error("modulus field has {got} entries but the mesh has {expected} elements")]
     ModulusLength { got: usize, expected: usize },
-    #[error(
-        "element {element} has modulus {value}; every element modulus must be finite and positive"
-    )]
+    #[error("element {element} has modulus {value}; every element modulus must be finite and positive")]
     BadModulus { element: usize, value: f64 },
-    #[error(
-        "the matrix passed to assemble does not have this assembler's pattern with 3x3 blocks"
-    )]
+    #[error("the matrix passed to assemble does not have this assembler's pattern with 3x3 blocks")]
     MatrixMismatch,
     #[error("building the block pattern failed: {0}")]
     Sparse(#[from] SparseError),

@@ -21,7 +21,5 @@ pub use assembly::{Assembler, Constraint};
 pub use beam::{beam_block_count, beam_free_nodes, estimate_bytes, BeamProblem, BeamTimings};
 pub use element::{lame, ElementStiffness, POISSON_RATIO};
 pub use error::FemError;
-pub use loads::{
-    rigid_body_modes, rigid_body_modes_raw, traction_rhs, traction_rhs_with, N_RIGID_MODES,
-};
+pub use loads::{rigid_body_modes, rigid_body_modes_raw, traction_rhs, traction_rhs_with, N_RIGID_MODES};
 pub use mesh::{modulus_from_fn, uniform_modulus, BoxMesh, ElementCentroids};

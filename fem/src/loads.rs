@@ -36,11 +36,7 @@ pub fn traction_rhs(mesh: &BoxMesh, asm: &Assembler) -> Vec<f64> {
 
 /// As [`traction_rhs`] for any traction `t(x)` on the face `x = x_max`.
 /// Exact when `t` is linear (the integrand is then degree <= 3 per direction).
-pub fn traction_rhs_with(
-    mesh: &BoxMesh,
-    asm: &Assembler,
-    t: impl Fn([f64; 3]) -> [f64; 3],
-) -> Vec<f64> {
+pub fn traction_rhs_with(mesh: &BoxMesh, asm: &Assembler, t: impl Fn([f64; 3]) -> [f64; 3]) -> Vec<f64> {
     check_pair(mesh, asm);
     let [nex, ney, nez] = mesh.elements_per_dim();
     let h = mesh.element_size();
@@ -50,10 +46,7 @@ pub fn traction_rhs_with(
     let mut f = vec![0.0; asm.n_dofs()];
     for ey in 0..ney {
         for ez in 0..nez {
-            let (yc, zc) = (
-                lo[1] + h[1] * (ey as f64 + 0.5),
-                lo[2] + h[2] * (ez as f64 + 0.5),
-            );
+            let (yc, zc) = (lo[1] + h[1] * (ey as f64 + 0.5), lo[2] + h[2] * (ez as f64 + 0.5));
             for (qy, &sy) in GAUSS3_POINTS.iter().enumerate() {
                 for (qz, &sz) in GAUSS3_POINTS.iter().enumerate() {
                     let w = GAUSS3_WEIGHTS[qy] * GAUSS3_WEIGHTS[qz] * h[1] * h[2] / 4.0;

@@ -21,18 +21,11 @@ pub struct BoxMesh {
 
 impl BoxMesh {
     /// A box `[lower, upper]` with `nex x ney x nez` elements.
-    pub fn new(
-        nex: usize,
-        ney: usize,
-        nez: usize,
-        lower: [f64; 3],
-        upper: [f64; 3],
-    ) -> Result<Self, FemError> {
+    pub fn new(nex: usize, ney: usize, nez: usize, lower: [f64; 3], upper: [f64; 3]) -> Result<Self, FemError> {
         if nex == 0 || ney == 0 || nez == 0 {
             return Err(FemError::EmptyMesh { nex, ney, nez });
         }
-        let ok =
-            (0..3).all(|d| lower[d].is_finite() && upper[d].is_finite() && lower[d] < upper[d]);
+        let ok = (0..3).all(|d| lower[d].is_finite() && upper[d].is_finite() && lower[d] < upper[d]);
         if !ok {
             return Err(FemError::BadBox { lower, upper });
         }
@@ -104,9 +97,7 @@ impl BoxMesh {
     #[inline]
     pub fn node_coords(&self, id: usize) -> [f64; 3] {
         let l = self.node_lattice(id);
-        [0, 1, 2].map(|d| {
-            self.lower[d] + (self.upper[d] - self.lower[d]) * l[d] as f64 / (2 * self.nel[d]) as f64
-        })
+        [0, 1, 2].map(|d| self.lower[d] + (self.upper[d] - self.lower[d]) * l[d] as f64 / (2 * self.nel[d]) as f64)
     }
 
     /// Element index `[ex, ey, ez]` of element `e`.
@@ -123,8 +114,7 @@ impl BoxMesh {
         for lx in 0..3 {
             for ly in 0..3 {
                 for lz in 0..3 {
-                    out[(lx * 3 + ly) * 3 + lz] =
-                        self.node_id([2 * ex + lx, 2 * ey + ly, 2 * ez + lz]) as u32;
+                    out[(lx * 3 + ly) * 3 + lz] = self.node_id([2 * ex + lx, 2 * ey + ly, 2 * ez + lz]) as u32;
                 }
             }
         }
@@ -140,10 +130,7 @@ impl BoxMesh {
     }
     /// Element centroids in element order: the points at which a modulus field `E(x)` is sampled.
     pub fn element_centroids(&self) -> ElementCentroids<'_> {
-        ElementCentroids {
-            mesh: self,
-            next: 0,
-        }
+        ElementCentroids { mesh: self, next: 0 }
     }
 }
 

@@ -1,17 +1,13 @@
 //! Element and operator correctness: patch test, rigid-body kernel, symmetry.
 use ptap_fem::loads::orthonormalize_columns;
 use ptap_fem::{
-    lame, rigid_body_modes_raw, uniform_modulus, Assembler, BoxMesh, Constraint, ElementStiffness,
-    N_RIGID_MODES, POISSON_RATIO,
+    lame, rigid_body_modes_raw, uniform_modulus, Assembler, BoxMesh, Constraint, ElementStiffness, N_RIGID_MODES,
+    POISSON_RATIO,
 };
 use ptap_sparse::dense::{Cholesky, Dense};
 use ptap_sparse::spmv::spmv;
 
-fn assemble(
-    mesh: &BoxMesh,
-    constraint: Constraint,
-    modulus: &[f64],
-) -> (Assembler, ptap_sparse::BlockCsr) {
+fn assemble(mesh: &BoxMesh, constraint: Constraint, modulus: &[f64]) -> (Assembler, ptap_sparse::BlockCsr) {
     let asm = Assembler::new(mesh, constraint).unwrap();
     let mut a = asm.zero_matrix();
     asm.assemble(modulus, &mut a).unwrap();
@@ -38,9 +34,7 @@ fn patch_test_reproduces_linear_field_at_interior_nodes() {
     let k = a.to_dense();
     let n = asm.n_free();
     assert_eq!(n, 125);
-    let u_lin: Vec<f64> = (0..n)
-        .flat_map(|i| linear_field(mesh.node_coords(i)))
-        .collect();
+    let u_lin: Vec<f64> = (0..n).flat_map(|i| linear_field(mesh.node_coords(i))).collect();
     let interior: Vec<bool> = (0..n)
         .map(|i| mesh.node_lattice(i).iter().all(|&l| l != 0 && l != 4))
         .collect();
@@ -99,10 +93,7 @@ fn unconstrained_operator_annihilates_rigid_body_modes() {
         spmv(&a, &bm, &mut kb);
         // Assert
         let ratio = norm(&kb) / (knorm * norm(&bm));
-        assert!(
-            ratio <= 1e-12,
-            "mode {m}: ||K b|| / (||K|| ||b||) = {ratio:e}"
-        );
+        assert!(ratio <= 1e-12, "mode {m}: ||K b|| / (||K|| ||b||) = {ratio:e}");
     }
 }
 
@@ -149,13 +140,8 @@ fn reference_stiffness_is_symmetric_with_exactly_the_rigid_modes_as_kernel() {
     let mut b = element_rbm(h);
     for m in 0..6 {
         let bm: Vec<f64> = (0..81).map(|i| b[i * 6 + m]).collect();
-        let kb: Vec<f64> = (0..81)
-            .map(|i| (0..81).map(|j| k[i * 81 + j] * bm[j]).sum())
-            .collect();
-        assert!(
-            norm(&kb) <= 1e-13 * kmax * 81.0 * norm(&bm),
-            "mode {m} not annihilated"
-        );
+        let kb: Vec<f64> = (0..81).map(|i| (0..81).map(|j| k[i * 81 + j] * bm[j]).sum()).collect();
+        assert!(norm(&kb) <= 1e-13 * kmax * 81.0 * norm(&bm), "mode {m} not annihilated");
     }
     // Nothing else is: K + B B^T (B orthonormal) is positive definite, so rank K = 75.
     orthonormalize_columns(&mut b, 6);
@@ -225,10 +211,7 @@ fn clamped_beam_operator_is_symmetric_and_positive_definite() {
         if k == 1 {
             let d: Dense = a.to_dense();
             let mut chol = Cholesky::with_order(d.rows);
-            assert!(
-                chol.refactor(&d.data).is_ok(),
-                "clamped operator must be SPD"
-            );
+            assert!(chol.refactor(&d.data).is_ok(), "clamped operator must be SPD");
         }
     }
 }

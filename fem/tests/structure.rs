@@ -1,8 +1,7 @@
 //! Pattern sizes, loads, near-null space, determinism and errors.
 use ptap_fem::{
-    beam_block_count, beam_free_nodes, estimate_bytes, modulus_from_fn, rigid_body_modes,
-    traction_rhs, uniform_modulus, Assembler, BeamProblem, BoxMesh, Constraint, FemError,
-    N_RIGID_MODES,
+    beam_block_count, beam_free_nodes, estimate_bytes, modulus_from_fn, rigid_body_modes, traction_rhs,
+    uniform_modulus, Assembler, BeamProblem, BoxMesh, Constraint, FemError, N_RIGID_MODES,
 };
 use ptap_sparse::BlockCsr;
 
@@ -32,11 +31,7 @@ fn beam_pattern_matches_block_count_formula() {
         // Clamped nodes are exactly the first ny*nz, free index = id - ny*nz.
         let plane = (2 * k + 1) * (2 * k + 1);
         for (id, &f) in asm.free_of_node().iter().enumerate() {
-            let expect = if id < plane {
-                u32::MAX
-            } else {
-                (id - plane) as u32
-            };
+            let expect = if id < plane { u32::MAX } else { (id - plane) as u32 };
             assert_eq!(f, expect);
         }
     }
@@ -109,16 +104,9 @@ fn traction_resultant_is_unit_force_and_one_sixth_torque() {
             }
             torque += y * fr[2] - z * fr[1];
         }
-        assert!(
-            (sum[0] - 1.0).abs() < 1e-14,
-            "k = {k}: axial force {}",
-            sum[0]
-        );
+        assert!((sum[0] - 1.0).abs() < 1e-14, "k = {k}: axial force {}", sum[0]);
         assert!(sum[1].abs() < 1e-14 && sum[2].abs() < 1e-14);
-        assert!(
-            (torque - 1.0 / 6.0).abs() < 1e-14,
-            "k = {k}: torque {torque}"
-        );
+        assert!((torque - 1.0 / 6.0).abs() < 1e-14, "k = {k}: torque {torque}");
     }
 }
 
@@ -136,10 +124,7 @@ fn near_null_space_is_orthonormal_with_six_columns() {
             for q in 0..6 {
                 let d: f64 = b.chunks_exact(6).map(|r| r[p] * r[q]).sum();
                 let expect = if p == q { 1.0 } else { 0.0 };
-                assert!(
-                    (d - expect).abs() < 1e-13,
-                    "k = {k}: (B^T B)[{p}][{q}] = {d}"
-                );
+                assert!((d - expect).abs() < 1e-13, "k = {k}: (B^T B)[{p}][{q}] = {d}");
             }
         }
         // The first column is the normalized x translation.
@@ -180,14 +165,9 @@ fn parallel_assembly_is_deterministic_and_matches_sequential_reference() {
     // Arrange: a varying modulus so every element contributes differently.
     let mesh = BoxMesh::beam(2).unwrap();
     let asm = Assembler::new(&mesh, Constraint::ClampXMin).unwrap();
-    let modulus = modulus_from_fn(&mesh, |[x, y, z]| {
-        1.0 + 0.3 * x + y * z + 0.1 * (7.0 * x).sin()
-    });
+    let modulus = modulus_from_fn(&mesh, |[x, y, z]| 1.0 + 0.3 * x + y * z + 0.1 * (7.0 * x).sin());
     let run = |threads: usize, coloured: bool| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         let mut a = asm.zero_matrix();
         a.values_mut().fill(f64::NAN); // assembly must overwrite, not accumulate
         pool.install(|| {
@@ -213,10 +193,7 @@ fn parallel_assembly_is_deterministic_and_matches_sequential_reference() {
     assert_eq!(bits(&a1), bits(&a3));
     assert_eq!(bits(&a1), bits(&c4));
     assert_eq!(bits(&a1), bits(&c1));
-    let amax = reference
-        .values()
-        .iter()
-        .fold(0.0f64, |m, v| m.max(v.abs()));
+    let amax = reference.values().iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let diff = a1
         .values()
         .iter()
@@ -234,9 +211,7 @@ fn beam_problem_bundles_consistent_pieces() {
     assert_eq!(p.near_null.len(), 18 * p.assembler.n_free());
     assert!(p.timings.setup_s >= 0.0 && p.timings.assembly_s >= 0.0);
     let mut fresh = p.assembler.zero_matrix();
-    p.assembler
-        .assemble(&uniform_modulus(&p.mesh), &mut fresh)
-        .unwrap();
+    p.assembler.assemble(&uniform_modulus(&p.mesh), &mut fresh).unwrap();
     assert_eq!(fresh.values(), p.a.values());
 }
 
@@ -264,10 +239,7 @@ fn invalid_inputs_are_rejected_with_typed_errors() {
     let mut a = asm.zero_matrix();
     assert_eq!(
         asm.assemble(&[1.0; 3], &mut a).unwrap_err(),
-        FemError::ModulusLength {
-            got: 3,
-            expected: 10
-        }
+        FemError::ModulusLength { got: 3, expected: 10 }
     );
     let mut m = uniform_modulus(&mesh);
     m[4] = -1.0;
@@ -286,8 +258,7 @@ fn invalid_inputs_are_rejected_with_typed_errors() {
     let other = Assembler::new(&mesh, Constraint::None).unwrap();
     let mut wrong = other.zero_matrix();
     assert_eq!(
-        asm.assemble(&uniform_modulus(&mesh), &mut wrong)
-            .unwrap_err(),
+        asm.assemble(&uniform_modulus(&mesh), &mut wrong).unwrap_err(),
         FemError::MatrixMismatch
     );
 }

@@ -19,11 +19,7 @@ pub struct TwoPassExecutor {
     ws_rw: SpgemmWorkspace,
 }
 
-fn same_pattern(
-    what: &'static str,
-    want: &Arc<BlockPattern>,
-    got: &Arc<BlockPattern>,
-) -> Result<(), RuntimeError> {
+fn same_pattern(what: &'static str, want: &Arc<BlockPattern>, got: &Arc<BlockPattern>) -> Result<(), RuntimeError> {
     if Arc::ptr_eq(want, got) || **want == **got {
         return Ok(());
     }
@@ -77,20 +73,12 @@ impl TwoPassExecutor {
     }
 
     /// `c = P^T a P` over the schedule's patterns.
-    pub fn numeric(
-        &mut self,
-        a: &BlockCsr,
-        p: &BlockCsr,
-        c: &mut BlockCsr,
-    ) -> Result<(), RuntimeError> {
+    pub fn numeric(&mut self, a: &BlockCsr, p: &BlockCsr, c: &mut BlockCsr) -> Result<(), RuntimeError> {
         same_pattern("A", &self.schedule.a, a.pattern_arc())?;
         same_pattern("P", &self.schedule.p, p.pattern_arc())?;
         same_pattern("A_c", &self.schedule.c, c.pattern_arc())?;
         let (bf, bc) = p.block_shape();
-        if a.block_shape() != (bf, bf)
-            || c.block_shape() != (bc, bc)
-            || self.w.block_shape() != (bf, bc)
-        {
+        if a.block_shape() != (bf, bf) || c.block_shape() != (bc, bc) || self.w.block_shape() != (bf, bc) {
             return Err(RuntimeError::PatternMismatch {
                 what: "block shape",
                 detail: format!(

@@ -4,8 +4,8 @@ use crate::smoother::ChebyshevSmoother;
 use crate::RuntimeError;
 use ptap_amg::prolongator::smoothing_omega;
 use ptap_amg::{
-    aggregate_mis1, aggregate_mis2, merge_rank_deficient, smooth_prolongator, strength_graph,
-    tentative_prolongator, AmgError, AmgOptions,
+    aggregate_mis1, aggregate_mis2, merge_rank_deficient, smooth_prolongator, strength_graph, tentative_prolongator,
+    AmgError, AmgOptions,
 };
 use ptap_schedules::{ProductStats, TwoPassSchedule};
 use ptap_sparse::dense::Cholesky;
@@ -129,9 +129,7 @@ impl Hierarchy {
             .into());
         }
         a0.check_finite("the fine operator")
-            .map_err(|e| RuntimeError::NotFinite {
-                what: e.to_string(),
-            })?;
+            .map_err(|e| RuntimeError::NotFinite { what: e.to_string() })?;
         let mut timings = SetupTimings::default();
         let mut levels = vec![Level {
             a: a0,
@@ -154,8 +152,7 @@ impl Hierarchy {
             } else {
                 aggregate_mis1(&g)
             };
-            let merged =
-                merge_rank_deficient(&mut aggs, &g, b, modes, &near_null, opts.rank_tolerance);
+            let merged = merge_rank_deficient(&mut aggs, &g, b, modes, &near_null, opts.rank_tolerance);
             drop(g);
             let coarse_rows = aggs.count * modes;
             if aggs.count == 0 || coarse_rows as f64 > opts.stall_ratio * a.scalar_rows() as f64 {
@@ -164,9 +161,7 @@ impl Hierarchy {
             }
             let tent = tentative_prolongator(&aggs, &near_null, b, modes, opts.rank_tolerance);
             let omega = smoothing_omega(a, opts.smoothing_factor, opts.eig_iterations, l)?;
-            progress(&format!(
-                "level {l}: smoothing the prolongator and inspecting P^T A P"
-            ));
+            progress(&format!("level {l}: smoothing the prolongator and inspecting P^T A P"));
             let p = smooth_prolongator(a, &tent.p0, omega, l)?;
             let schedule = Arc::new(TwoPassSchedule::inspect(
                 a.pattern_arc().clone(),
@@ -304,13 +299,11 @@ impl Hierarchy {
                 }
             }
         }
-        self.coarse
-            .refactor(d)
-            .map_err(|e| RuntimeError::CoarseFactorization {
-                level: l,
-                n,
-                why: e.to_string(),
-            })
+        self.coarse.refactor(d).map_err(|e| RuntimeError::CoarseFactorization {
+            level: l,
+            n,
+            why: e.to_string(),
+        })
     }
 
     pub fn num_levels(&self) -> usize {
@@ -330,11 +323,7 @@ impl Hierarchy {
     /// Total stored scalars over all levels divided by the fine level's.
     pub fn operator_complexity(&self) -> f64 {
         let f = self.levels[0].a.values().len() as f64;
-        self.levels
-            .iter()
-            .map(|l| l.a.values().len() as f64)
-            .sum::<f64>()
-            / f
+        self.levels.iter().map(|l| l.a.values().len() as f64).sum::<f64>() / f
     }
 
     pub fn summary(&self) -> Vec<LevelSummary> {

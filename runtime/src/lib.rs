@@ -26,14 +26,12 @@ use thiserror::Error;
 /// Errors of the executors and solvers, each one sentence a user can act on.
 #[derive(Debug, Error)]
 pub enum RuntimeError {
-    #[error("the schedule was built for a different {what} pattern ({detail}); re-run the inspector for these matrices")]
+    #[error(
+        "the schedule was built for a different {what} pattern ({detail}); re-run the inspector for these matrices"
+    )]
     PatternMismatch { what: &'static str, detail: String },
     #[error("point-block Jacobi: the diagonal block of block row {row} on level {level} is singular ({why}); the operator is not SPD or the aggregation is rank deficient")]
-    SingularDiagonalBlock {
-        level: usize,
-        row: usize,
-        why: String,
-    },
+    SingularDiagonalBlock { level: usize, row: usize, why: String },
     #[error("the coarsest operator (level {level}, {n} scalar rows) cannot be factored: {why}")]
     CoarseFactorization { level: usize, n: usize, why: String },
     #[error("the coarsest level has {n} scalar rows, too many for a dense direct solve (limit {limit}); coarsening stalled, raise the strength threshold or the level cap")]

@@ -15,53 +15,30 @@ pub struct PointBlockJacobi {
     dinv: Vec<f64>,
 }
 
-fn update_fixed<const B: usize>(
-    dinv: &[f64],
-    alpha: f64,
-    r: &[f64],
-    beta: f64,
-    t: &[f64],
-    x: &mut [f64],
-) {
-    x.par_chunks_mut(B)
-        .with_min_len(512)
-        .enumerate()
-        .for_each(|(i, xi)| {
-            let mut y = [0.0; B];
-            gemv_acc::<B, B>(&dinv[i * B * B..], &r[i * B..], &mut y);
-            for q in 0..B {
-                xi[q] += alpha * y[q]
-                    + if beta != 0.0 {
-                        beta * t[i * B + q]
-                    } else {
-                        0.0
-                    };
-            }
-        });
+fn update_fixed<const B: usize>(dinv: &[f64], alpha: f64, r: &[f64], beta: f64, t: &[f64], x: &mut [f64]) {
+    x.par_chunks_mut(B).with_min_len(512).enumerate().for_each(|(i, xi)| {
+        let mut y = [0.0; B];
+        gemv_acc::<B, B>(&dinv[i * B * B..], &r[i * B..], &mut y);
+        for q in 0..B {
+            xi[q] += alpha * y[q] + if beta != 0.0 { beta * t[i * B + q] } else { 0.0 };
+        }
+    });
 }
 
 fn update_dyn(b: usize, dinv: &[f64], alpha: f64, r: &[f64], beta: f64, t: &[f64], x: &mut [f64]) {
-    x.par_chunks_mut(b)
-        .with_min_len(512)
-        .enumerate()
-        .for_each(|(i, xi)| {
-            let mut y = [0.0; 64];
-            gemv_acc_dyn(
-                b,
-                b,
-                &dinv[i * b * b..(i + 1) * b * b],
-                &r[i * b..(i + 1) * b],
-                &mut y[..b],
-            );
-            for q in 0..b {
-                xi[q] += alpha * y[q]
-                    + if beta != 0.0 {
-                        beta * t[i * b + q]
-                    } else {
-                        0.0
-                    };
-            }
-        });
+    x.par_chunks_mut(b).with_min_len(512).enumerate().for_each(|(i, xi)| {
+        let mut y = [0.0; 64];
+        gemv_acc_dyn(
+            b,
+            b,
+            &dinv[i * b * b..(i + 1) * b * b],
+            &r[i * b..(i + 1) * b],
+            &mut y[..b],
+        );
+        for q in 0..b {
+            xi[q] += alpha * y[q] + if beta != 0.0 { beta * t[i * b + q] } else { 0.0 };
+        }
+    });
 }
 
 impl PointBlockJacobi {
@@ -146,23 +123,12 @@ impl ChebyshevSmoother {
 
     /// `(emin, emax)` the polynomial is built on.
     pub fn interval(&self) -> (f64, f64) {
-        (
-            self.bounds.0 * self.lambda_max,
-            self.bounds.1 * self.lambda_max,
-        )
+        (self.bounds.0 * self.lambda_max, self.bounds.1 * self.lambda_max)
     }
 
     /// Two Chebyshev steps on `a x = rhs`; `x` is taken as zero when `zero_guess`.
     /// `r` and `t` are scratch of `x`'s length.
-    pub fn smooth(
-        &self,
-        a: &BlockCsr,
-        rhs: &[f64],
-        x: &mut [f64],
-        zero_guess: bool,
-        r: &mut [f64],
-        t: &mut [f64],
-    ) {
+    pub fn smooth(&self, a: &BlockCsr, rhs: &[f64], x: &mut [f64], zero_guess: bool, r: &mut [f64], t: &mut [f64]) {
         let (emin, emax) = self.interval();
         let s = 2.0 / (emax + emin);
         let a_ = 1.0 - s * emin;

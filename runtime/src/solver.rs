@@ -27,26 +27,33 @@ pub struct CgReport {
     pub converged: bool,
     pub residual_norm: f64,
     pub rhs_norm: f64,
-    /// `||r_k|| / ||b||` after each iteration (index 0 is the start).
-    pub history: Vec<f64>,
 }
 
-/// CG vectors, allocated once and reused by every solve.
+/// CG vectors and the residual history, allocated once and reused by every
+/// solve (a solve allocates nothing).
 pub struct CgWorkspace {
     r: Vec<f64>,
     z: Vec<f64>,
     p: Vec<f64>,
     ap: Vec<f64>,
+    history: Vec<f64>,
 }
 
 impl CgWorkspace {
-    pub fn new(n: usize) -> Self {
+    /// Vectors for `n` unknowns; the history keeps up to `max_iterations + 1` entries.
+    pub fn new(n: usize, max_iterations: usize) -> Self {
         Self {
             r: vec![0.0; n],
             z: vec![0.0; n],
             p: vec![0.0; n],
             ap: vec![0.0; n],
+            history: Vec::with_capacity(max_iterations + 1),
         }
+    }
+
+    /// `||r_k|| / ||b||` of the last solve, index 0 the start.
+    pub fn history(&self) -> &[f64] {
+        &self.history
     }
 }
 
@@ -60,16 +67,10 @@ impl Hierarchy {
             let lev = &self.levels[l];
             let (fine, coarse) = self.work.split_at_mut(l + 1);
             let w = &mut fine[l];
-            let sm = lev
-                .smoother
-                .as_ref()
-                .expect("smoother on every level but the coarsest");
+            let sm = lev.smoother.as_ref().expect("smoother on every level but the coarsest");
             sm.smooth(&lev.a, &w.rhs, &mut w.x, true, &mut w.r, &mut w.t);
             residual(&lev.a, &w.x, &w.rhs, &mut w.r);
-            let tr = lev
-                .transfer
-                .as_ref()
-                .expect("transfer on every level but the coarsest");
+            let tr = lev.transfer.as_ref().expect("transfer on every level but the coarsest");
             spmv(tr.product.restriction(), &w.r, &mut coarse[0].rhs);
         }
         {
@@ -106,12 +107,12 @@ impl Hierarchy {
                 what: "right-hand side".into(),
             });
         }
-        let CgWorkspace { r, z, p, ap } = ws;
+        let CgWorkspace { r, z, p, ap, history } = ws;
+        history.clear();
         residual(&self.levels[0].a, x, b, r);
         let bnorm = norm2(b);
         let target = opts.rtol * bnorm;
         let mut rnorm = norm2(r);
-        let mut history = Vec::with_capacity(opts.max_iterations + 1);
         history.push(if bnorm > 0.0 { rnorm / bnorm } else { 0.0 });
         if rnorm <= target {
             return Ok(CgReport {
@@ -119,7 +120,6 @@ impl Hierarchy {
                 converged: true,
                 residual_norm: rnorm,
                 rhs_norm: bnorm,
-                history,
             });
         }
         self.vcycle(r, z);
@@ -129,9 +129,7 @@ impl Hierarchy {
             if !(rz > 0.0) {
                 return Err(RuntimeError::NotSpd {
                     iteration: it,
-                    why: format!(
-                        "r^T M^-1 r = {rz:e}, the preconditioner is not positive definite"
-                    ),
+                    why: format!("r^T M^-1 r = {rz:e}, the preconditioner is not positive definite"),
                 });
             }
             spmv(&self.levels[0].a, p, ap);
@@ -151,14 +149,15 @@ impl Hierarchy {
             axpy(alpha, p, x);
             axpy(-alpha, ap, r);
             rnorm = norm2(r);
-            history.push(rnorm / bnorm);
+            if history.len() < history.capacity() {
+                history.push(rnorm / bnorm);
+            }
             if rnorm <= target {
                 return Ok(CgReport {
                     iterations: it,
                     converged: true,
                     residual_norm: rnorm,
                     rhs_norm: bnorm,
-                    history,
                 });
             }
             self.vcycle(r, z);
@@ -172,7 +171,6 @@ impl Hierarchy {
             converged: false,
             residual_norm: rnorm,
             rhs_norm: bnorm,
-            history,
         })
     }
 }

@@ -64,20 +64,10 @@ impl TwoPassSchedule {
         let r = Arc::new(r);
         let c = Arc::new(spgemm_symbolic(&r, &w)?);
         let ap: usize = (0..a.nrows())
-            .map(|i| {
-                a.row(i)
-                    .iter()
-                    .map(|&j| p.row(j as usize).len())
-                    .sum::<usize>()
-            })
+            .map(|i| a.row(i).iter().map(|&j| p.row(j as usize).len()).sum::<usize>())
             .sum();
         let rw: usize = (0..r.nrows())
-            .map(|i| {
-                r.row(i)
-                    .iter()
-                    .map(|&j| w.row(j as usize).len())
-                    .sum::<usize>()
-            })
+            .map(|i| r.row(i).iter().map(|&j| w.row(j as usize).len()).sum::<usize>())
             .sum();
         let ratio = |x: usize, y: usize| if y == 0 { 0.0 } else { x as f64 / y as f64 };
         let stats = ProductStats {

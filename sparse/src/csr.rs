@@ -15,12 +15,7 @@ pub struct BlockCsr {
 }
 
 impl BlockCsr {
-    pub fn new(
-        pattern: Arc<BlockPattern>,
-        br: usize,
-        bc: usize,
-        values: Vec<f64>,
-    ) -> Result<Self, SparseError> {
+    pub fn new(pattern: Arc<BlockPattern>, br: usize, bc: usize, values: Vec<f64>) -> Result<Self, SparseError> {
         if br == 0 || bc == 0 {
             return Err(SparseError::ZeroBlockSize { br, bc });
         }
@@ -176,12 +171,7 @@ impl BlockCsr {
 
     /// Blocks a dense matrix, keeping every block with a nonzero entry (and every
     /// diagonal block when `keep_diagonal`).
-    pub fn from_dense(
-        d: &Dense,
-        br: usize,
-        bc: usize,
-        keep_diagonal: bool,
-    ) -> Result<Self, SparseError> {
+    pub fn from_dense(d: &Dense, br: usize, bc: usize, keep_diagonal: bool) -> Result<Self, SparseError> {
         if br == 0 || bc == 0 {
             return Err(SparseError::ZeroBlockSize { br, bc });
         }

@@ -7,11 +7,7 @@ use crate::error::SparseError;
 
 /// `c (M x N) += a (M x K) * b (K x N)`, all row-major.
 #[inline(always)]
-pub fn gemm_acc<const M: usize, const K: usize, const N: usize>(
-    a: &[f64],
-    b: &[f64],
-    c: &mut [f64],
-) {
+pub fn gemm_acc<const M: usize, const K: usize, const N: usize>(a: &[f64], b: &[f64], c: &mut [f64]) {
     let (a, b, c) = (&a[..M * K], &b[..K * N], &mut c[..M * N]);
     for i in 0..M {
         for k in 0..K {
@@ -25,11 +21,7 @@ pub fn gemm_acc<const M: usize, const K: usize, const N: usize>(
 
 /// `c (M x N) += a^T * b` where `a` is stored `K x M` and `b` is `K x N`.
 #[inline(always)]
-pub fn gemm_tn_acc<const M: usize, const K: usize, const N: usize>(
-    a: &[f64],
-    b: &[f64],
-    c: &mut [f64],
-) {
+pub fn gemm_tn_acc<const M: usize, const K: usize, const N: usize>(a: &[f64], b: &[f64], c: &mut [f64]) {
     let (a, b, c) = (&a[..K * M], &b[..K * N], &mut c[..M * N]);
     for k in 0..K {
         for i in 0..M {
@@ -200,12 +192,7 @@ pub fn invert_in_place(n: usize, a: &mut [f64]) -> Result<(), SparseError> {
 pub fn thin_qr(m: usize, n: usize, a: &[f64], tol: f64) -> (Vec<f64>, Vec<f64>, usize) {
     let mut q = a[..m * n].to_vec();
     let mut r = vec![0.0; n * n];
-    let col_norm = |q: &[f64], j: usize| {
-        (0..m)
-            .map(|i| q[i * n + j] * q[i * n + j])
-            .sum::<f64>()
-            .sqrt()
-    };
+    let col_norm = |q: &[f64], j: usize| (0..m).map(|i| q[i * n + j] * q[i * n + j]).sum::<f64>().sqrt();
     let max_norm = (0..n).map(|j| col_norm(&q, j)).fold(0.0, f64::max);
     let mut rank = 0;
     for j in 0..n {
@@ -268,14 +255,7 @@ impl Dense {
     pub fn matmul(&self, other: &Dense) -> Dense {
         assert_eq!(self.cols, other.rows);
         let mut c = Dense::zeros(self.rows, other.cols);
-        gemm_acc_dyn(
-            self.rows,
-            self.cols,
-            other.cols,
-            &self.data,
-            &other.data,
-            &mut c.data,
-        );
+        gemm_acc_dyn(self.rows, self.cols, other.cols, &self.data, &other.data, &mut c.data);
         c
     }
     pub fn matvec(&self, x: &[f64]) -> Vec<f64> {
@@ -316,10 +296,7 @@ pub struct Cholesky {
 impl Cholesky {
     /// Allocates the factor storage for order `n` (filled by [`Cholesky::refactor`]).
     pub fn with_order(n: usize) -> Self {
-        Self {
-            n,
-            l: vec![0.0; n * n],
-        }
+        Self { n, l: vec![0.0; n * n] }
     }
     pub fn order(&self) -> usize {
         self.n
@@ -420,9 +397,7 @@ mod tests {
     #[test]
     fn inverse_times_matrix_is_identity() {
         let n = 6;
-        let mut a: Vec<f64> = (0..n * n)
-            .map(|i| ((i * 7 % 11) as f64 - 5.0) * 0.1)
-            .collect();
+        let mut a: Vec<f64> = (0..n * n).map(|i| ((i * 7 % 11) as f64 - 5.0) * 0.1).collect();
         for i in 0..n {
             a[i * n + i] += 3.0;
         }
@@ -450,18 +425,13 @@ mod tests {
     #[test]
     fn singular_block_is_an_error() {
         let mut a = vec![1.0, 2.0, 2.0, 4.0];
-        assert!(matches!(
-            invert_in_place(2, &mut a),
-            Err(SparseError::Singular { .. })
-        ));
+        assert!(matches!(invert_in_place(2, &mut a), Err(SparseError::Singular { .. })));
     }
 
     #[test]
     fn thin_qr_reconstructs_and_is_orthonormal() {
         let (m, n) = (9, 6);
-        let a: Vec<f64> = (0..m * n)
-            .map(|i| ((i * 13 % 17) as f64 - 8.0) / 7.0)
-            .collect();
+        let a: Vec<f64> = (0..m * n).map(|i| ((i * 13 % 17) as f64 - 8.0) / 7.0).collect();
         let (q, r, rank) = thin_qr(m, n, &a, 1e-12);
         assert_eq!(rank, 6);
         let qd = Dense {
@@ -518,9 +488,6 @@ mod tests {
         }
         let bad = vec![1.0, 2.0, 2.0, 1.0];
         let mut ch = Cholesky::with_order(2);
-        assert!(matches!(
-            ch.refactor(&bad),
-            Err(SparseError::Singular { .. })
-        ));
+        assert!(matches!(ch.refactor(&bad), Err(SparseError::Singular { .. })));
     }
 }

@@ -10,11 +10,7 @@ pub enum SparseError {
     #[error("row pointers end at {got} but there are {nnz} column indices")]
     RowPtrEnd { got: usize, nnz: usize },
     #[error("block column {col} in block row {row} is outside the {ncols} block columns")]
-    ColumnOutOfRange {
-        row: usize,
-        col: usize,
-        ncols: usize,
-    },
+    ColumnOutOfRange { row: usize, col: usize, ncols: usize },
     #[error("block columns of block row {row} are not strictly increasing")]
     ColumnsNotSorted { row: usize },
     #[error("value array has length {got}, expected {expected} ({nnzb} blocks of {br}x{bc})")]

@@ -93,22 +93,18 @@ pub fn norm2(x: &[f64]) -> f64 {
 
 /// `y += alpha x`.
 pub fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
-    y.par_chunks_mut(4096)
-        .zip(x.par_chunks(4096))
-        .for_each(|(yc, xc)| {
-            for (a, b) in yc.iter_mut().zip(xc) {
-                *a += alpha * b;
-            }
-        });
+    y.par_chunks_mut(4096).zip(x.par_chunks(4096)).for_each(|(yc, xc)| {
+        for (a, b) in yc.iter_mut().zip(xc) {
+            *a += alpha * b;
+        }
+    });
 }
 
 /// `y = x + beta y`.
 pub fn xpby(x: &[f64], beta: f64, y: &mut [f64]) {
-    y.par_chunks_mut(4096)
-        .zip(x.par_chunks(4096))
-        .for_each(|(yc, xc)| {
-            for (a, b) in yc.iter_mut().zip(xc) {
-                *a = b + beta * *a;
-            }
-        });
+    y.par_chunks_mut(4096).zip(x.par_chunks(4096)).for_each(|(yc, xc)| {
+        for (a, b) in yc.iter_mut().zip(xc) {
+            *a = b + beta * *a;
+        }
+    });
 }

@@ -16,12 +16,7 @@ pub struct BlockPattern {
 
 impl BlockPattern {
     /// Validates and wraps a CSR pattern.
-    pub fn new(
-        nrows: usize,
-        ncols: usize,
-        row_ptr: Vec<usize>,
-        col_idx: Vec<u32>,
-    ) -> Result<Self, SparseError> {
+    pub fn new(nrows: usize, ncols: usize, row_ptr: Vec<usize>, col_idx: Vec<u32>) -> Result<Self, SparseError> {
         if row_ptr.len() != nrows + 1 {
             return Err(SparseError::RowPtrLength {
                 got: row_ptr.len(),
@@ -124,9 +119,7 @@ impl BlockPattern {
 
     /// Index of the diagonal block of each row (`usize::MAX` where absent).
     pub fn diagonal_positions(&self) -> Vec<usize> {
-        (0..self.nrows)
-            .map(|i| self.find(i, i).unwrap_or(usize::MAX))
-            .collect()
+        (0..self.nrows).map(|i| self.find(i, i).unwrap_or(usize::MAX)).collect()
     }
 
     /// The transposed pattern, and for each of its blocks the index of the source

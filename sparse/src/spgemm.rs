@@ -20,11 +20,7 @@ use std::ops::Range;
 pub fn spgemm_symbolic(x: &BlockPattern, y: &BlockPattern) -> Result<BlockPattern, SparseError> {
     if x.ncols() != y.nrows() {
         return Err(SparseError::Dimension {
-            what: format!(
-                "X has {} block columns but Y has {} block rows",
-                x.ncols(),
-                y.nrows()
-            ),
+            what: format!("X has {} block columns but Y has {} block rows", x.ncols(), y.nrows()),
         });
     }
     let work: Vec<usize> = (0..x.nrows())
@@ -120,23 +116,10 @@ fn numeric_fixed<const M: usize, const K: usize, const N: usize>(
             }
         }
     };
-    for_each_row_chunk(
-        &ws.chunks,
-        c_pat.row_ptr(),
-        M * N,
-        c_vals,
-        &mut ws.slot_of_col,
-        &body,
-    );
+    for_each_row_chunk(&ws.chunks, c_pat.row_ptr(), M * N, c_vals, &mut ws.slot_of_col, &body);
 }
 
-fn numeric_dyn(
-    x: &BlockCsr,
-    y: &BlockCsr,
-    c_pat: &BlockPattern,
-    c_vals: &mut [f64],
-    ws: &mut SpgemmWorkspace,
-) {
+fn numeric_dyn(x: &BlockCsr, y: &BlockCsr, c_pat: &BlockPattern, c_vals: &mut [f64], ws: &mut SpgemmWorkspace) {
     let ((m, k), (_, n)) = (x.block_shape(), y.block_shape());
     let (xp, yp) = (x.pattern(), y.pattern());
     let body = |rows: Range<usize>, out: &mut [f64], slot: &mut Vec<u32>| {
@@ -151,26 +134,12 @@ fn numeric_dyn(
                 let l = xp.col_idx()[kx] as usize;
                 for ky in yp.row_range(l) {
                     let s = slot[yp.col_idx()[ky] as usize] as usize;
-                    gemm_acc_dyn(
-                        m,
-                        k,
-                        n,
-                        x.block(kx),
-                        y.block(ky),
-                        &mut out[s * m * n..(s + 1) * m * n],
-                    );
+                    gemm_acc_dyn(m, k, n, x.block(kx), y.block(ky), &mut out[s * m * n..(s + 1) * m * n]);
                 }
             }
         }
     };
-    for_each_row_chunk(
-        &ws.chunks,
-        c_pat.row_ptr(),
-        m * n,
-        c_vals,
-        &mut ws.slot_of_col,
-        &body,
-    );
+    for_each_row_chunk(&ws.chunks, c_pat.row_ptr(), m * n, c_vals, &mut ws.slot_of_col, &body);
 }
 
 /// `C = X Y` over `C`'s precomputed pattern (from [`spgemm_symbolic`]).
@@ -187,11 +156,7 @@ pub fn spgemm_numeric(x: &BlockCsr, y: &BlockCsr, c: &mut BlockCsr, ws: &mut Spg
 pub fn spgemm(x: &BlockCsr, y: &BlockCsr) -> Result<BlockCsr, SparseError> {
     let pat = spgemm_symbolic(x.pattern(), y.pattern())?;
     let mut ws = SpgemmWorkspace::new(x.pattern(), y.pattern(), &pat);
-    let mut c = BlockCsr::zeros(
-        std::sync::Arc::new(pat),
-        x.block_shape().0,
-        y.block_shape().1,
-    );
+    let mut c = BlockCsr::zeros(std::sync::Arc::new(pat), x.block_shape().0, y.block_shape().1);
     spgemm_numeric(x, y, &mut c, &mut ws);
     Ok(c)
 }

@@ -24,11 +24,7 @@ fn spmv_fixed<const R: usize, const C: usize>(a: &BlockCsr, x: &[f64], y: &mut [
             let mut acc = [0.0f64; R];
             row_product::<R, C>(a, i, x, &mut acc);
             for r in 0..R {
-                yi[r] = if beta == 0.0 {
-                    acc[r]
-                } else {
-                    beta * yi[r] + acc[r]
-                };
+                yi[r] = if beta == 0.0 { acc[r] } else { beta * yi[r] + acc[r] };
             }
         });
 }
@@ -47,11 +43,7 @@ fn spmv_dyn(a: &BlockCsr, x: &[f64], y: &mut [f64], beta: f64) {
                 gemv_acc_dyn(br, bc, a.block(k), &x[j * bc..(j + 1) * bc], acc);
             }
             for r in 0..br {
-                yi[r] = if beta == 0.0 {
-                    acc[r]
-                } else {
-                    beta * yi[r] + acc[r]
-                };
+                yi[r] = if beta == 0.0 { acc[r] } else { beta * yi[r] + acc[r] };
             }
         });
 }
@@ -113,8 +105,7 @@ mod tests {
                 if (i * 3 + j) % 4 != 1 {
                     for r in 0..br {
                         for c in 0..bc {
-                            *d.at_mut(i * br + r, j * bc + c) =
-                                ((i * 31 + j * 7 + r * 3 + c) % 13) as f64 - 6.0;
+                            *d.at_mut(i * br + r, j * bc + c) = ((i * 31 + j * 7 + r * 3 + c) % 13) as f64 - 6.0;
                         }
                     }
                 }
@@ -127,17 +118,12 @@ mod tests {
     fn spmv_matches_dense_for_shipped_and_generic_shapes() {
         for (br, bc) in [(3, 3), (3, 6), (6, 6), (1, 1), (4, 10), (5, 2)] {
             let a = sample(br, bc);
-            let x: Vec<f64> = (0..a.scalar_cols())
-                .map(|i| (i as f64 * 0.3).sin())
-                .collect();
+            let x: Vec<f64> = (0..a.scalar_cols()).map(|i| (i as f64 * 0.3).sin()).collect();
             let want = a.to_dense().matvec(&x);
             let mut y = vec![7.0; a.scalar_rows()];
             spmv(&a, &x, &mut y);
             for (g, w) in y.iter().zip(&want) {
-                assert!(
-                    (g - w).abs() <= 1e-13 * w.abs().max(1.0),
-                    "{br}x{bc}: {g} vs {w}"
-                );
+                assert!((g - w).abs() <= 1e-13 * w.abs().max(1.0), "{br}x{bc}: {g} vs {w}");
             }
             let b: Vec<f64> = (0..a.scalar_rows()).map(|i| i as f64).collect();
             let mut r = vec![0.0; a.scalar_rows()];

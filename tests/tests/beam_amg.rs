@@ -1,7 +1,5 @@
 //! The beam through the whole CPU pipeline: hierarchy invariants and the solve.
-use ptap_amg::{
-    aggregate_mis2, merge_rank_deficient, strength_graph, tentative_prolongator, AmgOptions,
-};
+use ptap_amg::{aggregate_mis2, merge_rank_deficient, strength_graph, tentative_prolongator, AmgOptions};
 use ptap_fem::BeamProblem;
 use ptap_runtime::solver::CgWorkspace;
 use ptap_runtime::{CgOptions, Hierarchy, HierarchyOptions};
@@ -60,20 +58,12 @@ fn beam_galerkin_product_matches_dense_triple_product_at_k1() {
         let lev = &h.levels()[l];
         let p = &lev.transfer.as_ref().unwrap().p;
         // Act
-        let want = p
-            .to_dense()
-            .transpose()
-            .matmul(&lev.a.to_dense())
-            .matmul(&p.to_dense());
+        let want = p.to_dense().transpose().matmul(&lev.a.to_dense()).matmul(&p.to_dense());
         let got = h.levels()[l + 1].a.to_dense();
         // Assert
         let err = got.rel_diff(&want);
         assert!(err < 1e-13, "level {l}: relative error {err:e}");
-        assert!(
-            asymmetry(&h.levels()[l + 1].a) < 1e-13,
-            "A_{} is symmetric",
-            l + 1
-        );
+        assert!(asymmetry(&h.levels()[l + 1].a) < 1e-13, "A_{} is symmetric", l + 1);
     }
 }
 
@@ -84,11 +74,9 @@ fn cg_with_amg_converges_on_the_beam_at_k2() {
     assert_eq!(h.num_levels(), 2);
     let n = problem.rhs.len();
     let mut x = vec![0.0; n];
-    let mut ws = CgWorkspace::new(n);
+    let mut ws = CgWorkspace::new(n, 500);
     // Act
-    let rep = h
-        .solve(&problem.rhs, &mut x, &CgOptions::default(), &mut ws)
-        .unwrap();
+    let rep = h.solve(&problem.rhs, &mut x, &CgOptions::default(), &mut ws).unwrap();
     // Assert: converged to rtol 1e-8 on the true residual, in few iterations.
     assert!(rep.converged);
     assert!(rep.iterations <= 20, "{} iterations", rep.iterations);
@@ -113,7 +101,7 @@ fn refresh_with_the_same_values_reproduces_the_solve_bitwise() {
                 &problem.rhs,
                 &mut x,
                 &CgOptions::default(),
-                &mut CgWorkspace::new(n),
+                &mut CgWorkspace::new(n, 500),
             )
             .unwrap();
         (rep.iterations, x)

@@ -10,9 +10,7 @@ use std::sync::Arc;
 const TOL: f64 = 1e-13;
 
 fn two_pass(a: &BlockCsr, p: &BlockCsr) -> BlockCsr {
-    let s = Arc::new(
-        TwoPassSchedule::inspect(a.pattern_arc().clone(), p.pattern_arc().clone()).unwrap(),
-    );
+    let s = Arc::new(TwoPassSchedule::inspect(a.pattern_arc().clone(), p.pattern_arc().clone()).unwrap());
     let mut exec = TwoPassExecutor::new(s.clone(), a.block_shape().0, p.block_shape().1);
     let mut c = BlockCsr::zeros(s.c.clone(), p.block_shape().1, p.block_shape().1);
     exec.numeric(a, p, &mut c).unwrap();
@@ -82,9 +80,7 @@ fn numeric_refresh_is_bitwise_repeatable_and_tracks_new_values() {
     let mut rng = Rng::new(11);
     let mut a = random_block_csr(&mut rng, 30, 30, 3, 3, 0.3, true);
     let p = random_block_csr(&mut rng, 30, 8, 3, 6, 0.3, false);
-    let s = Arc::new(
-        TwoPassSchedule::inspect(a.pattern_arc().clone(), p.pattern_arc().clone()).unwrap(),
-    );
+    let s = Arc::new(TwoPassSchedule::inspect(a.pattern_arc().clone(), p.pattern_arc().clone()).unwrap());
     let mut exec = TwoPassExecutor::new(s.clone(), 3, 6);
     let mut c1 = BlockCsr::zeros(s.c.clone(), 6, 6);
     let mut c2 = BlockCsr::zeros(s.c.clone(), 6, 6);
@@ -106,9 +102,7 @@ fn executor_refuses_a_matrix_of_another_pattern() {
     let a = random_block_csr(&mut rng, 10, 10, 3, 3, 0.3, true);
     let other = random_block_csr(&mut rng, 10, 10, 3, 3, 0.6, true);
     let p = random_block_csr(&mut rng, 10, 4, 3, 6, 0.4, false);
-    let s = Arc::new(
-        TwoPassSchedule::inspect(a.pattern_arc().clone(), p.pattern_arc().clone()).unwrap(),
-    );
+    let s = Arc::new(TwoPassSchedule::inspect(a.pattern_arc().clone(), p.pattern_arc().clone()).unwrap());
     let mut exec = TwoPassExecutor::new(s.clone(), 3, 6);
     let mut c = BlockCsr::zeros(s.c.clone(), 6, 6);
     let err = exec.numeric(&other, &p, &mut c).unwrap_err().to_string();
@@ -120,7 +114,6 @@ fn inspector_rejects_incompatible_shapes() {
     let mut rng = Rng::new(5);
     let a = random_block_csr(&mut rng, 10, 10, 3, 3, 0.3, true);
     let p = random_block_csr(&mut rng, 9, 4, 3, 6, 0.4, false);
-    let err =
-        TwoPassSchedule::inspect(a.pattern_arc().clone(), p.pattern_arc().clone()).unwrap_err();
+    let err = TwoPassSchedule::inspect(a.pattern_arc().clone(), p.pattern_arc().clone()).unwrap_err();
     assert!(err.to_string().contains("needs a square A"), "{err}");
 }
