@@ -7,9 +7,13 @@
 //! holds the two-pass schedule (the paper's V0, section `sec:variants`), the
 //! reference every later variant is checked against.
 
+pub mod file;
+pub mod model;
 pub mod two_pass;
+pub mod variant;
 
 pub use two_pass::{ProductStats, TwoPassSchedule};
+pub use variant::Variant;
 
 use thiserror::Error;
 

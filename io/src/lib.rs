@@ -1,0 +1,1 @@
+//! Matrix Market and PETSc binary files (being written).
