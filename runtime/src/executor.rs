@@ -19,7 +19,11 @@ pub struct TwoPassExecutor {
     ws_rw: SpgemmWorkspace,
 }
 
-fn same_pattern(what: &'static str, want: &Arc<BlockPattern>, got: &Arc<BlockPattern>) -> Result<(), RuntimeError> {
+pub(crate) fn same_pattern(
+    what: &'static str,
+    want: &Arc<BlockPattern>,
+    got: &Arc<BlockPattern>,
+) -> Result<(), RuntimeError> {
     if Arc::ptr_eq(want, got) || **want == **got {
         return Ok(());
     }

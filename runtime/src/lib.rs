@@ -16,10 +16,12 @@ pub mod executor;
 pub mod hierarchy;
 pub mod smoother;
 pub mod solver;
+pub mod variants;
 
 pub use executor::TwoPassExecutor;
 pub use hierarchy::{Hierarchy, HierarchyOptions, LevelSummary, SetupTimings};
 pub use solver::{CgOptions, CgReport};
+pub use variants::{executor_for, GalerkinProduct};
 
 use thiserror::Error;
 
@@ -36,6 +38,12 @@ pub enum RuntimeError {
     CoarseFactorization { level: usize, n: usize, why: String },
     #[error("the coarsest level has {n} scalar rows, too many for a dense direct solve (limit {limit}); coarsening stalled, raise the strength threshold or the level cap")]
     CoarseTooLarge { n: usize, limit: usize },
+    #[error("the {variant} executor has no kernel for {bf}x{bf} / {bf}x{bc} blocks; use the two-pass variant or declare the shape (issue #4 adds the macro)")]
+    UnsupportedShape {
+        variant: &'static str,
+        bf: usize,
+        bc: usize,
+    },
     #[error("the new operator values have length {got}, expected {expected}")]
     ValuesLength { got: usize, expected: usize },
     #[error("the operator or right-hand side contains NaN or infinity ({what})")]

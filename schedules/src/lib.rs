@@ -11,9 +11,11 @@ pub mod file;
 pub mod model;
 pub mod two_pass;
 pub mod variant;
+pub mod variants;
 
 pub use two_pass::{ProductStats, TwoPassSchedule};
 pub use variant::Variant;
+pub use variants::VariantSchedule;
 
 use thiserror::Error;
 

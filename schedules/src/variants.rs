@@ -1,0 +1,633 @@
+//! Inspectors of the variants beyond V0 (the paper's section `sec:variants`).
+//!
+//! Every schedule here is built from a [`TwoPassSchedule`] (the patterns of
+//! `W = A P`, `R = P^T` and `A_c`), so all variants produce `A_c` over the same
+//! pattern. Contribution lists are recorded in V0's accumulation order: slot
+//! `(i, k)` of `W` sums `A[i,l] P[l,k]` over `A`'s row `i` in column order, and
+//! slot `(I, K)` of `A_c` sums `R[I,j] W[j,K]` over `R`'s row `I` in column
+//! order. An executor that keeps that order per output element reproduces V0
+//! bit for bit; the docs of each schedule say whether it does.
+use crate::two_pass::TwoPassSchedule;
+use ptap_sparse::par::{balanced_row_chunks, default_chunk_count};
+use ptap_sparse::BlockPattern;
+use rayon::prelude::*;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// Column-to-slot map of one row of `pattern`, written into `map` (no search later).
+fn fill_slot_map(pattern: &BlockPattern, row: usize, map: &mut [u32]) {
+    for k in pattern.row_range(row) {
+        map[pattern.col_idx()[k] as usize] = k as u32;
+    }
+}
+
+/// Contributions grouped by output slot: slot `s` owns pairs
+/// `ptr[s]..ptr[s+1]` of `(x, y)` block indices, in V0's order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SlotRuns {
+    pub ptr: Vec<u64>,
+    pub x: Vec<u32>,
+    pub y: Vec<u32>,
+}
+
+impl SlotRuns {
+    pub fn slots(&self) -> usize {
+        self.ptr.len().saturating_sub(1)
+    }
+    pub fn contributions(&self) -> usize {
+        self.x.len()
+    }
+    #[inline]
+    pub fn run(&self, s: usize) -> Range<usize> {
+        self.ptr[s] as usize..self.ptr[s + 1] as usize
+    }
+}
+
+/// Builds slot runs of `C = X Y` over `C`'s pattern: row by row, contributions in
+/// traversal order, counting-sorted by slot within the row (which keeps order).
+/// `x_block(kx)` maps an `X` row entry to the block index recorded for it (lets
+/// the `R W` stage record `P`'s block instead of `R`'s).
+fn slot_runs(
+    x: &BlockPattern,
+    y: &BlockPattern,
+    c: &BlockPattern,
+    x_block: &(dyn Fn(usize) -> u32 + Sync),
+) -> SlotRuns {
+    let chunks = balanced_row_chunks(&row_work(x, y), default_chunk_count(x.nrows()));
+    let parts: Vec<(Vec<u64>, Vec<u32>, Vec<u32>)> = chunks
+        .par_iter()
+        .map(|rows| {
+            let mut map = vec![u32::MAX; c.ncols()];
+            let (mut counts, mut xs, mut ys) = (Vec::new(), Vec::new(), Vec::new());
+            let mut cursor: Vec<usize> = Vec::new();
+            for i in rows.clone() {
+                let cr = c.row_range(i);
+                for k in cr.clone() {
+                    map[c.col_idx()[k] as usize] = (k - cr.start) as u32;
+                }
+                let base_count = counts.len();
+                counts.resize(base_count + cr.len(), 0u64);
+                for kx in x.row_range(i) {
+                    for &j in y.row(x.col_idx()[kx] as usize) {
+                        counts[base_count + map[j as usize] as usize] += 1;
+                    }
+                }
+                // Exclusive prefix within the row, then place in traversal order.
+                cursor.clear();
+                let start = xs.len();
+                let mut acc = start;
+                for s in 0..cr.len() {
+                    cursor.push(acc);
+                    acc += counts[base_count + s] as usize;
+                }
+                xs.resize(acc, 0);
+                ys.resize(acc, 0);
+                for kx in x.row_range(i) {
+                    let l = x.col_idx()[kx] as usize;
+                    for ky in y.row_range(l) {
+                        let s = map[y.col_idx()[ky] as usize] as usize;
+                        xs[cursor[s]] = x_block(kx);
+                        ys[cursor[s]] = ky as u32;
+                        cursor[s] += 1;
+                    }
+                }
+            }
+            (counts, xs, ys)
+        })
+        .collect();
+    let mut runs = SlotRuns {
+        ptr: Vec::with_capacity(c.nnzb() + 1),
+        x: Vec::new(),
+        y: Vec::new(),
+    };
+    runs.ptr.push(0);
+    for (counts, xs, ys) in parts {
+        for n in counts {
+            runs.ptr.push(runs.ptr.last().unwrap() + n);
+        }
+        runs.x.extend_from_slice(&xs);
+        runs.y.extend_from_slice(&ys);
+    }
+    debug_assert_eq!(runs.slots(), c.nnzb());
+    runs
+}
+
+/// Block multiplies of each row of `X Y`.
+pub fn row_work(x: &BlockPattern, y: &BlockPattern) -> Vec<usize> {
+    (0..x.nrows())
+        .map(|i| x.row(i).iter().map(|&l| y.row(l as usize).len()).sum())
+        .collect()
+}
+
+/// Contiguous slot ranges of about equal contribution count.
+fn slot_tiles(runs: &SlotRuns, target_contributions: usize) -> Vec<u64> {
+    let mut tiles = vec![0u64];
+    let mut acc = 0usize;
+    for s in 0..runs.slots() {
+        acc += runs.run(s).len().max(1);
+        if acc >= target_contributions {
+            tiles.push(s as u64 + 1);
+            acc = 0;
+        }
+    }
+    if *tiles.last().unwrap() != runs.slots() as u64 {
+        tiles.push(runs.slots() as u64);
+    }
+    tiles
+}
+
+/// V2b: both stages as slot runs, slots grouped in tiles (contiguous slot
+/// ranges). The `R W` stage records `P`'s block (the executor applies it
+/// transposed), so no `R` is needed. **Bitwise identical to V0.**
+#[derive(Clone, Debug)]
+pub struct SlotTiledSchedule {
+    pub base: Arc<TwoPassSchedule>,
+    /// `W` slots: `x` = block of `A`, `y` = block of `P`.
+    pub ap: SlotRuns,
+    /// `A_c` slots: `x` = block of `P` (used as `P^T`), `y` = block of `W`.
+    pub rw: SlotRuns,
+    /// Slot boundaries of the tiles of each stage.
+    pub ap_tiles: Vec<u64>,
+    pub rw_tiles: Vec<u64>,
+}
+
+/// Contributions per tile the CPU executor targets (a few L2-resident output tiles).
+pub const TILE_CONTRIBUTIONS: usize = 4096;
+
+impl SlotTiledSchedule {
+    pub fn inspect(base: Arc<TwoPassSchedule>) -> Self {
+        let ap = slot_runs(&base.a, &base.p, &base.w, &|kx| kx as u32);
+        let src = &base.r_source;
+        let rw = slot_runs(&base.r, &base.w, &base.c, &|kx| src[kx]);
+        let ap_tiles = slot_tiles(&ap, TILE_CONTRIBUTIONS);
+        let rw_tiles = slot_tiles(&rw, TILE_CONTRIBUTIONS);
+        Self {
+            base,
+            ap,
+            rw,
+            ap_tiles,
+            rw_tiles,
+        }
+    }
+}
+
+/// The column-split assignment (the paper's section `sec:impl-cuda`): within
+/// each window of `window` consecutive slots, slots are visited in order of
+/// descending run length (stable), and each slot is owned by `b_c` lanes, one
+/// output column per lane. Only the owning lane changes, never the order in
+/// which an element sums its contributions. **Bitwise identical to V0.**
+#[derive(Clone, Debug)]
+pub struct ColumnSplitSchedule {
+    pub tiled: SlotTiledSchedule,
+    pub window: usize,
+    /// Slot visiting order of each stage (a permutation within each window).
+    pub ap_order: Vec<u32>,
+    pub rw_order: Vec<u32>,
+}
+
+/// Slots per window: one 256-thread block of 6-lane groups on the GPU.
+pub const COLUMN_SPLIT_WINDOW: usize = 42;
+
+fn windowed_run_length_order(runs: &SlotRuns, window: usize) -> Vec<u32> {
+    let n = runs.slots();
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.par_chunks_mut(window.max(1)).for_each(|w| {
+        w.sort_by_key(|&s| std::cmp::Reverse(runs.run(s as usize).len()));
+    });
+    order
+}
+
+impl ColumnSplitSchedule {
+    pub fn inspect(base: Arc<TwoPassSchedule>, window: usize) -> Self {
+        let tiled = SlotTiledSchedule::inspect(base);
+        let ap_order = windowed_run_length_order(&tiled.ap, window);
+        let rw_order = windowed_run_length_order(&tiled.rw, window);
+        Self {
+            tiled,
+            window,
+            ap_order,
+            rw_order,
+        }
+    }
+}
+
+/// V3: one record per block multiply, `(x, y, slot)`, in V0's traversal order,
+/// cut into tiles of whole output rows. The executor sweeps records and
+/// accumulates into the slot each names. Since the order per slot is V0's,
+/// **bitwise identical to V0.**
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlatRecords {
+    pub x: Vec<u32>,
+    pub y: Vec<u32>,
+    pub slot: Vec<u32>,
+    /// Output-row boundaries of the tiles and the record range of each.
+    pub tile_rows: Vec<u32>,
+    pub tile_records: Vec<u64>,
+}
+
+impl FlatRecords {
+    pub fn records(&self) -> usize {
+        self.x.len()
+    }
+    pub fn tiles(&self) -> usize {
+        self.tile_rows.len().saturating_sub(1)
+    }
+}
+
+fn flat_records(
+    x: &BlockPattern,
+    y: &BlockPattern,
+    c: &BlockPattern,
+    x_block: &(dyn Fn(usize) -> u32 + Sync),
+) -> FlatRecords {
+    let work = row_work(x, y);
+    let chunks = balanced_row_chunks(&work, (x.nrows() / 16).clamp(1, 1 << 16));
+    let parts: Vec<(Vec<u32>, Vec<u32>, Vec<u32>)> = chunks
+        .par_iter()
+        .map(|rows| {
+            let mut map = vec![u32::MAX; c.ncols()];
+            let n: usize = work[rows.clone()].iter().sum();
+            let (mut xs, mut ys, mut ss) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+            for i in rows.clone() {
+                fill_slot_map(c, i, &mut map);
+                for kx in x.row_range(i) {
+                    let l = x.col_idx()[kx] as usize;
+                    for ky in y.row_range(l) {
+                        xs.push(x_block(kx));
+                        ys.push(ky as u32);
+                        ss.push(map[y.col_idx()[ky] as usize]);
+                    }
+                }
+            }
+            (xs, ys, ss)
+        })
+        .collect();
+    let mut f = FlatRecords {
+        tile_rows: vec![0],
+        tile_records: vec![0],
+        ..Default::default()
+    };
+    for (rows, (xs, ys, ss)) in chunks.iter().zip(parts) {
+        f.x.extend_from_slice(&xs);
+        f.y.extend_from_slice(&ys);
+        f.slot.extend_from_slice(&ss);
+        f.tile_rows.push(rows.end as u32);
+        f.tile_records.push(f.x.len() as u64);
+    }
+    f
+}
+
+/// V3 schedule: the two stages as flat record streams.
+#[derive(Clone, Debug)]
+pub struct FlatStreamSchedule {
+    pub base: Arc<TwoPassSchedule>,
+    pub ap: FlatRecords,
+    /// `x` = block of `P` (applied transposed), `y` = block of `W`.
+    pub rw: FlatRecords,
+}
+
+impl FlatStreamSchedule {
+    pub fn inspect(base: Arc<TwoPassSchedule>) -> Self {
+        let ap = flat_records(&base.a, &base.p, &base.w, &|kx| kx as u32);
+        let src = &base.r_source;
+        let rw = flat_records(&base.r, &base.w, &base.c, &|kx| src[kx]);
+        Self { base, ap, rw }
+    }
+    /// Bytes of the record streams (three `u32` per record).
+    pub fn record_bytes(&self) -> usize {
+        12 * (self.ap.records() + self.rw.records())
+    }
+}
+
+/// V1 / V2a: the fused row-wise product. Coarse rows are visited in
+/// `row_order` (natural for V1; reverse Cuthill-McKee of `A_c`'s graph for
+/// V2a), cut into `chunks` of that order. Accumulates `(R A) P`, so it
+/// agrees with V0 to round-off, not bitwise.
+#[derive(Clone, Debug)]
+pub struct FusedSchedule {
+    pub base: Arc<TwoPassSchedule>,
+    pub row_order: Vec<u32>,
+    pub chunks: Vec<Range<usize>>,
+    /// Block multiplies per numeric call (`R A` and `(R A) P` products).
+    pub block_multiplies: usize,
+}
+
+impl FusedSchedule {
+    pub fn inspect(base: Arc<TwoPassSchedule>, reorder: bool) -> Self {
+        let m_c = base.c.nrows();
+        let row_order: Vec<u32> = if reorder {
+            reverse_cuthill_mckee(&base.c)
+        } else {
+            (0..m_c as u32).collect()
+        };
+        let work_of = |i: usize| -> usize {
+            base.r
+                .row(i)
+                .iter()
+                .map(|&j| {
+                    base.a
+                        .row(j as usize)
+                        .iter()
+                        .map(|&l| 1 + base.p.row(l as usize).len())
+                        .sum::<usize>()
+                })
+                .sum()
+        };
+        let work: Vec<usize> = row_order.par_iter().map(|&i| work_of(i as usize)).collect();
+        let block_multiplies = work.iter().sum();
+        let chunks = balanced_row_chunks(&work, default_chunk_count(m_c));
+        Self {
+            base,
+            row_order,
+            chunks,
+            block_multiplies,
+        }
+    }
+}
+
+/// Reverse Cuthill-McKee ordering of a structurally symmetric pattern: BFS
+/// from a minimum-degree node of each component (ties to the smaller index),
+/// neighbours by increasing degree, then reversed.
+pub fn reverse_cuthill_mckee(p: &BlockPattern) -> Vec<u32> {
+    let n = p.nrows();
+    let degree = |i: usize| p.row(i).len();
+    let mut visited = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    let mut by_degree: Vec<u32> = (0..n as u32).collect();
+    by_degree.sort_by_key(|&i| (degree(i as usize), i));
+    let mut nbrs: Vec<u32> = Vec::new();
+    for &start in &by_degree {
+        if visited[start as usize] {
+            continue;
+        }
+        visited[start as usize] = true;
+        let mut head = order.len();
+        order.push(start);
+        while head < order.len() {
+            let i = order[head] as usize;
+            head += 1;
+            nbrs.clear();
+            nbrs.extend(p.row(i).iter().copied().filter(|&j| !visited[j as usize]));
+            nbrs.sort_by_key(|&j| (degree(j as usize), j));
+            for &j in &nbrs {
+                visited[j as usize] = true;
+                order.push(j);
+            }
+        }
+    }
+    order.reverse();
+    order
+}
+
+/// V2c: tiles of consecutive coarse rows that compute (stage) the `W` rows
+/// they need in a tile-local panel, then `A_c`'s rows from it. Each `W` row is
+/// computed in V0's order and each `A_c` slot sums in V0's order, so
+/// **bitwise identical to V0**; the price is recomputing `W` rows shared by
+/// neighbouring tiles, measured by the halo factor `h`.
+#[derive(Clone, Debug)]
+pub struct PanelTiledSchedule {
+    pub base: Arc<TwoPassSchedule>,
+    /// Coarse-row boundaries of the tiles.
+    pub tile_rows: Vec<u32>,
+    /// Fine rows each tile stages (`halo_ptr[t]..halo_ptr[t+1]` of `halo`), sorted.
+    pub halo_ptr: Vec<u64>,
+    pub halo: Vec<u32>,
+    /// Panel block offset of each staged row (same indexing as `halo`, plus an end).
+    pub panel_offset: Vec<u64>,
+    /// For each block of `R` (tile-local), the staged row's index within its tile's halo.
+    pub r_panel_row: Vec<u32>,
+    /// Largest panel of any tile, in blocks (sizes each worker's scratch).
+    pub max_panel_blocks: usize,
+    /// `h`: average number of tiles touching a fine row, minus one.
+    pub halo_factor: f64,
+    /// Groups of consecutive tiles processed by one worker with one scratch panel.
+    pub groups: Vec<Range<usize>>,
+}
+
+impl PanelTiledSchedule {
+    /// `panel_budget_blocks` bounds a tile's staged `W` panel (choose about L2
+    /// size divided by the bytes of a `W` block).
+    pub fn inspect(base: Arc<TwoPassSchedule>, panel_budget_blocks: usize) -> Self {
+        let (w, r) = (&base.w, &base.r);
+        let m_c = r.nrows();
+        let mut tile_rows = vec![0u32];
+        let mut halo_ptr = vec![0u64];
+        let mut halo: Vec<u32> = Vec::new();
+        let mut panel_offset: Vec<u64> = Vec::new();
+        let mut r_panel_row = vec![0u32; r.nnzb()];
+        let mut max_panel_blocks = 0usize;
+        let mut mark = vec![u32::MAX; w.nrows()];
+        let mut start = 0usize;
+        while start < m_c {
+            // Grow the tile while its panel stays within budget (at least one row).
+            let mut end = start;
+            let mut rows_in: Vec<u32> = Vec::new();
+            let mut blocks = 0usize;
+            while end < m_c {
+                let mut add: Vec<u32> = Vec::new();
+                let mut add_blocks = 0usize;
+                for &j in r.row(end) {
+                    if mark[j as usize] != start as u32 && !add.contains(&j) {
+                        add.push(j);
+                        add_blocks += w.row(j as usize).len();
+                    }
+                }
+                if end > start && blocks + add_blocks > panel_budget_blocks {
+                    break;
+                }
+                for &j in &add {
+                    mark[j as usize] = start as u32;
+                }
+                rows_in.extend_from_slice(&add);
+                blocks += add_blocks;
+                end += 1;
+            }
+            rows_in.sort_unstable();
+            let mut off = 0u64;
+            for &j in &rows_in {
+                halo.push(j);
+                panel_offset.push(off);
+                off += w.row(j as usize).len() as u64;
+            }
+            panel_offset.push(off); // end marker of this tile
+            max_panel_blocks = max_panel_blocks.max(off as usize);
+            for i in start..end {
+                for k in r.row_range(i) {
+                    let j = r.col_idx()[k];
+                    let pos = rows_in.binary_search(&j).expect("R's column is staged");
+                    r_panel_row[k] = pos as u32;
+                }
+            }
+            halo_ptr.push(halo.len() as u64);
+            tile_rows.push(end as u32);
+            start = end;
+        }
+        let halo_factor = if w.nrows() > 0 {
+            halo.len() as f64 / w.nrows() as f64 - 1.0
+        } else {
+            0.0
+        };
+        let ntiles = tile_rows.len() - 1;
+        let work: Vec<usize> = (0..ntiles).map(|t| (halo_ptr[t + 1] - halo_ptr[t]) as usize).collect();
+        let groups = balanced_row_chunks(&work, default_chunk_count(ntiles));
+        Self {
+            base,
+            tile_rows,
+            halo_ptr,
+            halo,
+            panel_offset,
+            r_panel_row,
+            max_panel_blocks,
+            halo_factor,
+            groups,
+        }
+    }
+
+    pub fn tiles(&self) -> usize {
+        self.tile_rows.len() - 1
+    }
+    /// Panel offsets of tile `t` (one per staged row, plus the end).
+    pub fn tile_offsets(&self, t: usize) -> &[u64] {
+        let s = self.halo_ptr[t] as usize + t;
+        let e = self.halo_ptr[t + 1] as usize + t + 1;
+        &self.panel_offset[s..e]
+    }
+}
+
+/// V4, transpose-free outer-product scatter: pass 1 forms `W = A P` as a sum of
+/// outer products over fine rows `j` of `P` (`W[i,k] += A[i,j] P[j,k]` for every
+/// `A[i,j]` in column `j`), pass 2 forms `A_c = P^T W` over fine rows `j`
+/// (`A_c[I,K] += P[j,I]^T W[j,K]`); `R` is never formed and both passes are
+/// parallel over fine rows, scattering into their outputs by atomic
+/// accumulation. The paper reads `A`'s row `j` and transposes its blocks, which
+/// needs a symmetric `A`; walking column `j` through the inspector's transpose
+/// map is exact for any `A` and visits the same blocks when `A` is symmetric.
+/// Records give every slot, so nothing is searched. Not deterministic.
+#[derive(Clone, Debug)]
+pub struct OuterProductSchedule {
+    pub base: Arc<TwoPassSchedule>,
+    /// Pass 1, grouped by fine row `j`: `x` = block `A[i,j]`, `y` = block `P[j,k]`, `slot` in `W`.
+    pub pass1: FlatRecords,
+    /// Pass 2, grouped by fine row `j`: `x` = block `P[j,I]` (transposed), `y` = block `W[j,K]`, `slot` in `A_c`.
+    pub pass2: FlatRecords,
+}
+
+impl OuterProductSchedule {
+    pub fn inspect(base: Arc<TwoPassSchedule>) -> Self {
+        let (at, at_source) = base.a.transpose();
+        let pass1 = scatter_records(&at, Some(&at_source), &base.p, &base.w);
+        let pass2 = scatter_records(&base.p, None, &base.w, &base.c);
+        Self { base, pass1, pass2 }
+    }
+}
+
+/// Records of `out[i,k] += X[j,i]' Y[j,k]` grouped by `j` (the rows of `x` and
+/// `y`), where `x`'s block index is mapped through `x_source` when given.
+fn scatter_records(x: &BlockPattern, x_source: Option<&[u32]>, y: &BlockPattern, out: &BlockPattern) -> FlatRecords {
+    let work: Vec<usize> = (0..x.nrows()).map(|j| x.row(j).len() * y.row(j).len()).collect();
+    let chunks = balanced_row_chunks(&work, (x.nrows() / 16).clamp(1, 1 << 16));
+    let parts: Vec<(Vec<u32>, Vec<u32>, Vec<u32>)> = chunks
+        .par_iter()
+        .map(|rows| {
+            let (mut xs, mut ys, mut ss) = (Vec::new(), Vec::new(), Vec::new());
+            for j in rows.clone() {
+                for kx in x.row_range(j) {
+                    let i = x.col_idx()[kx] as usize;
+                    for ky in y.row_range(j) {
+                        let k = y.col_idx()[ky] as usize;
+                        let s = out.find(i, k).expect("the output pattern holds every contribution");
+                        xs.push(x_source.map_or(kx as u32, |src| src[kx]));
+                        ys.push(ky as u32);
+                        ss.push(s as u32);
+                    }
+                }
+            }
+            (xs, ys, ss)
+        })
+        .collect();
+    let mut f = FlatRecords {
+        tile_rows: vec![0],
+        tile_records: vec![0],
+        ..Default::default()
+    };
+    for (rows, (xs, ys, ss)) in chunks.iter().zip(parts) {
+        f.x.extend_from_slice(&xs);
+        f.y.extend_from_slice(&ys);
+        f.slot.extend_from_slice(&ss);
+        f.tile_rows.push(rows.end as u32);
+        f.tile_records.push(f.x.len() as u64);
+    }
+    f
+}
+
+/// The schedule of any variant, as the inspector produces it.
+#[derive(Clone, Debug)]
+pub enum VariantSchedule {
+    TwoPass(Arc<TwoPassSchedule>),
+    Fused {
+        schedule: Arc<FusedSchedule>,
+        reordered: bool,
+    },
+    SlotTiled(Arc<SlotTiledSchedule>),
+    PanelTiled(Arc<PanelTiledSchedule>),
+    FlatStream(Arc<FlatStreamSchedule>),
+    OuterProduct(Arc<OuterProductSchedule>),
+    ColumnSplit(Arc<ColumnSplitSchedule>),
+}
+
+/// Staged `W` panel budget of V2c, in bytes (about one core's L2).
+pub const PANEL_BUDGET_BYTES: usize = 1 << 20;
+
+impl VariantSchedule {
+    /// Runs `variant`'s inspector on top of the two-pass patterns. `w_block_len`
+    /// (scalars of a `W` block, `b_f b_c`) sizes V2c's tiles.
+    pub fn inspect(variant: crate::Variant, base: Arc<TwoPassSchedule>, w_block_len: usize) -> Self {
+        use crate::Variant as V;
+        match variant {
+            V::TwoPass => Self::TwoPass(base),
+            V::FusedRowWise => Self::Fused {
+                schedule: Arc::new(FusedSchedule::inspect(base, false)),
+                reordered: false,
+            },
+            V::FusedReordered => Self::Fused {
+                schedule: Arc::new(FusedSchedule::inspect(base, true)),
+                reordered: true,
+            },
+            V::SlotTiled => Self::SlotTiled(Arc::new(SlotTiledSchedule::inspect(base))),
+            V::PanelTiled => {
+                let blocks = PANEL_BUDGET_BYTES / (8 * w_block_len.max(1));
+                Self::PanelTiled(Arc::new(PanelTiledSchedule::inspect(base, blocks)))
+            }
+            V::FlatStream => Self::FlatStream(Arc::new(FlatStreamSchedule::inspect(base))),
+            V::OuterProductScatter => Self::OuterProduct(Arc::new(OuterProductSchedule::inspect(base))),
+            V::ColumnSplit => Self::ColumnSplit(Arc::new(ColumnSplitSchedule::inspect(base, COLUMN_SPLIT_WINDOW))),
+        }
+    }
+
+    pub fn variant(&self) -> crate::Variant {
+        use crate::Variant as V;
+        match self {
+            Self::TwoPass(_) => V::TwoPass,
+            Self::Fused { reordered: false, .. } => V::FusedRowWise,
+            Self::Fused { reordered: true, .. } => V::FusedReordered,
+            Self::SlotTiled(_) => V::SlotTiled,
+            Self::PanelTiled(_) => V::PanelTiled,
+            Self::FlatStream(_) => V::FlatStream,
+            Self::OuterProduct(_) => V::OuterProductScatter,
+            Self::ColumnSplit(_) => V::ColumnSplit,
+        }
+    }
+
+    /// The patterns every variant shares.
+    pub fn base(&self) -> &Arc<TwoPassSchedule> {
+        match self {
+            Self::TwoPass(b) => b,
+            Self::Fused { schedule, .. } => &schedule.base,
+            Self::SlotTiled(s) => &s.base,
+            Self::PanelTiled(s) => &s.base,
+            Self::FlatStream(s) => &s.base,
+            Self::OuterProduct(s) => &s.base,
+            Self::ColumnSplit(s) => &s.tiled.base,
+        }
+    }
+}
