@@ -1,1 +1,177 @@
-//! Matrix Market and PETSc binary files (being written).
+//! Matrix Market and PETSc binary files in and out, for block matrices,
+//! vectors and near-null spaces.
+//!
+//! This crate is how ptap exchanges data with other codes: an operator `A` or a
+//! prolongator `P` assembled elsewhere comes in as a [`BlockCsr`] with the block
+//! shape given or inferred, hierarchies and solutions go out for inspection,
+//! and a near-null space (rigid-body modes) can be taken from a file.
+//!
+//! - **Matrix Market** text ([`read_matrix_market`], [`write_matrix_market`];
+//!   [`read_mm_vector`], [`write_mm_vector`]; [`read_mm_dense`],
+//!   [`write_mm_dense`]): `coordinate real|integer general|symmetric` matrices,
+//!   `array` vectors and multi-column arrays. The writer records the block
+//!   shape in a `%ptap block <br> <bc>` comment and prints values as the
+//!   shortest decimal that reads back to the same bits, so round trips are
+//!   exact.
+//! - **PETSc binary** ([`read_petsc_mat`], [`write_petsc_mat`],
+//!   [`read_petsc_vec`], [`read_petsc_vecs`], [`write_petsc_vec`],
+//!   [`write_petsc_vecs`]): `MatView`/`VecView` files (big-endian, 32-bit
+//!   indices, real double), the block size in the `<file>.info` options file.
+//! - [`detect_format`], [`read_matrix`] and [`read_near_null`] take either
+//!   format by content, so a command line needs one flag per input.
+//!
+//! Conventions shared by every reader: scalar entries are grouped into
+//! `br x bc` blocks and a block is stored when any of its scalars is in the
+//! file (its other scalars become explicit zeros); duplicate entries are summed
+//! in file order; NaN and infinite values are refused; the block shape, when
+//! not given, comes from the file's own record or from [`infer_block_shape`].
+//! Errors are [`IoError`]s whose messages name the file (and for text, the
+//! 1-based line) and say what to do.
+
+mod error;
+mod mm;
+mod petsc;
+mod scalar;
+
+pub use error::IoError;
+pub use mm::{
+    read_matrix_market, read_mm_dense, read_mm_vector, write_matrix_market, write_mm_dense, write_mm_vector,
+    SYMMETRY_TOLERANCE,
+};
+pub use petsc::{
+    info_path, read_petsc_mat, read_petsc_vec, read_petsc_vecs, write_petsc_mat, write_petsc_vec, write_petsc_vecs,
+    MAT_FILE_CLASSID, VEC_FILE_CLASSID,
+};
+pub use ptap_sparse::BlockCsr;
+pub use scalar::infer_block_shape;
+
+use std::io::Read;
+use std::path::Path;
+
+/// How a reader chooses the block shape of a matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockSpec {
+    /// `br x bc` blocks; an error if they do not divide the scalar dimensions.
+    Given(usize, usize),
+    /// The shape the file records (`%ptap block` in Matrix Market,
+    /// `-matload_block_size` or `#ptap block` in a PETSc `.info` file), else
+    /// [`infer_block_shape`] of the scalar pattern.
+    Infer,
+}
+
+/// The two file formats this crate reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileFormat {
+    /// Text starting with `%%MatrixMarket`.
+    MatrixMarket,
+    /// Big-endian binary starting with PETSc's Mat or Vec class id.
+    PetscBinary,
+}
+
+/// Up to `N` leading bytes of a file.
+fn head<const N: usize>(path: &Path) -> Result<([u8; N], usize), IoError> {
+    let mut f = std::fs::File::open(path).map_err(|e| IoError::os("open", path, e))?;
+    let mut buf = [0u8; N];
+    let mut n = 0;
+    while n < N {
+        match f.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(IoError::os("read", path, e)),
+        }
+    }
+    Ok((buf, n))
+}
+
+/// Tells Matrix Market from PETSc binary by the first bytes: the
+/// `%%MatrixMarket` banner (any case), or the Mat or Vec class id (also in the
+/// 64-bit-index layout, which the readers then refuse with a clear message).
+pub fn detect_format(path: impl AsRef<Path>) -> Result<FileFormat, IoError> {
+    let path = path.as_ref();
+    let (b, n) = head::<16>(path)?;
+    let banner = b"%%MatrixMarket";
+    if n >= banner.len() && b[..banner.len()].eq_ignore_ascii_case(banner) {
+        return Ok(FileFormat::MatrixMarket);
+    }
+    match petsc::first_class(&b[..n]) {
+        Some(MAT_FILE_CLASSID | VEC_FILE_CLASSID) => Ok(FileFormat::PetscBinary),
+        _ => Err(IoError::UnknownFormat {
+            path: path.to_path_buf(),
+        }),
+    }
+}
+
+/// Reads a matrix from either format ([`detect_format`] decides), with the
+/// block shape chosen by `block`.
+pub fn read_matrix(path: impl AsRef<Path>, block: BlockSpec) -> Result<BlockCsr, IoError> {
+    let path = path.as_ref();
+    match detect_format(path)? {
+        FileFormat::MatrixMarket => read_matrix_market(path, block),
+        FileFormat::PetscBinary => read_petsc_mat(path, block),
+    }
+}
+
+/// Reads a near-null space as `(rows, modes, values)` with `values` row-major
+/// `rows x modes` (the layout of `ptap_fem::rigid_body_modes`), from:
+/// - a Matrix Market file: a dense array (`array`, or `coordinate` with absent
+///   entries zero), one column per mode;
+/// - a PETSc binary file of Vecs stored one after another, one Vec per mode
+///   (all of one length);
+/// - a PETSc binary Mat, one column per mode.
+///
+/// The format is detected by content. At least one mode and one row are required.
+pub fn read_near_null(path: impl AsRef<Path>) -> Result<(usize, usize, Vec<f64>), IoError> {
+    let path = path.as_ref();
+    let (rows, modes, data) = match detect_format(path)? {
+        FileFormat::MatrixMarket => read_mm_dense(path)?,
+        FileFormat::PetscBinary => {
+            let (b, n) = head::<8>(path)?;
+            if petsc::first_class(&b[..n]) == Some(MAT_FILE_CLASSID) {
+                let m = read_petsc_mat(path, BlockSpec::Given(1, 1))?;
+                if m.ncols() > m.nrows() {
+                    return Err(IoError::Shape {
+                        path: path.to_path_buf(),
+                        what: format!(
+                            "the Mat is {}x{}, more modes (columns) than rows; save the near-null space with one \
+                             column per mode",
+                            m.nrows(),
+                            m.ncols()
+                        ),
+                    });
+                }
+                let d = m.to_dense();
+                (d.rows, d.cols, d.data)
+            } else {
+                let vecs = read_petsc_vecs(path)?;
+                let rows = vecs[0].len();
+                if let Some((k, v)) = vecs.iter().enumerate().find(|(_, v)| v.len() != rows) {
+                    return Err(IoError::Shape {
+                        path: path.to_path_buf(),
+                        what: format!(
+                            "Vec {} has {} entries but Vec 1 has {rows}; every near-null mode needs one entry per \
+                             row, so save modes of equal length",
+                            k + 1,
+                            v.len()
+                        ),
+                    });
+                }
+                let modes = vecs.len();
+                let mut data = vec![0.0; rows * modes];
+                for (j, v) in vecs.iter().enumerate() {
+                    for (i, &x) in v.iter().enumerate() {
+                        data[i * modes + j] = x;
+                    }
+                }
+                (rows, modes, data)
+            }
+        }
+    };
+    if rows == 0 || modes == 0 {
+        return Err(IoError::Shape {
+            path: path.to_path_buf(),
+            what: format!("the near-null space is {rows}x{modes}; it needs at least one row and one mode (column)"),
+        });
+    }
+    Ok((rows, modes, data))
+}
