@@ -88,9 +88,15 @@ impl FromStr for Variant {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         let s = s.to_ascii_lowercase();
-        Variant::ALL.into_iter().find(|v| v.name() == s || v.label().to_ascii_lowercase() == s).ok_or_else(|| {
-            let names: Vec<_> = Variant::ALL.iter().map(|v| format!("{} ({})", v.name(), v.label())).collect();
-            format!("unknown variant '{s}'; choose one of: {}, or auto", names.join(", "))
-        })
+        Variant::ALL
+            .into_iter()
+            .find(|v| v.name() == s || v.label().to_ascii_lowercase() == s)
+            .ok_or_else(|| {
+                let names: Vec<_> = Variant::ALL
+                    .iter()
+                    .map(|v| format!("{} ({})", v.name(), v.label()))
+                    .collect();
+                format!("unknown variant '{s}'; choose one of: {}, or auto", names.join(", "))
+            })
     }
 }
