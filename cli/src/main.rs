@@ -1,4 +1,5 @@
 //! `ptap`: the command line over the ptap libraries (thin glue, no algorithms).
+mod bench;
 mod solve;
 
 use clap::{Parser, Subcommand};
@@ -32,6 +33,10 @@ enum Command {
     /// iteration count, the tip displacement ||u||_inf and the time of each
     /// phase.
     Solve(solve::SolveArgs),
+    /// Time every Galerkin-product variant (V0..V4, column split) on each level
+    /// of the beam hierarchy, against V0 and against V0's DRAM stream floor at
+    /// the copy bandwidth measured in the same run.
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +64,7 @@ fn main() -> ExitCode {
     }
     let result = match cli.command {
         Command::Solve(args) => solve::run(&args),
+        Command::Bench(args) => bench::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,212 @@
+//! `ptap bench`: every Galerkin-product variant on the beam hierarchy, timed
+//! against floors measured in the same run.
+use anyhow::{Context, Result};
+use clap::Args;
+use ptap_fem::BeamProblem;
+use ptap_runtime::{executor_for, Hierarchy, HierarchyOptions};
+use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
+use ptap_sparse::BlockCsr;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Beam refinement (the benchmark size is 8).
+    #[arg(long, default_value_t = 8)]
+    k: usize,
+    /// Timed numeric calls per variant (after one warm-up); the minimum is reported.
+    #[arg(long, default_value_t = 5)]
+    repeat: usize,
+    /// Variants to run (comma-separated names or labels; default all).
+    #[arg(long, value_delimiter = ',')]
+    variants: Vec<String>,
+    /// Run on the CPU (the only backend so far; accepted for forward compatibility).
+    #[arg(long)]
+    cpu: bool,
+    /// Write the results as JSON.
+    #[arg(long, value_name = "PATH")]
+    json: Option<PathBuf>,
+}
+
+#[derive(Serialize)]
+struct VariantResult {
+    level: usize,
+    variant: &'static str,
+    label: &'static str,
+    inspect_s: f64,
+    numeric_s: f64,
+    speedup_vs_v0: f64,
+    v0_floor_bytes: f64,
+    /// numeric time over the time V0's DRAM floor takes at measured bandwidth.
+    ratio_to_floor: f64,
+    bitwise_v0: bool,
+    max_rel_diff_vs_v0: f64,
+    buffer_bytes: usize,
+}
+
+#[derive(Serialize)]
+struct BenchReport {
+    k: usize,
+    threads: usize,
+    copy_bandwidth_bytes_per_s: f64,
+    results: Vec<VariantResult>,
+}
+
+/// Best-of-5 parallel copy of 256 MiB, counting read plus write bytes.
+pub fn measure_copy_bandwidth() -> f64 {
+    let n = 32 << 20;
+    let src = vec![1.0f64; n];
+    let mut dst = vec![0.0f64; n];
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {
+        let t = Instant::now();
+        dst.par_chunks_mut(1 << 16)
+            .zip(src.par_chunks(1 << 16))
+            .for_each(|(d, s)| d.copy_from_slice(s));
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    std::hint::black_box(&dst);
+    2.0 * (n * 8) as f64 / best
+}
+
+/// V0's stream floor (paper, sec:variants): `B_A Z_A + 2 B_P Z_P + 2 B_W Z_W + B_C Z_C`.
+fn v0_floor(s: &TwoPassSchedule, bf: usize, bc: usize) -> f64 {
+    let st = &s.stats;
+    let (ba, bp, bcc) = ((8 * bf * bf) as f64, (8 * bf * bc) as f64, (8 * bc * bc) as f64);
+    ba * st.z_a as f64 + 2.0 * bp * st.z_p as f64 + 2.0 * bp * st.z_w as f64 + bcc * st.z_c as f64
+}
+
+fn time_numeric(
+    exec: &mut dyn ptap_runtime::GalerkinProduct,
+    a: &BlockCsr,
+    p: &BlockCsr,
+    c: &mut BlockCsr,
+    repeat: usize,
+) -> Result<f64> {
+    exec.numeric(a, p, c)?;
+    let mut best = f64::INFINITY;
+    for _ in 0..repeat.max(1) {
+        let t = Instant::now();
+        exec.numeric(a, p, c)?;
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    Ok(best)
+}
+
+pub fn run(args: &BenchArgs) -> Result<()> {
+    let variants: Vec<Variant> = if args.variants.is_empty() {
+        Variant::ALL.to_vec()
+    } else {
+        args.variants
+            .iter()
+            .map(|s| s.parse::<Variant>().map_err(anyhow::Error::msg))
+            .collect::<Result<_>>()?
+    };
+    eprintln!("measuring copy bandwidth ...");
+    let bw = measure_copy_bandwidth();
+    eprintln!("building the beam hierarchy at k = {} ...", args.k);
+    let problem = BeamProblem::build(args.k).context("building the beam")?;
+    let h = Hierarchy::build(
+        problem.a,
+        &problem.near_null,
+        6,
+        &HierarchyOptions::default(),
+        &mut |_| {},
+    )
+    .context("setting up the hierarchy")?;
+    let mut results = Vec::new();
+    println!(
+        "copy bandwidth {:.1} GB/s (read + write), {} threads",
+        bw / 1e9,
+        rayon::current_num_threads()
+    );
+    println!(
+        "{:<6} {:<16} {:>10} {:>11} {:>9} {:>9} {:>12}",
+        "level", "variant", "inspect s", "numeric ms", "vs V0", "/ floor", "max rel diff"
+    );
+    for l in 0..h.num_levels() - 1 {
+        let lev = &h.levels()[l];
+        let p = &lev.transfer.as_ref().expect("transfer").p;
+        let (bf, bc) = p.block_shape();
+        let t = Instant::now();
+        let base = Arc::new(TwoPassSchedule::inspect(
+            lev.a.pattern_arc().clone(),
+            p.pattern_arc().clone(),
+        )?);
+        let base_s = t.elapsed().as_secs_f64();
+        let floor = v0_floor(&base, bf, bc);
+        let floor_s = floor / bw;
+        let mut reference: Option<(Vec<f64>, f64)> = None;
+        for &v in &variants {
+            let t = Instant::now();
+            let schedule = VariantSchedule::inspect(v, base.clone(), bf * bc);
+            let inspect_s = base_s + t.elapsed().as_secs_f64();
+            let mut exec = executor_for(&schedule, bf, bc)?;
+            let mut c = BlockCsr::zeros(base.c.clone(), bc, bc);
+            let numeric_s = time_numeric(exec.as_mut(), &lev.a, p, &mut c, args.repeat)?;
+            if v == Variant::TwoPass || reference.is_none() {
+                if v != Variant::TwoPass {
+                    // Make V0 the reference even when it was not asked for.
+                    let mut e0 = executor_for(&VariantSchedule::TwoPass(base.clone()), bf, bc)?;
+                    let mut c0 = BlockCsr::zeros(base.c.clone(), bc, bc);
+                    let t0 = time_numeric(e0.as_mut(), &lev.a, p, &mut c0, args.repeat)?;
+                    reference = Some((c0.values().to_vec(), t0));
+                } else {
+                    reference = Some((c.values().to_vec(), numeric_s));
+                }
+            }
+            let (ref_vals, v0_s) = reference.as_ref().unwrap();
+            let scale = ref_vals.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+            let diff = c
+                .values()
+                .iter()
+                .zip(ref_vals)
+                .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
+                / scale;
+            let r = VariantResult {
+                level: l,
+                variant: v.name(),
+                label: v.label(),
+                inspect_s,
+                numeric_s,
+                speedup_vs_v0: v0_s / numeric_s,
+                v0_floor_bytes: floor,
+                ratio_to_floor: numeric_s / floor_s,
+                bitwise_v0: v.bitwise_v0(),
+                max_rel_diff_vs_v0: diff,
+                buffer_bytes: exec.buffer_bytes(),
+            };
+            println!(
+                "{:<6} {:<16} {:>10.3} {:>11.2} {:>8.2}x {:>8.1}x {:>12.1e}",
+                format!("l{l}"),
+                format!("{} {}", r.label, r.variant),
+                r.inspect_s,
+                1e3 * r.numeric_s,
+                r.speedup_vs_v0,
+                r.ratio_to_floor,
+                r.max_rel_diff_vs_v0
+            );
+            results.push(r);
+        }
+        println!(
+            "{:<6} V0 stream floor {:.1} MB = {:.2} ms at measured bandwidth",
+            format!("l{l}"),
+            floor / 1e6,
+            1e3 * floor_s
+        );
+    }
+    if let Some(path) = &args.json {
+        let rep = BenchReport {
+            k: args.k,
+            threads: rayon::current_num_threads(),
+            copy_bandwidth_bytes_per_s: bw,
+            results,
+        };
+        std::fs::write(path, serde_json::to_string_pretty(&rep)? + "\n")
+            .with_context(|| format!("cannot write the JSON report to {}", path.display()))?;
+    }
+    Ok(())
+}
