@@ -1,5 +1,6 @@
 //! `ptap`: the command line over the ptap libraries (thin glue, no algorithms).
 mod bench;
+mod model;
 mod solve;
 
 use clap::{Parser, Subcommand};
@@ -37,6 +38,11 @@ enum Command {
     /// of the beam hierarchy, against V0 and against V0's DRAM stream floor at
     /// the copy bandwidth measured in the same run.
     Bench(bench::BenchArgs),
+    /// Print the traffic model (the paper's tab:model) for every Galerkin
+    /// product of the beam hierarchy, or of A and P read from files: DRAM
+    /// floors, request volumes, footprints, flops, predicted time per variant
+    /// and the predicted best variant per level.
+    Model(model::ModelArgs),
 }
 
 fn main() -> ExitCode {
@@ -65,6 +71,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Solve(args) => solve::run(&args),
         Command::Bench(args) => bench::run(&args),
+        Command::Model(args) => model::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

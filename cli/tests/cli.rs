@@ -67,3 +67,51 @@ fn solve_k1_writes_the_json_report_with_the_promised_keys() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn model_reports_every_variant_and_a_choice_per_level() {
+    let dir = std::env::temp_dir().join(format!("ptap-cli-model-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("model.json");
+    let out = ptap(&[
+        "model",
+        "--beam",
+        "2",
+        "--machine",
+        "a100",
+        "--json",
+        path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("V0 stream (floor)") && text.contains("predicted best"),
+        "{text}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let levels = v["levels"].as_array().unwrap();
+    assert_eq!(levels.len(), 1, "k = 2 has one product");
+    assert_eq!(levels[0]["predictions"].as_array().unwrap().len(), 8);
+    // V1's predicted time exceeds V0's at the beam's n_P (well above the crossover).
+    let t = |name: &str| {
+        levels[0]["predictions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["variant"] == name)
+            .unwrap()["time_s"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(t("FusedRowWise") > 2.0 * t("TwoPass"));
+    assert_clear_refusal(&["model", "--beam", "2", "--machine", "cray1"], "--machine cray1");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bench_runs_selected_variants_and_reports_against_v0() {
+    let out = ptap(&["bench", "--k", "1", "--repeat", "1", "--variants", "v0,v3,v2b"]);
+    // k = 1 has a single level: no product to time, but the run must succeed.
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_clear_refusal(&["bench", "--k", "1", "--variants", "v9"], "unknown variant 'v9'");
+}
