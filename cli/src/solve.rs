@@ -31,6 +31,11 @@ pub struct SolveArgs {
     /// Level-0 strength threshold, halved on each coarser level (the paper: 0.05).
     #[arg(long, default_value_t = 0.05)]
     threshold: f64,
+    /// Galerkin-product variant on every level (two-pass, fused, fused-rcm,
+    /// slot-tiled, panel-tiled, flat-stream, outer-product, column-split, or the
+    /// paper's labels V0..V4), or `auto` to pick per level from the traffic model.
+    #[arg(long, default_value = "two-pass")]
+    variant: String,
     /// Do not print progress or the human-readable report.
     #[arg(long)]
     quiet: bool,
@@ -129,6 +134,18 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     let mut opts = HierarchyOptions::default();
     opts.amg.coarse_eq_limit = args.coarse_eq_limit;
     opts.amg.threshold = args.threshold;
+    opts.variant = if args.variant.eq_ignore_ascii_case("auto") {
+        None
+    } else {
+        Some(
+            args.variant
+                .parse()
+                .map_err(|e: String| anyhow::anyhow!("--variant: {e}"))?,
+        )
+    };
+    if opts.variant.is_none() {
+        opts.machine = ptap_schedules::model::MachineParams::cpu(crate::bench::measure_copy_bandwidth());
+    }
     let mut progress = |m: &str| pb.set_message(m.to_string());
     let mut h = Hierarchy::build(problem.a, &problem.near_null, 6, &opts, &mut progress)
         .context("setting up the AMG hierarchy")?;
@@ -228,14 +245,14 @@ fn print_report(r: &Report) {
     }
     println!();
     println!(
-        "{:<8} {:>9} {:>10} {:>12} {:>6} {:>11} {:>6} {:>11} {:>6} {:>8} {:>10} {:>6}",
+        "{:<8} {:>9} {:>10} {:>12} {:>6} {:>11} {:>6} {:>11} {:>6} {:>8} {:>10} {:>6}  variant",
         "product", "A/P", "m_F", "Z_A", "n_A", "Z_P", "n_P", "Z_W", "w", "m_C", "Z_C", "n_C"
     );
     for (i, l) in r.levels.iter().enumerate() {
         if let Some(p) = &l.product {
             let bc = r.levels[i + 1].block_size;
             println!(
-                "{:<8} {:>9} {:>10} {:>12} {:>6.1} {:>11} {:>6.2} {:>11} {:>6.2} {:>8} {:>10} {:>6.1}",
+                "{:<8} {:>9} {:>10} {:>12} {:>6.1} {:>11} {:>6.2} {:>11} {:>6.2} {:>8} {:>10} {:>6.1}  {}",
                 format!("l{i}"),
                 format!("{0}x{0}/{0}x{1}", l.block_size, bc),
                 thousands(p.m_f),
@@ -247,7 +264,8 @@ fn print_report(r: &Report) {
                 p.w,
                 thousands(p.m_c),
                 thousands(p.z_c),
-                p.n_c
+                p.n_c,
+                l.variant.unwrap_or("-")
             );
         }
     }

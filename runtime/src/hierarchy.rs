@@ -1,13 +1,14 @@
 //! The smoothed-aggregation hierarchy: cold build and values-only refresh.
-use crate::executor::TwoPassExecutor;
 use crate::smoother::ChebyshevSmoother;
+use crate::variants::{executor_for, GalerkinProduct};
 use crate::RuntimeError;
 use ptap_amg::prolongator::smoothing_omega;
 use ptap_amg::{
     aggregate_mis1, aggregate_mis2, merge_rank_deficient, smooth_prolongator, strength_graph, tentative_prolongator,
     AmgError, AmgOptions,
 };
-use ptap_schedules::{ProductStats, TwoPassSchedule};
+use ptap_schedules::model::{select, MachineParams, ModelInput};
+use ptap_schedules::{ProductStats, TwoPassSchedule, Variant, VariantSchedule};
 use ptap_sparse::dense::Cholesky;
 use ptap_sparse::BlockCsr;
 use serde::Serialize;
@@ -22,6 +23,11 @@ pub struct HierarchyOptions {
     pub chebyshev_bounds: (f64, f64),
     /// Largest coarsest level the dense direct solve accepts (scalar rows).
     pub max_coarse_rows: usize,
+    /// Galerkin-product variant of every level; `None` picks per level from the
+    /// traffic model on `machine`.
+    pub variant: Option<Variant>,
+    /// Machine the model predicts for when `variant` is `None`.
+    pub machine: MachineParams,
 }
 
 impl Default for HierarchyOptions {
@@ -30,24 +36,28 @@ impl Default for HierarchyOptions {
             amg: AmgOptions::default(),
             chebyshev_bounds: (0.1, 1.1),
             max_coarse_rows: 8000,
+            variant: Some(Variant::TwoPass),
+            machine: MachineParams::cpu(10e9),
         }
     }
 }
 
 /// The coarse-space map from one level to the next.
-#[derive(Clone, Debug)]
 pub struct Transfer {
     /// Smoothed prolongator (`b_f x b_c` blocks).
     pub p: BlockCsr,
-    /// V0 product executor; also owns `R = P^T` used for restriction.
-    pub product: TwoPassExecutor,
+    /// `R = P^T`, built once (P is frozen), used for restriction.
+    pub r: BlockCsr,
+    /// The numeric Galerkin product of the chosen variant.
+    pub product: Box<dyn GalerkinProduct>,
+    /// The patterns and statistics every variant shares.
+    pub schedule: Arc<TwoPassSchedule>,
     pub aggregates: usize,
     pub merged_aggregates: usize,
     pub unaggregated_nodes: usize,
     pub omega: f64,
 }
 
-#[derive(Clone, Debug)]
 pub struct Level {
     pub a: BlockCsr,
     pub transfer: Option<Transfer>,
@@ -76,6 +86,8 @@ pub struct LevelSummary {
     pub scalar_rows: usize,
     /// Statistics of the product that builds the next level (absent on the coarsest).
     pub product: Option<ProductStats>,
+    /// Variant of the product that builds the next level.
+    pub variant: Option<&'static str>,
     pub aggregates: Option<usize>,
     pub merged_aggregates: Option<usize>,
     pub unaggregated_nodes: Option<usize>,
@@ -167,7 +179,17 @@ impl Hierarchy {
                 a.pattern_arc().clone(),
                 p.pattern_arc().clone(),
             )?);
-            let mut product = TwoPassExecutor::new(schedule.clone(), b, modes);
+            let variant = match options.variant {
+                Some(v) => v,
+                None => select(
+                    &ModelInput::new(schedule.stats, b, modes),
+                    &options.machine,
+                    &Variant::ALL,
+                ),
+            };
+            let variant_schedule = VariantSchedule::inspect(variant, schedule.clone(), b * modes);
+            let mut product = executor_for(&variant_schedule, b, modes)?;
+            let r = p.transpose();
             let mut ac = BlockCsr::zeros(schedule.c.clone(), modes, modes);
             timings.mesh_setup_s += t_mesh.elapsed().as_secs_f64();
 
@@ -183,7 +205,9 @@ impl Hierarchy {
 
             levels[l].transfer = Some(Transfer {
                 p,
+                r,
                 product,
+                schedule,
                 aggregates: aggs.count,
                 merged_aggregates: merged,
                 unaggregated_nodes: aggs.unaggregated(),
@@ -337,7 +361,8 @@ impl Hierarchy {
                 blocks_per_row: lev.a.nnzb() as f64 / lev.a.nrows().max(1) as f64,
                 block_size: lev.a.block_shape().0,
                 scalar_rows: lev.a.scalar_rows(),
-                product: lev.transfer.as_ref().map(|t| t.product.schedule().stats),
+                product: lev.transfer.as_ref().map(|t| t.schedule.stats),
+                variant: lev.transfer.as_ref().map(|t| t.product.variant().name()),
                 aggregates: lev.transfer.as_ref().map(|t| t.aggregates),
                 merged_aggregates: lev.transfer.as_ref().map(|t| t.merged_aggregates),
                 unaggregated_nodes: lev.transfer.as_ref().map(|t| t.unaggregated_nodes),

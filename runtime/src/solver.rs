@@ -71,7 +71,7 @@ impl Hierarchy {
             sm.smooth(&lev.a, &w.rhs, &mut w.x, true, &mut w.r, &mut w.t);
             residual(&lev.a, &w.x, &w.rhs, &mut w.r);
             let tr = lev.transfer.as_ref().expect("transfer on every level but the coarsest");
-            spmv(tr.product.restriction(), &w.r, &mut coarse[0].rhs);
+            spmv(&tr.r, &w.r, &mut coarse[0].rhs);
         }
         {
             let w = &mut self.work[nl - 1];

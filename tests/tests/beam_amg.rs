@@ -147,3 +147,34 @@ fn indefinite_operator_is_reported_not_solved() {
         "{err}"
     );
 }
+
+#[test]
+fn every_variant_gives_the_same_iterations_and_tip_displacement() {
+    // The paper's gate: a variant can change time and memory, never the mathematics.
+    let problem = BeamProblem::build(2).unwrap();
+    let n = problem.rhs.len();
+    let mut reference: Option<(usize, f64)> = None;
+    for v in ptap_schedules::Variant::ALL {
+        let mut opts = HierarchyOptions::default();
+        opts.amg.coarse_eq_limit = 100;
+        opts.variant = Some(v);
+        let mut h = Hierarchy::build(problem.a.clone(), &problem.near_null, 6, &opts, &mut |_| {}).unwrap();
+        let mut x = vec![0.0; n];
+        let rep = h
+            .solve(
+                &problem.rhs,
+                &mut x,
+                &CgOptions::default(),
+                &mut CgWorkspace::new(n, 500),
+            )
+            .unwrap();
+        let tip = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        match reference {
+            None => reference = Some((rep.iterations, tip)),
+            Some((its, t)) => {
+                assert_eq!(rep.iterations, its, "{v}");
+                assert!((tip - t).abs() <= 1e-10 * t, "{v}: tip {tip} vs {t}");
+            }
+        }
+    }
+}
