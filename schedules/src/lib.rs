@@ -13,6 +13,7 @@ pub mod two_pass;
 pub mod variant;
 pub mod variants;
 
+pub use file::ScheduleFileError;
 pub use model::{fused_crossover_np, predict, select, MachineParams, ModelInput, Prediction};
 pub use two_pass::{ProductStats, TwoPassSchedule};
 pub use variant::Variant;
