@@ -226,6 +226,23 @@ pub struct FlatRecords {
 }
 
 impl FlatRecords {
+    /// Concatenates per-tile record lists; tile `t` covers rows `chunks[t]`.
+    fn from_tiles(chunks: &[Range<usize>], parts: Vec<(Vec<u32>, Vec<u32>, Vec<u32>)>) -> Self {
+        let mut f = FlatRecords {
+            tile_rows: vec![0],
+            tile_records: vec![0],
+            ..Default::default()
+        };
+        for (rows, (xs, ys, ss)) in chunks.iter().zip(parts) {
+            f.x.extend_from_slice(&xs);
+            f.y.extend_from_slice(&ys);
+            f.slot.extend_from_slice(&ss);
+            f.tile_rows.push(rows.end as u32);
+            f.tile_records.push(f.x.len() as u64);
+        }
+        f
+    }
+
     pub fn records(&self) -> usize {
         self.x.len()
     }
@@ -262,19 +279,7 @@ fn flat_records(
             (xs, ys, ss)
         })
         .collect();
-    let mut f = FlatRecords {
-        tile_rows: vec![0],
-        tile_records: vec![0],
-        ..Default::default()
-    };
-    for (rows, (xs, ys, ss)) in chunks.iter().zip(parts) {
-        f.x.extend_from_slice(&xs);
-        f.y.extend_from_slice(&ys);
-        f.slot.extend_from_slice(&ss);
-        f.tile_rows.push(rows.end as u32);
-        f.tile_records.push(f.x.len() as u64);
-    }
-    f
+    FlatRecords::from_tiles(&chunks, parts)
 }
 
 /// V3 schedule: the two stages as flat record streams.
@@ -545,19 +550,7 @@ fn scatter_records(x: &BlockPattern, x_source: Option<&[u32]>, y: &BlockPattern,
             (xs, ys, ss)
         })
         .collect();
-    let mut f = FlatRecords {
-        tile_rows: vec![0],
-        tile_records: vec![0],
-        ..Default::default()
-    };
-    for (rows, (xs, ys, ss)) in chunks.iter().zip(parts) {
-        f.x.extend_from_slice(&xs);
-        f.y.extend_from_slice(&ys);
-        f.slot.extend_from_slice(&ss);
-        f.tile_rows.push(rows.end as u32);
-        f.tile_records.push(f.x.len() as u64);
-    }
-    f
+    FlatRecords::from_tiles(&chunks, parts)
 }
 
 /// The schedule of any variant, as the inspector produces it.
