@@ -71,6 +71,19 @@ pub fn traction_rhs_with(mesh: &BoxMesh, asm: &Assembler, t: impl Fn([f64; 3]) -
     f
 }
 
+/// The six rigid-body displacements at point `(x, y, z)`: translations `e_x`,
+/// `e_y`, `e_z`, then rotations `(0, z, -y)`, `(-z, 0, x)`, `(y, -x, 0)`.
+pub fn rigid_body_modes_at([x, y, z]: [f64; 3]) -> [[f64; 3]; N_RIGID_MODES] {
+    [
+        [1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [0.0, 0.0, 1.0],
+        [0.0, z, -y],
+        [-z, 0.0, x],
+        [y, -x, 0.0],
+    ]
+}
+
 /// The six rigid-body modes at the free nodes, not orthonormalized: row-major
 /// `n_dofs x 6` (entry `[(3 * free + comp) * 6 + m]`), modes `e_x, e_y, e_z,
 /// (0, z, -y), (-z, 0, x), (y, -x, 0)` in global coordinates.
@@ -81,15 +94,7 @@ pub fn rigid_body_modes_raw(mesh: &BoxMesh, asm: &Assembler) -> Vec<f64> {
         .zip(asm.node_of_free().par_iter())
         .for_each(|(rows, &node)| {
             let [x, y, z] = mesh.node_coords(node as usize);
-            let modes: [[f64; 3]; N_RIGID_MODES] = [
-                [1.0, 0.0, 0.0],
-                [0.0, 1.0, 0.0],
-                [0.0, 0.0, 1.0],
-                [0.0, z, -y],
-                [-z, 0.0, x],
-                [y, -x, 0.0],
-            ];
-            for (m, v) in modes.iter().enumerate() {
+            for (m, v) in rigid_body_modes_at([x, y, z]).iter().enumerate() {
                 for c in 0..3 {
                     rows[c * N_RIGID_MODES + m] = v[c];
                 }

@@ -102,15 +102,7 @@ fn element_rbm(h: [f64; 3]) -> Vec<f64> {
     for a in 0..27 {
         let l = [a / 9, (a / 3) % 3, a % 3];
         let [x, y, z] = [0, 1, 2].map(|d| h[d] * (l[d] as f64 * 0.5 - 0.3));
-        let modes = [
-            [1.0, 0.0, 0.0],
-            [0.0, 1.0, 0.0],
-            [0.0, 0.0, 1.0],
-            [0.0, z, -y],
-            [-z, 0.0, x],
-            [y, -x, 0.0],
-        ];
-        for (m, v) in modes.iter().enumerate() {
+        for (m, v) in ptap_fem::loads::rigid_body_modes_at([x, y, z]).iter().enumerate() {
             for c in 0..3 {
                 b[(3 * a + c) * 6 + m] = v[c];
             }

@@ -6,6 +6,16 @@ use ptap_runtime::{CgOptions, Hierarchy, HierarchyOptions};
 use ptap_sparse::dense::Dense;
 use ptap_tests::asymmetry;
 
+/// CG + V-cycle from `x = 0` with the default stopping rule.
+fn solve_from_zero(h: &mut Hierarchy, rhs: &[f64]) -> (ptap_runtime::CgReport, Vec<f64>) {
+    let n = rhs.len();
+    let mut x = vec![0.0; n];
+    let rep = h
+        .solve(rhs, &mut x, &CgOptions::default(), &mut CgWorkspace::new(n, 500))
+        .unwrap();
+    (rep, x)
+}
+
 fn build(k: usize, coarse_eq_limit: usize) -> (BeamProblem, Hierarchy) {
     let problem = BeamProblem::build(k).unwrap();
     let mut opts = HierarchyOptions::default();
@@ -73,10 +83,8 @@ fn cg_with_amg_converges_on_the_beam_at_k2() {
     let (problem, mut h) = build(2, 2000);
     assert_eq!(h.num_levels(), 2);
     let n = problem.rhs.len();
-    let mut x = vec![0.0; n];
-    let mut ws = CgWorkspace::new(n, 500);
     // Act
-    let rep = h.solve(&problem.rhs, &mut x, &CgOptions::default(), &mut ws).unwrap();
+    let (rep, x) = solve_from_zero(&mut h, &problem.rhs);
     // Assert: converged to rtol 1e-8 on the true residual, in few iterations.
     assert!(rep.converged);
     assert!(rep.iterations <= 20, "{} iterations", rep.iterations);
@@ -93,17 +101,8 @@ fn cg_with_amg_converges_on_the_beam_at_k2() {
 fn refresh_with_the_same_values_reproduces_the_solve_bitwise() {
     let (problem, mut h) = build(2, 600);
     assert!(h.num_levels() >= 2);
-    let n = problem.rhs.len();
     let solve = |h: &mut Hierarchy| {
-        let mut x = vec![0.0; n];
-        let rep = h
-            .solve(
-                &problem.rhs,
-                &mut x,
-                &CgOptions::default(),
-                &mut CgWorkspace::new(n, 500),
-            )
-            .unwrap();
+        let (rep, x) = solve_from_zero(h, &problem.rhs);
         (rep.iterations, x)
     };
     let coarse_before = h.levels()[1].a.values().to_vec();
@@ -152,22 +151,13 @@ fn indefinite_operator_is_reported_not_solved() {
 fn every_variant_gives_the_same_iterations_and_tip_displacement() {
     // The paper's gate: a variant can change time and memory, never the mathematics.
     let problem = BeamProblem::build(2).unwrap();
-    let n = problem.rhs.len();
     let mut reference: Option<(usize, f64)> = None;
     for v in ptap_schedules::Variant::ALL {
         let mut opts = HierarchyOptions::default();
         opts.amg.coarse_eq_limit = 100;
         opts.variant = Some(v);
         let mut h = Hierarchy::build(problem.a.clone(), &problem.near_null, 6, &opts, &mut |_| {}).unwrap();
-        let mut x = vec![0.0; n];
-        let rep = h
-            .solve(
-                &problem.rhs,
-                &mut x,
-                &CgOptions::default(),
-                &mut CgWorkspace::new(n, 500),
-            )
-            .unwrap();
+        let (rep, x) = solve_from_zero(&mut h, &problem.rhs);
         let tip = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         match reference {
             None => reference = Some((rep.iterations, tip)),
