@@ -1,0 +1,75 @@
+//! The contract between the CUDA generators and the typed launchers: every
+//! emitted `extern "C"` entry point is described once, here, by its name and
+//! its parameter list, so the launcher's signature cannot drift from the kernel.
+
+/// The C type of one kernel parameter, with its Rust counterpart in the launcher.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ParamTy {
+    /// `const double*`
+    PtrF64,
+    /// `double*`
+    PtrMutF64,
+    /// `const unsigned int*`
+    PtrU32,
+    /// `unsigned int*`
+    PtrMutU32,
+    /// `const unsigned long long*`
+    PtrU64,
+    /// `unsigned long long*`
+    PtrMutU64,
+    /// `unsigned int`
+    U32,
+    /// `unsigned long long`
+    U64,
+    /// `double`
+    F64,
+}
+
+impl ParamTy {
+    /// The C spelling used in the emitted signature.
+    pub fn c_type(self) -> &'static str {
+        match self {
+            ParamTy::PtrF64 => "const double* __restrict__",
+            ParamTy::PtrMutF64 => "double* __restrict__",
+            ParamTy::PtrU32 => "const unsigned int* __restrict__",
+            ParamTy::PtrMutU32 => "unsigned int* __restrict__",
+            ParamTy::PtrU64 => "const unsigned long long* __restrict__",
+            ParamTy::PtrMutU64 => "unsigned long long* __restrict__",
+            ParamTy::U32 => "unsigned int",
+            ParamTy::U64 => "unsigned long long",
+            ParamTy::F64 => "double",
+        }
+    }
+}
+
+/// One parameter of an entry point.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Param {
+    pub name: String,
+    pub ty: ParamTy,
+}
+
+impl Param {
+    pub fn new(name: &str, ty: ParamTy) -> Self {
+        Param { name: name.to_string(), ty }
+    }
+}
+
+/// One `extern "C" __global__` entry point: deterministic name and parameters.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct KernelEntry {
+    /// The symbol, e.g. `ptap_bsr_spmv_3x3`.
+    pub name: String,
+    pub params: Vec<Param>,
+    /// One line for the launcher's doc comment.
+    pub doc: String,
+}
+
+/// A translation unit: the CUDA C source and the entry points it defines.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CudaModule {
+    /// File stem, e.g. `ptap_3x3_3x6_6x6`.
+    pub name: String,
+    pub source: String,
+    pub entries: Vec<KernelEntry>,
+}
