@@ -13,9 +13,6 @@ use std::sync::Arc;
 /// coupling in [`Assembler::element_blocks`].
 pub const NONE: u32 = u32::MAX;
 
-/// Blocks per element: 27 x 27 node pairs.
-pub const PAIRS_PER_ELEMENT: usize = 27 * 27;
-
 /// Which Dirichlet condition is eliminated from the system.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Constraint {
@@ -29,6 +26,10 @@ pub enum Constraint {
 /// that a value refresh neither searches nor allocates.
 #[derive(Clone, Debug)]
 pub struct Assembler {
+    /// Spatial dimension = block size.
+    dim: usize,
+    /// Nodes per element, `3^dim`.
+    npe: usize,
     n_elements: usize,
     n_nodes: usize,
     constraint: Constraint,
@@ -44,12 +45,12 @@ pub struct Assembler {
     k_ref: ElementStiffness,
 }
 
-/// Lattice indices coupled to index `i` along one axis of `2n + 1` Q2 nodes:
+/// Lattice indices coupled to index `i` along one axis of Q2 nodes `0..=last`:
 /// a vertex (even) touches up to two elements, a midpoint (odd) one.
 #[inline]
-fn coupled_range(i: usize, n_elem: usize) -> std::ops::RangeInclusive<usize> {
+fn coupled_range(i: usize, last: usize) -> std::ops::RangeInclusive<usize> {
     if i % 2 == 0 {
-        i.saturating_sub(2)..=(i + 2).min(2 * n_elem)
+        i.saturating_sub(2)..=(i + 2).min(last)
     } else {
         i - 1..=i + 1
     }
@@ -63,7 +64,7 @@ impl Assembler {
 
     /// Builds the inspector for Poisson ratio `nu`: free-node numbering, the
     /// block pattern over free nodes (two nodes couple when they share an
-    /// element), the element-to-block map, the 8-colouring and each node's
+    /// element), the element-to-block map, the 8-colouring (4 in 2D) and each node's
     /// element incidence in colour order (what the row-parallel executor walks).
     pub fn with_poisson_ratio(mesh: &BoxMesh, constraint: Constraint, nu: f64) -> Result<Self, FemError> {
         if !(nu > -1.0 && nu < 0.5) {
@@ -76,7 +77,8 @@ impl Assembler {
                 what: format!("{n_elements} elements"),
             });
         }
-        let nel = mesh.elements_per_dim();
+        let (dim, npe) = (mesh.dim(), mesh.nodes_per_element());
+        let last = mesh.nodes_per_dim().map(|n| n - 1);
 
         // Free numbering keeps the global order, so it is monotone: sorted
         // global columns stay sorted after renumbering.
@@ -98,9 +100,9 @@ impl Assembler {
         let row_box = |r: usize| {
             let l = mesh.node_lattice(node_of_free[r] as usize);
             [
-                coupled_range(l[0], nel[0]),
-                coupled_range(l[1], nel[1]),
-                coupled_range(l[2], nel[2]),
+                coupled_range(l[0], last[0]),
+                coupled_range(l[1], last[1]),
+                coupled_range(l[2], last[2]),
             ]
         };
         let for_each_col = |r: usize, f: &mut dyn FnMut(u32)| {
@@ -156,19 +158,23 @@ impl Assembler {
         let pattern = Arc::new(BlockPattern::new(n_free, n_free, row_ptr, col_idx)?);
 
         // Element map: for each (a, b) the block index, searched once here.
-        let mut element_blocks = vec![NONE; n_elements * PAIRS_PER_ELEMENT];
+        let mut element_blocks = vec![NONE; n_elements * npe * npe];
         element_blocks
-            .par_chunks_mut(PAIRS_PER_ELEMENT)
+            .par_chunks_mut(npe * npe)
             .enumerate()
             .for_each(|(e, map)| {
-                let free = mesh.element_nodes(e).map(|n| free_of_node[n as usize]);
+                let free: Vec<u32> = mesh
+                    .element_nodes(e)
+                    .iter()
+                    .map(|&n| free_of_node[n as usize])
+                    .collect();
                 for (a, &row) in free.iter().enumerate() {
                     if row == NONE {
                         continue;
                     }
                     let range = pattern.row_range(row as usize);
                     let cols = pattern.row(row as usize);
-                    // Columns of b = 0..27 increase, so each search starts past the last hit.
+                    // Columns of b = 0..npe increase, so each search starts past the last hit.
                     let mut pos = 0;
                     for (b, &col) in free.iter().enumerate() {
                         if col == NONE {
@@ -178,7 +184,7 @@ impl Assembler {
                             .binary_search(&col)
                             .expect("element couplings are in the pattern by construction");
                         pos += off;
-                        map[a * 27 + b] = (range.start + pos) as u32;
+                        map[a * npe + b] = (range.start + pos) as u32;
                     }
                 }
             });
@@ -204,12 +210,12 @@ impl Assembler {
             next[c] += 1;
         }
 
-        // Incidence in colour order: for each free node, `e * 27 + a` of every
+        // Incidence in colour order: for each free node, `e * npe + a` of every
         // element e holding it as local node a. A node lies in at most one
         // element per colour, so this order is the colour order of `assemble_coloured`.
-        if n_elements.checked_mul(27).is_none_or(|v| v >= NONE as usize) {
+        if n_elements.checked_mul(npe).is_none_or(|v| v >= NONE as usize) {
             return Err(FemError::TooLarge {
-                what: format!("{n_elements} elements x 27 local nodes"),
+                what: format!("{n_elements} elements x {npe} local nodes"),
             });
         }
         let mut incidence_ptr = vec![0usize; n_free + 1];
@@ -230,7 +236,7 @@ impl Assembler {
             for (a, n) in mesh.element_nodes(e as usize).into_iter().enumerate() {
                 let r = free_of_node[n as usize];
                 if r != NONE {
-                    incidence[fill[r as usize]] = e * 27 + a as u32;
+                    incidence[fill[r as usize]] = e * npe as u32 + a as u32;
                     fill[r as usize] += 1;
                 }
             }
@@ -239,8 +245,10 @@ impl Assembler {
         let work: Vec<usize> = (0..n_free).map(|r| pattern.row_range(r).len()).collect();
         let row_chunks = balanced_row_chunks(&work, default_chunk_count(n_free));
 
-        let k_ref = ElementStiffness::box_element(mesh.element_size(), nu);
+        let k_ref = ElementStiffness::for_dim(dim, mesh.element_size(), nu);
         Ok(Self {
+            dim,
+            npe,
             n_elements,
             n_nodes,
             constraint,
@@ -261,9 +269,17 @@ impl Assembler {
     pub fn pattern(&self) -> Arc<BlockPattern> {
         Arc::clone(&self.pattern)
     }
-    /// An all-zero operator over [`Assembler::pattern`], ready for [`Assembler::assemble`].
+    /// An all-zero operator over [`Assembler::pattern`] (`dim x dim` blocks), ready for [`Assembler::assemble`].
     pub fn zero_matrix(&self) -> BlockCsr {
-        BlockCsr::zeros(self.pattern(), 3, 3)
+        BlockCsr::zeros(self.pattern(), self.dim, self.dim)
+    }
+    /// Spatial dimension = block size (3 or 2).
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+    /// Nodes per element (27 or 9).
+    pub fn nodes_per_element(&self) -> usize {
+        self.npe
     }
     pub fn constraint(&self) -> Constraint {
         self.constraint
@@ -278,9 +294,9 @@ impl Assembler {
     pub fn n_free(&self) -> usize {
         self.node_of_free.len()
     }
-    /// Scalar unknowns, `3 * n_free`.
+    /// Scalar unknowns, `dim * n_free`.
     pub fn n_dofs(&self) -> usize {
-        3 * self.n_free()
+        self.dim * self.n_free()
     }
     /// Free index of each mesh node ([`NONE`] where constrained).
     pub fn free_of_node(&self) -> &[u32] {
@@ -290,12 +306,13 @@ impl Assembler {
     pub fn node_of_free(&self) -> &[u32] {
         &self.node_of_free
     }
-    /// Block index of each (a, b) node pair of element `e` (`a * 27 + b`;
+    /// Block index of each (a, b) node pair of element `e` (`a * npe + b`;
     /// [`NONE`] where either node is constrained).
     pub fn element_blocks(&self, e: usize) -> &[u32] {
-        &self.element_blocks[e * PAIRS_PER_ELEMENT..(e + 1) * PAIRS_PER_ELEMENT]
+        let pairs = self.npe * self.npe;
+        &self.element_blocks[e * pairs..(e + 1) * pairs]
     }
-    /// Elements of colour `c` (0..8); no two of them share a node.
+    /// Elements of colour `c` (0..8; the odd colours are empty in 2D); no two of them share a node.
     pub fn colour(&self, c: usize) -> &[u32] {
         &self.colour_elements[self.colour_ptr[c]..self.colour_ptr[c + 1]]
     }
@@ -330,7 +347,7 @@ impl Assembler {
     fn check_matrix(&self, modulus: &[f64], a: &BlockCsr) -> Result<(), FemError> {
         self.check_modulus(modulus)?;
         let same = Arc::ptr_eq(a.pattern_arc(), &self.pattern) || *a.pattern() == *self.pattern;
-        if a.block_shape() != (3, 3) || !same {
+        if a.block_shape() != (self.dim, self.dim) || !same {
             return Err(FemError::MatrixMismatch);
         }
         Ok(())
@@ -339,13 +356,24 @@ impl Assembler {
     /// Overwrites `a`'s values with `sum_e E_e K_ref`.
     ///
     /// Row-parallel gather: each block row is zeroed, then visits the elements
-    /// of its node (at most 8) in colour order and adds their 27 blocks through
+    /// of its node (at most 8) in colour order and adds their `npe` blocks through
     /// the element map. Every block is written by one thread and sums its
     /// contributions in colour order, so the result is bitwise independent of
     /// thread count and equal to [`Assembler::assemble_coloured`]'s; but the
     /// value array is swept once instead of once per colour.
     pub fn assemble(&self, modulus: &[f64], a: &mut BlockCsr) -> Result<(), FemError> {
         self.check_matrix(modulus, a)?;
+        match self.dim {
+            3 => self.gather::<9>(modulus, a),
+            _ => self.gather::<4>(modulus, a),
+        }
+        Ok(())
+    }
+
+    /// [`Assembler::assemble`]'s kernel for `BB = dim^2` scalars per block
+    /// (a constant, so the block update unrolls as it did for 3D alone).
+    fn gather<const BB: usize>(&self, modulus: &[f64], a: &mut BlockCsr) {
+        let npe = self.npe;
         let row_ptr = self.pattern.row_ptr();
         let k_ref = self.k_ref.blocks();
         let mut scratch = vec![(); self.row_chunks.len()]; // zero-sized: no allocation
@@ -354,24 +382,23 @@ impl Assembler {
             vals.fill(0.0);
             for r in rows {
                 for &ea in &self.incidence[self.incidence_ptr[r]..self.incidence_ptr[r + 1]] {
-                    let (ea, a) = (ea as usize, ea as usize % 27);
-                    let s = modulus[ea / 27];
-                    let map = &self.element_blocks[ea * 27..ea * 27 + 27];
-                    let k_row = &k_ref[a * 27 * 9..(a + 1) * 27 * 9];
-                    for (&blk, src) in map.iter().zip(k_row.chunks_exact(9)) {
+                    let (ea, a) = (ea as usize, ea as usize % npe);
+                    let s = modulus[ea / npe];
+                    let map = &self.element_blocks[ea * npe..ea * npe + npe];
+                    let k_row = &k_ref[a * npe * BB..(a + 1) * npe * BB];
+                    for (&blk, src) in map.iter().zip(k_row.chunks_exact(BB)) {
                         if blk == NONE {
                             continue;
                         }
-                        let off = (blk as usize - base) * 9;
-                        for (d, k) in vals[off..off + 9].iter_mut().zip(src) {
+                        let off = (blk as usize - base) * BB;
+                        for (d, k) in vals[off..off + BB].iter_mut().zip(src) {
                             *d += s * k;
                         }
                     }
                 }
             }
         };
-        for_each_row_chunk(&self.row_chunks, row_ptr, 9, a.values_mut(), &mut scratch, &gather);
-        Ok(())
+        for_each_row_chunk(&self.row_chunks, row_ptr, BB, a.values_mut(), &mut scratch, &gather);
     }
 
     /// The same values as [`Assembler::assemble`] (bitwise) by element-parallel
@@ -384,11 +411,12 @@ impl Assembler {
         values.par_chunks_mut(1 << 14).for_each(|c| c.fill(0.0));
         let out = SharedValues(values.as_mut_ptr());
         let k_ref = self.k_ref.blocks();
+        let bb = self.dim * self.dim;
         for c in 0..8 {
             self.colour(c).par_iter().with_min_len(4).for_each(|&e| {
                 let e = e as usize;
                 let s = modulus[e];
-                for (&blk, src) in self.element_blocks(e).iter().zip(k_ref.chunks_exact(9)) {
+                for (&blk, src) in self.element_blocks(e).iter().zip(k_ref.chunks_exact(bb)) {
                     if blk == NONE {
                         continue;
                     }
@@ -396,7 +424,7 @@ impl Assembler {
                     // against this pattern, checked above), and within one colour
                     // no two elements share a node, so no two threads touch the
                     // same block; colours are separated by the join of `for_each`.
-                    let dst = unsafe { std::slice::from_raw_parts_mut(out.ptr().add(blk as usize * 9), 9) };
+                    let dst = unsafe { std::slice::from_raw_parts_mut(out.ptr().add(blk as usize * bb), bb) };
                     for (d, k) in dst.iter_mut().zip(src) {
                         *d += s * k;
                     }

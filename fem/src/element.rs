@@ -1,9 +1,12 @@
-//! The Q2 hexahedron: shape functions, Gauss rule and the reference stiffness.
+//! The Q2 hexahedron and quadrilateral: shape functions, Gauss rule and the
+//! reference stiffness.
 //!
 //! Every element of a [`crate::BoxMesh`] is the same axis-aligned box, and the
 //! modulus is constant per element, so element `e`'s stiffness is exactly
 //! `E_e * K_ref` with `K_ref` the stiffness at unit modulus: it is computed once.
 //! (`mu` and `lambda` are both proportional to `E` at fixed `nu`.)
+
+use crate::mesh::q2_nodes;
 
 /// The spec's Poisson ratio (with `E = 1`: `mu = lambda = 0.4`).
 pub const POISSON_RATIO: f64 = 0.25;
@@ -29,10 +32,12 @@ pub fn lame(e: f64, nu: f64) -> (f64, f64) {
     (e / (2.0 * (1.0 + nu)), e * nu / ((1.0 + nu) * (1.0 - 2.0 * nu)))
 }
 
-/// Stiffness of one Q2 box element as 27 x 27 row-major 3x3 blocks: block `(a, b)`
-/// starts at `(a * 27 + b) * 9` and holds `K[3a + i][3b + j]` at `i * 3 + j`.
+/// Stiffness of one Q2 element as `n x n` row-major `d x d` blocks (`d` the
+/// dimension, `n = 3^d` nodes): block `(a, b)` starts at `(a * n + b) * d * d`
+/// and holds `K[d a + i][d b + j]` at `i * d + j`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ElementStiffness {
+    dim: usize,
     blocks: Vec<f64>,
 }
 
@@ -40,69 +45,96 @@ impl ElementStiffness {
     /// Unit-modulus stiffness of a `hx x hy x hz` box, 3x3x3 Gauss (exact for
     /// the degree-4-per-direction integrand of affine Q2 elements).
     pub fn box_element(h: [f64; 3], nu: f64) -> Self {
+        Self::tensor_element(&h, nu)
+    }
+
+    /// Unit-modulus plane-strain stiffness of a `hx x hy` rectangle per unit
+    /// thickness (`eps_zz = 0`, same Lame parameters as 3D), 3x3 Gauss.
+    pub fn rect_element(h: [f64; 2], nu: f64) -> Self {
+        Self::tensor_element(&h, nu)
+    }
+
+    /// The element of [`crate::BoxMesh::dim`] dimensions with edges `h[..dim]`.
+    pub fn for_dim(dim: usize, h: [f64; 3], nu: f64) -> Self {
+        Self::tensor_element(&h[..dim], nu)
+    }
+
+    /// `a(u, v) = int 2 mu eps(u):eps(v) + lambda div u div v` on the tensor
+    /// Q2 element with edges `h` (`h.len()` = dimension, 2 or 3).
+    fn tensor_element(h: &[f64], nu: f64) -> Self {
+        let d = h.len();
+        let n = q2_nodes(d);
         let (mu, lambda) = lame(1.0, nu);
-        let det_j = h[0] * h[1] * h[2] / 8.0;
-        let mut blocks = vec![0.0; 27 * 27 * 9];
+        let det_j = h.iter().product::<f64>() / (1usize << d) as f64;
+        let mut blocks = vec![0.0; n * n * d * d];
         let mut grads = [[0.0f64; 3]; 27];
-        for (qx, &tx) in GAUSS3_POINTS.iter().enumerate() {
-            for (qy, &ty) in GAUSS3_POINTS.iter().enumerate() {
-                for (qz, &tz) in GAUSS3_POINTS.iter().enumerate() {
-                    let w = GAUSS3_WEIGHTS[qx] * GAUSS3_WEIGHTS[qy] * GAUSS3_WEIGHTS[qz] * det_j;
-                    let (nx, ny, nz) = (q2_shape_1d(tx), q2_shape_1d(ty), q2_shape_1d(tz));
-                    let (dx, dy, dz) = (q2_shape_1d_deriv(tx), q2_shape_1d_deriv(ty), q2_shape_1d_deriv(tz));
-                    for lx in 0..3 {
-                        for ly in 0..3 {
-                            for lz in 0..3 {
-                                grads[(lx * 3 + ly) * 3 + lz] = [
-                                    dx[lx] * ny[ly] * nz[lz] * 2.0 / h[0],
-                                    nx[lx] * dy[ly] * nz[lz] * 2.0 / h[1],
-                                    nx[lx] * ny[ly] * dz[lz] * 2.0 / h[2],
-                                ];
-                            }
-                        }
-                    }
-                    // a(u, v) = int 2 mu eps(u):eps(v) + lambda div u div v with
-                    // v = N_a e_i, u = N_b e_j.
-                    for (a, ga) in grads.iter().enumerate() {
-                        for (b, gb) in grads.iter().enumerate() {
-                            let dot = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2];
-                            let blk = &mut blocks[(a * 27 + b) * 9..(a * 27 + b) * 9 + 9];
-                            for i in 0..3 {
-                                for j in 0..3 {
-                                    let diag = if i == j { mu * dot } else { 0.0 };
-                                    blk[i * 3 + j] += w * (diag + mu * ga[j] * gb[i] + lambda * ga[i] * gb[j]);
-                                }
-                            }
+        // Multi-indices (x slowest) of nodes and of Gauss points share the tensor order.
+        let digit = |a: usize, axis: usize| (a / 3usize.pow((d - 1 - axis) as u32)) % 3;
+        for q in 0..n {
+            let t = |axis: usize| GAUSS3_POINTS[digit(q, axis)];
+            let w = (0..d).fold(1.0, |w, axis| w * GAUSS3_WEIGHTS[digit(q, axis)]) * det_j;
+            let shape: Vec<[f64; 3]> = (0..d).map(|axis| q2_shape_1d(t(axis))).collect();
+            let deriv: Vec<[f64; 3]> = (0..d).map(|axis| q2_shape_1d_deriv(t(axis))).collect();
+            for (a, g) in grads.iter_mut().enumerate().take(n) {
+                for (c, gc) in g.iter_mut().enumerate().take(d) {
+                    let f = |axis: usize| {
+                        let table = if axis == c { &deriv } else { &shape };
+                        table[axis][digit(a, axis)]
+                    };
+                    *gc = (1..d).fold(f(0), |v, axis| v * f(axis)) * 2.0 / h[c];
+                }
+            }
+            // v = N_a e_i, u = N_b e_j.
+            for (a, ga) in grads.iter().enumerate().take(n) {
+                for (b, gb) in grads.iter().enumerate().take(n) {
+                    let dot = (1..d).fold(ga[0] * gb[0], |s, c| s + ga[c] * gb[c]);
+                    let blk = &mut blocks[(a * n + b) * d * d..(a * n + b + 1) * d * d];
+                    for i in 0..d {
+                        for j in 0..d {
+                            let diag = if i == j { mu * dot } else { 0.0 };
+                            blk[i * d + j] += w * (diag + mu * ga[j] * gb[i] + lambda * ga[i] * gb[j]);
                         }
                     }
                 }
             }
         }
-        Self { blocks }
+        Self { dim: d, blocks }
     }
 
-    /// All 729 blocks, `(a * 27 + b) * 9` indexed.
+    /// Spatial dimension = block size.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+    /// Nodes per element, `3^dim`.
+    pub fn nodes(&self) -> usize {
+        q2_nodes(self.dim)
+    }
+    /// All `nodes^2` blocks, `(a * nodes + b) * dim^2` indexed.
     pub fn blocks(&self) -> &[f64] {
         &self.blocks
     }
     /// Block `(a, b)`.
     #[inline]
     pub fn block(&self, a: usize, b: usize) -> &[f64] {
-        &self.blocks[(a * 27 + b) * 9..(a * 27 + b) * 9 + 9]
+        let bb = self.dim * self.dim;
+        let k = a * self.nodes() + b;
+        &self.blocks[k * bb..(k + 1) * bb]
     }
-    /// The 81 x 81 row-major matrix, dof `3a + component`.
+    /// The dense row-major matrix of order `dim * nodes`, dof `dim * a + component`.
     pub fn to_dense(&self) -> Vec<f64> {
-        let mut d = vec![0.0; 81 * 81];
-        for a in 0..27 {
-            for b in 0..27 {
+        let (d, n) = (self.dim, self.nodes());
+        let m = d * n;
+        let mut out = vec![0.0; m * m];
+        for a in 0..n {
+            for b in 0..n {
                 let blk = self.block(a, b);
-                for i in 0..3 {
-                    for j in 0..3 {
-                        d[(3 * a + i) * 81 + 3 * b + j] = blk[i * 3 + j];
+                for i in 0..d {
+                    for j in 0..d {
+                        out[(d * a + i) * m + d * b + j] = blk[i * d + j];
                     }
                 }
             }
         }
-        d
+        out
     }
 }

@@ -6,6 +6,8 @@ use thiserror::Error;
 pub enum FemError {
     #[error("the beam size parameter k must be at least 1, got 0")]
     ZeroBeamSize,
+    #[error("the beam exists in 2 or 3 dimensions, got {dim}")]
+    BadDimension { dim: usize },
     #[error("a box mesh needs at least one element in each direction, got {nex} x {ney} x {nez}")]
     EmptyMesh { nex: usize, ney: usize, nez: usize },
     #[error(
@@ -20,7 +22,7 @@ pub enum FemError {
     ModulusLength { got: usize, expected: usize },
     #[error("element {element} has modulus {value}; every element modulus must be finite and positive")]
     BadModulus { element: usize, value: f64 },
-    #[error("the matrix passed to assemble does not have this assembler's pattern with 3x3 blocks")]
+    #[error("the matrix passed to assemble does not have this assembler's pattern and block shape")]
     MatrixMismatch,
     #[error("building the block pattern failed: {0}")]
     Sparse(#[from] SparseError),

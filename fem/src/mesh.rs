@@ -1,4 +1,5 @@
-//! Structured box meshes of Q2 (27-node) hexahedra.
+//! Structured box meshes of Q2 elements: 27-node hexahedra in 3D, 9-node
+//! quadrilaterals in 2D.
 //!
 //! Numbering (aggregation depends on it, so it is fixed here): nodes form an
 //! `nx x ny x nz` lattice with `nx = 2 nex + 1` etc., numbered lexicographically
@@ -6,14 +7,63 @@
 //! numbered the same way, `e = (ex * ney + ey) * nez + ez`. An element's 27 nodes
 //! are in tensor order `a = (lx * 3 + ly) * 3 + lz`, `l in 0..3`, local `l`
 //! sitting at lattice index `2 e + l` (reference coordinate `l - 1`).
+//!
+//! A 2D mesh is the same lattice with one node and one element layer in z
+//! (`nz = 1`, `nez = 1`, `z = 0`): `id = ix * ny + iy`, 9 nodes per element in
+//! order `a = lx * 3 + ly`. Every formula above holds unchanged.
 use crate::error::FemError;
+
+/// Spatial dimensions a [`BoxMesh`] supports.
+pub const DIMENSIONS: [usize; 2] = [2, 3];
+
+/// Nodes of one Q2 element in `dim` dimensions (`3^dim`).
+#[inline]
+pub const fn q2_nodes(dim: usize) -> usize {
+    if dim == 2 {
+        9
+    } else {
+        27
+    }
+}
+
+/// The node ids of one element, in tensor order: 27 in 3D, 9 in 2D.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ElementNodes {
+    ids: [u32; 27],
+    len: usize,
+}
+
+impl std::ops::Deref for ElementNodes {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        &self.ids[..self.len]
+    }
+}
+
+impl IntoIterator for ElementNodes {
+    type Item = u32;
+    type IntoIter = std::iter::Take<std::array::IntoIter<u32, 27>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.ids.into_iter().take(self.len)
+    }
+}
+
+impl<'a> IntoIterator for &'a ElementNodes {
+    type Item = &'a u32;
+    type IntoIter = std::slice::Iter<'a, u32>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
 
 /// Length of the beam along x.
 pub const BEAM_LENGTH: f64 = 10.0;
 
-/// An axis-aligned box split into `nex x ney x nez` congruent Q2 hexahedra.
+/// An axis-aligned box split into `nex x ney x nez` congruent Q2 hexahedra, or
+/// a rectangle split into `nex x ney` congruent Q2 quadrilaterals.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BoxMesh {
+    dim: usize,
     nel: [usize; 3],
     lower: [f64; 3],
     upper: [f64; 3],
@@ -25,42 +75,75 @@ impl BoxMesh {
         if nex == 0 || ney == 0 || nez == 0 {
             return Err(FemError::EmptyMesh { nex, ney, nez });
         }
-        let ok = (0..3).all(|d| lower[d].is_finite() && upper[d].is_finite() && lower[d] < upper[d]);
+        Self::checked(3, [nex, ney, nez], lower, upper)
+    }
+
+    /// A rectangle `[lower, upper]` with `nex x ney` Q2 quadrilaterals (plane problems).
+    pub fn new_2d(nex: usize, ney: usize, lower: [f64; 2], upper: [f64; 2]) -> Result<Self, FemError> {
+        if nex == 0 || ney == 0 {
+            return Err(FemError::EmptyMesh { nex, ney, nez: 1 });
+        }
+        Self::checked(2, [nex, ney, 1], [lower[0], lower[1], 0.0], [upper[0], upper[1], 0.0])
+    }
+
+    fn checked(dim: usize, nel: [usize; 3], lower: [f64; 3], upper: [f64; 3]) -> Result<Self, FemError> {
+        let ok = (0..dim).all(|d| lower[d].is_finite() && upper[d].is_finite() && lower[d] < upper[d]);
         if !ok {
             return Err(FemError::BadBox { lower, upper });
         }
+        let mesh = Self { dim, nel, lower, upper };
         // Node ids are u32 throughout the pipeline; the sentinel u32::MAX stays free.
-        let nodes = (2 * nex as u128 + 1) * (2 * ney as u128 + 1) * (2 * nez as u128 + 1);
+        let nodes: u128 = mesh.nodes_per_dim().iter().map(|&n| n as u128).product();
         if nodes >= u32::MAX as u128 {
             return Err(FemError::TooLarge {
                 what: format!("{nodes} nodes"),
             });
         }
-        Ok(Self {
-            nel: [nex, ney, nez],
-            lower,
-            upper,
-        })
+        Ok(mesh)
     }
 
     /// The cantilever beam `[0,10] x [-0.5,0.5]^2` with `10k x k x k` elements.
     pub fn beam(k: usize) -> Result<Self, FemError> {
+        Self::beam_in(3, k)
+    }
+
+    /// The beam in `dim` dimensions: `10k x k x k` hexahedra on
+    /// `[0,10] x [-0.5,0.5]^2`, or `10k x k` quadrilaterals on `[0,10] x [-0.5,0.5]`.
+    pub fn beam_in(dim: usize, k: usize) -> Result<Self, FemError> {
+        if !DIMENSIONS.contains(&dim) {
+            return Err(FemError::BadDimension { dim });
+        }
         if k == 0 {
             return Err(FemError::ZeroBeamSize);
         }
         let nex = k.checked_mul(10).ok_or_else(|| FemError::TooLarge {
             what: format!("k = {k}"),
         })?;
+        if dim == 2 {
+            return Self::new_2d(nex, k, [0.0, -0.5], [BEAM_LENGTH, 0.5]);
+        }
         Self::new(nex, k, k, [0.0, -0.5, -0.5], [BEAM_LENGTH, 0.5, 0.5])
     }
 
-    /// Elements per direction `[nex, ney, nez]`.
+    /// Spatial dimension: 3 (hexahedra) or 2 (quadrilaterals).
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+    /// Nodes per element, `3^dim`.
+    pub fn nodes_per_element(&self) -> usize {
+        q2_nodes(self.dim)
+    }
+    /// Elements per direction `[nex, ney, nez]` (`nez = 1` in 2D).
     pub fn elements_per_dim(&self) -> [usize; 3] {
         self.nel
     }
-    /// Lattice nodes per direction `[2nex+1, 2ney+1, 2nez+1]`.
+    /// Lattice nodes per direction `[2nex+1, 2ney+1, 2nez+1]` (`nz = 1` in 2D).
     pub fn nodes_per_dim(&self) -> [usize; 3] {
-        self.nel.map(|n| 2 * n + 1)
+        [0, 1, 2].map(|d| if d < self.dim { 2 * self.nel[d] + 1 } else { 1 })
+    }
+    /// Local nodes of an element per direction: 3, or 1 on the flat z axis of 2D.
+    fn local_per_dim(&self) -> [usize; 3] {
+        [0, 1, 2].map(|d| if d < self.dim { 3 } else { 1 })
     }
     pub fn lower(&self) -> [f64; 3] {
         self.lower
@@ -75,7 +158,7 @@ impl BoxMesh {
         let [a, b, c] = self.nodes_per_dim();
         a * b * c
     }
-    /// Edge lengths `(hx, hy, hz)` shared by every element.
+    /// Edge lengths `(hx, hy, hz)` shared by every element (`hz = 0` in 2D).
     pub fn element_size(&self) -> [f64; 3] {
         [0, 1, 2].map(|d| (self.upper[d] - self.lower[d]) / self.nel[d] as f64)
     }
@@ -93,7 +176,7 @@ impl BoxMesh {
         (ix * ny + iy) * nz + iz
     }
     /// Coordinates of node `id` (computed as `lower + (upper-lower) * i / (2n)`
-    /// so the far faces are hit exactly).
+    /// so the far faces are hit exactly; `z = 0` in 2D).
     #[inline]
     pub fn node_coords(&self, id: usize) -> [f64; 3] {
         let l = self.node_lattice(id);
@@ -106,19 +189,23 @@ impl BoxMesh {
         let [_, ney, nez] = self.nel;
         [e / (ney * nez), (e / nez) % ney, e % nez]
     }
-    /// The 27 node ids of element `e`, in tensor order (increasing ids).
+    /// The `3^dim` node ids of element `e`, in tensor order (increasing ids).
     #[inline]
-    pub fn element_nodes(&self, e: usize) -> [u32; 27] {
+    pub fn element_nodes(&self, e: usize) -> ElementNodes {
         let [ex, ey, ez] = self.element_lattice(e);
-        let mut out = [0u32; 27];
+        let [_, ny, nz] = self.local_per_dim();
+        let mut ids = [0u32; 27];
         for lx in 0..3 {
-            for ly in 0..3 {
-                for lz in 0..3 {
-                    out[(lx * 3 + ly) * 3 + lz] = self.node_id([2 * ex + lx, 2 * ey + ly, 2 * ez + lz]) as u32;
+            for ly in 0..ny {
+                for lz in 0..nz {
+                    ids[(lx * ny + ly) * nz + lz] = self.node_id([2 * ex + lx, 2 * ey + ly, 2 * ez + lz]) as u32;
                 }
             }
         }
-        out
+        ElementNodes {
+            ids,
+            len: self.nodes_per_element(),
+        }
     }
 
     /// Centroid of element `e`.

@@ -1,7 +1,8 @@
 //! Pattern sizes, loads, near-null space, determinism and errors.
 use ptap_fem::{
-    beam_block_count, beam_free_nodes, estimate_bytes, modulus_from_fn, rigid_body_modes, traction_rhs,
-    uniform_modulus, Assembler, BeamProblem, BoxMesh, Constraint, FemError, N_RIGID_MODES,
+    beam_block_count, beam_block_count_in, beam_free_nodes, beam_free_nodes_in, estimate_bytes, estimate_bytes_in,
+    modulus_from_fn, rigid_body_modes, traction_rhs, uniform_modulus, Assembler, BeamProblem, BoxMesh, Constraint,
+    FemError, N_RIGID_MODES,
 };
 use ptap_sparse::BlockCsr;
 
@@ -12,24 +13,30 @@ fn formula_values_at_paper_size() {
     assert_eq!(beam_block_count(1), 76 * 81);
     assert!(estimate_bytes(16) > beam_block_count(16) * 72 * 4);
     assert!(estimate_bytes(32) > 7 * estimate_bytes(16));
+    // 2D: 20k (2k+1) nodes, (80k - 4)(8k + 1) blocks.
+    assert_eq!(beam_free_nodes_in(2, 16), 10_560);
+    assert_eq!(beam_block_count_in(2, 1), 76 * 9);
+    assert_eq!(beam_block_count_in(3, 16), beam_block_count(16));
+    assert!(estimate_bytes_in(2, 16) > beam_block_count_in(2, 16) * 32 * 4);
+    assert!(estimate_bytes_in(2, 16) < estimate_bytes(4));
 }
 
 #[test]
 fn beam_pattern_matches_block_count_formula() {
-    for k in 1..=4 {
+    for (dim, k) in (1..=4).flat_map(|k| [(3usize, k), (2, k)]) {
         // Arrange
-        let mesh = BoxMesh::beam(k).unwrap();
+        let mesh = BoxMesh::beam_in(dim, k).unwrap();
         // Act
         let asm = Assembler::new(&mesh, Constraint::ClampXMin).unwrap();
         let p = asm.pattern();
         // Assert
-        assert_eq!(asm.n_free() as u64, beam_free_nodes(k), "k = {k}");
-        assert_eq!(p.nrows() as u64, beam_free_nodes(k));
-        assert_eq!(p.nnzb() as u64, beam_block_count(k), "k = {k}");
+        assert_eq!(asm.n_free() as u64, beam_free_nodes_in(dim, k), "dim {dim}, k = {k}");
+        assert_eq!(p.nrows() as u64, beam_free_nodes_in(dim, k));
+        assert_eq!(p.nnzb() as u64, beam_block_count_in(dim, k), "dim {dim}, k = {k}");
         assert!(p.is_structurally_symmetric());
         assert!(p.diagonal_positions().iter().all(|&d| d != usize::MAX));
         // Clamped nodes are exactly the first ny*nz, free index = id - ny*nz.
-        let plane = (2 * k + 1) * (2 * k + 1);
+        let plane = (2 * k + 1).pow(dim as u32 - 1);
         for (id, &f) in asm.free_of_node().iter().enumerate() {
             let expect = if id < plane { u32::MAX } else { (id - plane) as u32 };
             assert_eq!(f, expect);
@@ -65,8 +72,16 @@ fn unconstrained_pattern_couples_exactly_nodes_sharing_an_element() {
 
 #[test]
 fn element_colours_partition_elements_and_share_no_node() {
-    let mesh = BoxMesh::new(4, 3, 5, [0.0; 3], [1.0; 3]).unwrap();
-    let asm = Assembler::new(&mesh, Constraint::ClampXMin).unwrap();
+    for mesh in [
+        BoxMesh::new(4, 3, 5, [0.0; 3], [1.0; 3]).unwrap(),
+        BoxMesh::new_2d(5, 3, [0.0; 2], [1.0; 2]).unwrap(),
+    ] {
+        assert_colours_partition(&mesh);
+    }
+}
+
+fn assert_colours_partition(mesh: &BoxMesh) {
+    let asm = Assembler::new(mesh, Constraint::ClampXMin).unwrap();
     let mut seen = vec![0u32; mesh.n_elements()];
     for c in 0..8 {
         let mut owner = vec![false; mesh.n_nodes()];
@@ -111,27 +126,58 @@ fn traction_resultant_is_unit_force_and_one_sixth_torque() {
 }
 
 #[test]
-fn near_null_space_is_orthonormal_with_six_columns() {
-    for k in [1usize, 2] {
+fn plane_strain_edge_load_is_unit_force_and_one_twelfth_moment() {
+    for k in [1usize, 3] {
         // Arrange
-        let mesh = BoxMesh::beam(k).unwrap();
+        let mesh = BoxMesh::beam_in(2, k).unwrap();
+        let asm = Assembler::new(&mesh, Constraint::ClampXMin).unwrap();
+        // Act
+        let f = traction_rhs(&mesh, &asm);
+        // Assert: t = (1 - y, 0) on x = 10.
+        assert_eq!(f.len(), 2 * asm.n_free());
+        let (mut fx, mut fy, mut moment) = (0.0, 0.0, 0.0);
+        for (r, &node) in asm.node_of_free().iter().enumerate() {
+            let [x, y, z] = mesh.node_coords(node as usize);
+            assert_eq!(z, 0.0);
+            let fr = &f[2 * r..2 * r + 2];
+            if x != 10.0 {
+                assert!(fr.iter().all(|&v| v == 0.0), "load off the end edge");
+            }
+            fx += fr[0];
+            fy += fr[1];
+            moment += x * fr[1] - y * fr[0];
+        }
+        assert!((fx - 1.0).abs() < 1e-14, "k = {k}: axial force {fx}");
+        assert_eq!(fy, 0.0);
+        assert!((moment - 1.0 / 12.0).abs() < 1e-14, "k = {k}: moment {moment}");
+    }
+}
+
+#[test]
+fn near_null_space_is_orthonormal_with_six_columns_in_3d_and_three_in_2d() {
+    for (dim, nm, k) in [(3usize, N_RIGID_MODES, 1usize), (3, 6, 2), (2, 3, 1), (2, 3, 4)] {
+        // Arrange
+        let mesh = BoxMesh::beam_in(dim, k).unwrap();
         let asm = Assembler::new(&mesh, Constraint::ClampXMin).unwrap();
         // Act
         let b = rigid_body_modes(&mesh, &asm);
         // Assert
-        assert_eq!(b.len(), asm.n_dofs() * N_RIGID_MODES);
-        for p in 0..6 {
-            for q in 0..6 {
-                let d: f64 = b.chunks_exact(6).map(|r| r[p] * r[q]).sum();
+        assert_eq!(b.len(), asm.n_dofs() * nm);
+        for p in 0..nm {
+            for q in 0..nm {
+                let d: f64 = b.chunks_exact(nm).map(|r| r[p] * r[q]).sum();
                 let expect = if p == q { 1.0 } else { 0.0 };
-                assert!((d - expect).abs() < 1e-13, "k = {k}: (B^T B)[{p}][{q}] = {d}");
+                assert!(
+                    (d - expect).abs() < 1e-13,
+                    "dim {dim}, k = {k}: (B^T B)[{p}][{q}] = {d}"
+                );
             }
         }
         // The first column is the normalized x translation.
         let v = 1.0 / (asm.n_free() as f64).sqrt();
         assert!(b
-            .chunks_exact(18)
-            .all(|r| (r[0] - v).abs() < 1e-15 && r[6] == 0.0 && r[12] == 0.0));
+            .chunks_exact(dim * nm)
+            .all(|r| (r[0] - v).abs() < 1e-15 && (1..dim).all(|c| r[c * nm] == 0.0)));
     }
 }
 
@@ -141,8 +187,8 @@ fn sequential_reference(mesh: &BoxMesh, asm: &Assembler, modulus: &[f64]) -> Blo
     let k_ref = asm.reference_stiffness();
     for (e, &s) in modulus.iter().enumerate() {
         let nodes = mesh.element_nodes(e);
-        for a_loc in 0..27 {
-            for b_loc in 0..27 {
+        for a_loc in 0..nodes.len() {
+            for b_loc in 0..nodes.len() {
                 let (r, c) = (
                     asm.free_of_node()[nodes[a_loc] as usize],
                     asm.free_of_node()[nodes[b_loc] as usize],
@@ -162,8 +208,14 @@ fn sequential_reference(mesh: &BoxMesh, asm: &Assembler, modulus: &[f64]) -> Blo
 
 #[test]
 fn parallel_assembly_is_deterministic_and_matches_sequential_reference() {
+    for dim in [3, 2] {
+        assert_parallel_assembly_matches_reference(&BoxMesh::beam_in(dim, 2).unwrap());
+    }
+}
+
+fn assert_parallel_assembly_matches_reference(mesh: &BoxMesh) {
     // Arrange: a varying modulus so every element contributes differently.
-    let mesh = BoxMesh::beam(2).unwrap();
+    let mesh = mesh.clone();
     let asm = Assembler::new(&mesh, Constraint::ClampXMin).unwrap();
     let modulus = modulus_from_fn(&mesh, |[x, y, z]| 1.0 + 0.3 * x + y * z + 0.1 * (7.0 * x).sin());
     let run = |threads: usize, coloured: bool| {
@@ -205,19 +257,32 @@ fn parallel_assembly_is_deterministic_and_matches_sequential_reference() {
 
 #[test]
 fn beam_problem_bundles_consistent_pieces() {
-    let p = BeamProblem::build(1).unwrap();
-    assert_eq!(p.a.nrows(), p.assembler.n_free());
-    assert_eq!(p.rhs.len(), 3 * p.assembler.n_free());
-    assert_eq!(p.near_null.len(), 18 * p.assembler.n_free());
-    assert!(p.timings.setup_s >= 0.0 && p.timings.assembly_s >= 0.0);
-    let mut fresh = p.assembler.zero_matrix();
-    p.assembler.assemble(&uniform_modulus(&p.mesh), &mut fresh).unwrap();
-    assert_eq!(fresh.values(), p.a.values());
+    for (dim, modes) in [(3usize, 6usize), (2, 3)] {
+        let p = BeamProblem::build_in(dim, 1).unwrap();
+        assert_eq!((p.dim, p.modes), (dim, modes));
+        assert_eq!(p.a.block_shape(), (dim, dim));
+        assert_eq!(p.a.nrows(), p.assembler.n_free());
+        assert_eq!(p.rhs.len(), dim * p.assembler.n_free());
+        assert_eq!(p.near_null.len(), dim * modes * p.assembler.n_free());
+        assert!(p.timings.setup_s >= 0.0 && p.timings.assembly_s >= 0.0);
+        let mut fresh = p.assembler.zero_matrix();
+        p.assembler.assemble(&uniform_modulus(&p.mesh), &mut fresh).unwrap();
+        assert_eq!(fresh.values(), p.a.values());
+    }
 }
 
 #[test]
 fn invalid_inputs_are_rejected_with_typed_errors() {
     assert_eq!(BoxMesh::beam(0).unwrap_err(), FemError::ZeroBeamSize);
+    assert_eq!(BoxMesh::beam_in(4, 1).unwrap_err(), FemError::BadDimension { dim: 4 });
+    assert!(matches!(
+        BoxMesh::new_2d(1, 0, [0.0; 2], [1.0; 2]),
+        Err(FemError::EmptyMesh { .. })
+    ));
+    assert!(matches!(
+        BoxMesh::new_2d(1, 1, [0.0; 2], [1.0, f64::NAN]),
+        Err(FemError::BadBox { .. })
+    ));
     assert!(matches!(
         BoxMesh::new(0, 1, 1, [0.0; 3], [1.0; 3]),
         Err(FemError::EmptyMesh { .. })
