@@ -15,6 +15,11 @@ pub struct SolveArgs {
     /// (k = 16 is the paper's 1.05M-dof base case).
     #[arg(long, default_value_t = 4, allow_negative_numbers = true, value_name = "K")]
     k: i64,
+    /// Spatial dimension: 3 (Q2 hexahedra, 3x3 blocks, 6 rigid modes) or 2
+    /// (plane strain on [0,10] x [-0.5,0.5], 10k x k Q2 quadrilaterals, 2x2
+    /// blocks, 3 rigid modes, end traction (1 - y, 0)).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(2..=3))]
+    dim: u8,
     /// Write the report as JSON to PATH (keys: dofs, iterations, converged,
     /// max_displacement, levels, products, phases, ...).
     #[arg(long, value_name = "PATH")]
@@ -54,6 +59,7 @@ struct Phases {
 #[derive(Serialize)]
 struct Report {
     problem: &'static str,
+    dim: usize,
     k: usize,
     elements: usize,
     dofs: usize,
@@ -78,23 +84,24 @@ fn available_memory_bytes() -> Option<u64> {
     Some(kb * 1024)
 }
 
-fn validate_k(k: i64) -> Result<usize> {
+/// Checks `--k` for the beam in `dim` dimensions: positive, not absurd, fits in memory.
+fn validate_beam(dim: usize, k: i64) -> Result<usize> {
     if k < 1 {
         bail!("--k must be a positive integer (the beam has 10k x k x k elements), got {k}");
     }
     if k > K_HARD_LIMIT {
         bail!(
             "--k {k} is far beyond what one machine can hold (about {:.0e} unknowns); use k <= {K_HARD_LIMIT}",
-            3.0 * 20.0 * (k as f64) * (2.0 * k as f64 + 1.0).powi(2)
+            dim as f64 * 20.0 * (k as f64) * (2.0 * k as f64 + 1.0).powi(dim as i32 - 1)
         );
     }
     let k = k as usize;
-    let need = ptap_fem::estimate_bytes(k);
+    let need = ptap_fem::estimate_bytes_in(dim, k);
     if let Some(avail) = available_memory_bytes() {
         if need > avail {
             let largest = (1..=k)
                 .rev()
-                .find(|&kk| ptap_fem::estimate_bytes(kk) <= avail)
+                .find(|&kk| ptap_fem::estimate_bytes_in(dim, kk) <= avail)
                 .unwrap_or(0);
             bail!(
                 "--k {k} needs about {:.1} GiB of memory but only {:.1} GiB is available; choose k <= {largest}",
@@ -117,7 +124,8 @@ fn spinner(quiet: bool) -> ProgressBar {
 }
 
 pub fn run(args: &SolveArgs) -> Result<()> {
-    let k = validate_k(args.k)?;
+    let dim = args.dim as usize;
+    let k = validate_beam(dim, args.k)?;
     if !(args.rtol > 0.0 && args.rtol < 1.0) {
         bail!("--rtol must be between 0 and 1, got {}", args.rtol);
     }
@@ -126,8 +134,9 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     }
     let pb = spinner(args.quiet);
 
-    pb.set_message(format!("assembling the beam at k = {k}"));
-    let problem = BeamProblem::build(k).with_context(|| format!("building the beam problem at k = {k}"))?;
+    pb.set_message(format!("assembling the {dim}D beam at k = {k}"));
+    let problem =
+        BeamProblem::build_in(dim, k).with_context(|| format!("building the {dim}D beam problem at k = {k}"))?;
     let dofs = problem.a.scalar_rows();
     let (problem_setup_s, assembly_s) = (problem.timings.setup_s, problem.timings.assembly_s);
 
@@ -147,7 +156,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         opts.machine = ptap_schedules::model::MachineParams::cpu(crate::bench::measure_copy_bandwidth());
     }
     let mut progress = |m: &str| pb.set_message(m.to_string());
-    let mut h = Hierarchy::build(problem.a, &problem.near_null, 6, &opts, &mut progress)
+    let mut h = Hierarchy::build(problem.a, &problem.near_null, problem.modes, &opts, &mut progress)
         .context("setting up the AMG hierarchy")?;
 
     pb.set_message("solving with CG + AMG V-cycle");
@@ -166,9 +175,14 @@ pub fn run(args: &SolveArgs) -> Result<()> {
 
     let max_displacement = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let report = Report {
-        problem: "cantilever beam, Q2 hexahedra, traction (1, -z, y)",
+        problem: if dim == 2 {
+            "plane-strain cantilever beam, Q2 quadrilaterals, traction (1 - y, 0)"
+        } else {
+            "cantilever beam, Q2 hexahedra, traction (1, -z, y)"
+        },
+        dim,
         k,
-        elements: 10 * k * k * k,
+        elements: problem.mesh.n_elements(),
         dofs,
         threads: rayon::current_num_threads(),
         iterations: rep.iterations,
@@ -219,11 +233,16 @@ fn thousands(n: usize) -> String {
 }
 
 fn print_report(r: &Report) {
+    let (shape, cells) = if r.dim == 2 {
+        (
+            "plane-strain cantilever beam",
+            format!("{}x{} Q2 quadrilaterals", 10 * r.k, r.k),
+        )
+    } else {
+        ("cantilever beam", format!("{}x{}x{} Q2 hexahedra", 10 * r.k, r.k, r.k))
+    };
     println!(
-        "cantilever beam k = {}: {}x{}x{} Q2 hexahedra, {} dofs, {} threads",
-        r.k,
-        10 * r.k,
-        r.k,
+        "{shape} k = {}: {cells}, {} dofs, {} threads",
         r.k,
         thousands(r.dofs),
         r.threads

@@ -115,3 +115,43 @@ fn bench_runs_selected_variants_and_reports_against_v0() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_clear_refusal(&["bench", "--k", "1", "--variants", "v9"], "unknown variant 'v9'");
 }
+
+/// Runs `ptap solve ARGS --quiet --json PATH` and returns the parsed report.
+fn solve_report(tag: &str, args: &[&str]) -> serde_json::Value {
+    let dir = std::env::temp_dir().join(format!("ptap-cli-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("report.json");
+    let mut all = vec!["solve", "--quiet", "--json", path.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = ptap(&all);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    v
+}
+
+#[test]
+fn solve_dim2_k2_converges_through_2x3_and_3x3_blocks() {
+    // Arrange: a coarse limit below the 400 dofs so level 0 is coarsened.
+    let args = ["--dim", "2", "--k", "2", "--coarse-eq-limit", "50"];
+    // Act
+    let v = solve_report("dim2", &args);
+    // Assert
+    assert_eq!(v["dim"], 2);
+    assert_eq!(v["dofs"], 400, "2 * 20k (2k+1) at k = 2");
+    assert_eq!(v["elements"], 40);
+    assert_eq!(v["converged"], true);
+    assert!(v["iterations"].as_u64().unwrap() <= 30);
+    let tip = v["max_displacement"].as_f64().unwrap();
+    assert!((tip - 46.9646).abs() < 1e-3, "2D k = 2 tip displacement {tip}");
+    let levels = v["levels"].as_array().unwrap();
+    assert_eq!(levels.len(), 2);
+    assert_eq!(levels[0]["block_size"], 2);
+    assert_eq!(levels[0]["blocks"], 2652, "(80k - 4)(8k + 1) at k = 2");
+    assert_eq!(levels[1]["block_size"], 3);
+    assert_clear_refusal(&["solve", "--dim", "4"], "invalid value '4' for '--dim <DIM>'");
+}
