@@ -5,7 +5,7 @@
 //! stale. From a declared [`ShapeSet`] (fine `bf x bf`, prolongator `bf x bc`,
 //! coarse `bc x bc`) it emits:
 //!
-//! * [`rust`]: unrolled CPU kernels;
+//! * [`rust`]: unrolled CPU kernels (the items of a declared set's module);
 //! * [`cuda`]: CUDA C for the basic block operations;
 //! * [`gpu`]: CUDA C for the GPU executor's kernel families;
 //! * [`launcher`]: a typed Rust launcher per CUDA entry point ([`KernelEntry`]).
@@ -18,4 +18,4 @@ pub mod rust;
 pub mod shape;
 
 pub use entry::{CudaModule, KernelEntry, Param, ParamTy};
-pub use shape::ShapeSet;
+pub use shape::{ShapeError, ShapeSet, MAX_BLOCK_DIM};
