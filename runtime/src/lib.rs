@@ -12,6 +12,7 @@
 //! Parallelism is rayon's global pool; every kernel is deterministic for a
 //! given input whatever the number of threads.
 
+pub mod cuda;
 pub mod executor;
 pub mod hierarchy;
 pub mod smoother;

@@ -1,1 +1,667 @@
-//! (to be written: see lib.rs)
+//! CUDA C for the GPU executor's kernel families (the paper's sections
+//! `sec:impl-cuda` and `sec:perf-spmv`).
+//!
+//! Every Galerkin-product stage is `C = X Y` over `C`'s pattern with `M x K`
+//! blocks of `X` (stored `K x M` and applied transposed when the stage reads
+//! `P` as `P^T`), `K x N` blocks of `Y` and `M x N` blocks of `C`. Block
+//! sizes are compile-time constants and every block position is unrolled.
+//!
+//! Accumulation order: each output element sums, contribution by contribution
+//! in the schedule's order, the products `x(i,k) y(k,j)` for `k = 0..K` one at
+//! a time into one accumulator, exactly the loop nest of the CPU reference
+//! (`ptap_sparse::dense::gemm_acc`). Compiled with `--fmad=false`, the
+//! order-preserving kernels (two-pass, slot-tiled, column-split, flat stream)
+//! therefore reproduce the CPU two-pass product bit for bit.
+use crate::entry::{CudaModule, KernelEntry, Param, ParamTy};
+use crate::shape::ShapeSet;
+use std::fmt::Write;
+
+/// One stage of a product: `M x K` times `K x N`, `X` transposed when `xt`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Stage {
+    pub m: usize,
+    pub k: usize,
+    pub n: usize,
+    pub xt: bool,
+}
+
+impl Stage {
+    /// `W = A P`: `bf x bf` times `bf x bc`.
+    pub fn ap(s: ShapeSet) -> Self {
+        Stage {
+            m: s.bf,
+            k: s.bf,
+            n: s.bc,
+            xt: false,
+        }
+    }
+    /// `A_c = P^T W` reading `P`'s blocks transposed.
+    pub fn ptw(s: ShapeSet) -> Self {
+        Stage {
+            m: s.bc,
+            k: s.bf,
+            n: s.bc,
+            xt: true,
+        }
+    }
+    /// `A_c = R W` with an explicit `R = P^T` (`bc x bf` blocks).
+    pub fn rw(s: ShapeSet) -> Self {
+        Stage {
+            m: s.bc,
+            k: s.bf,
+            n: s.bc,
+            xt: false,
+        }
+    }
+    fn tag(&self) -> String {
+        format!("{}x{}x{}{}", self.m, self.k, self.n, if self.xt { "t" } else { "" })
+    }
+    /// C expression of `x(i,k)` for block pointer `xb`.
+    fn x_at(&self, xb: &str, i: &str, k: &str) -> String {
+        if self.xt {
+            format!("{xb}[({k})*{m}+({i})]", m = self.m)
+        } else {
+            format!("{xb}[({i})*{kk}+({k})]", kk = self.k)
+        }
+    }
+}
+
+/// Threads per block of the slot-tiled kernel (slots per tile).
+pub const SLOT_TILE: usize = 128;
+/// Warps per block of the merge-path SpMV.
+pub const SPMV_WARPS: usize = 4;
+
+/// Kernel names of the families, per stage.
+pub fn gather_r_name(s: ShapeSet) -> String {
+    format!("ptap_gather_r_{}x{}", s.bf, s.bc)
+}
+pub fn row_owner_name(st: Stage) -> String {
+    format!("ptap_row_owner_{}", st.tag())
+}
+pub fn slot_tiled_name(st: Stage) -> String {
+    format!("ptap_slot_tiled_{}", st.tag())
+}
+pub fn column_split_name(st: Stage) -> String {
+    format!("ptap_column_split_{}", st.tag())
+}
+pub fn flat_stream_name(st: Stage) -> String {
+    format!("ptap_flat_stream_{}", st.tag())
+}
+pub fn scatter_name(st: Stage) -> String {
+    format!("ptap_scatter_{}", st.tag())
+}
+pub fn spmv_name(br: usize, bc: usize) -> String {
+    format!("ptap_spmv_merge_{br}x{bc}")
+}
+
+fn p(name: &str, ty: ParamTy) -> Param {
+    Param::new(name, ty)
+}
+
+const PRELUDE: &str = "typedef unsigned int u32;\ntypedef unsigned long long u64;\n";
+
+fn signature(out: &mut String, e: &KernelEntry) {
+    let params: Vec<String> = e
+        .params
+        .iter()
+        .map(|q| format!("{} {}", q.ty.c_type(), q.name))
+        .collect();
+    writeln!(out, "// {}", e.doc).unwrap();
+    writeln!(out, "extern \"C\" __global__ void {}({}) {{", e.name, params.join(", ")).unwrap();
+}
+
+/// `R = P^T` as a gather: one thread per scalar of `R`.
+fn gather_r(out: &mut String, s: ShapeSet) -> KernelEntry {
+    use ParamTy::*;
+    let (bf, bc) = (s.bf, s.bc);
+    let e = KernelEntry {
+        name: gather_r_name(s),
+        params: vec![p("pv", PtrF64), p("src", PtrU32), p("rv", PtrMutF64), p("nblocks", U32)],
+        doc: format!("R = P^T, {bc}x{bf} blocks gathered from transposed {bf}x{bc} blocks of P"),
+    };
+    signature(out, &e);
+    let l = bf * bc;
+    writeln!(
+        out,
+        "  u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (t >= (u64)nblocks * {l}) return;\n  \
+         u32 b = (u32)(t / {l}); u32 e = (u32)(t % {l});\n  u32 i = e / {bf}, j = e % {bf};\n  \
+         rv[t] = pv[(u64)src[b] * {l} + j * {bc} + i];\n}}\n"
+    )
+    .unwrap();
+    e
+}
+
+/// V0 stage: the owner of each output element walks `X`'s row of its slot and
+/// finds the matching block of `Y`'s row by binary search; register
+/// accumulation, no atomics, coalesced writes.
+fn row_owner(out: &mut String, st: Stage) -> KernelEntry {
+    use ParamTy::*;
+    let (m, k, n) = (st.m, st.k, st.n);
+    let (mk, kn, mn) = (m * k, k * n, m * n);
+    let e = KernelEntry {
+        name: row_owner_name(st),
+        params: vec![
+            p("xv", PtrF64),
+            p("yv", PtrF64),
+            p("x_rp", PtrU32),
+            p("x_ci", PtrU32),
+            p("y_rp", PtrU32),
+            p("y_ci", PtrU32),
+            p("c_row", PtrU32),
+            p("c_ci", PtrU32),
+            p("cv", PtrMutF64),
+            p("nslots", U32),
+        ],
+        doc: format!("two-pass stage C = X Y ({m}x{k} by {k}x{n}), one thread per output scalar"),
+    };
+    signature(out, &e);
+    writeln!(
+        out,
+        "  u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (t >= (u64)nslots * {mn}) return;\n  \
+         u32 s = (u32)(t / {mn}); u32 e = (u32)(t % {mn});\n  u32 i = e / {n}, j = e % {n};\n  \
+         u32 row = c_row[s], col = c_ci[s];\n  double acc = 0.0;\n  \
+         for (u32 kx = x_rp[row]; kx < x_rp[row + 1]; ++kx) {{\n    u32 l = x_ci[kx];\n    \
+         u32 lo = y_rp[l], hi = y_rp[l + 1], end = hi;\n    \
+         while (lo < hi) {{ u32 mid = (lo + hi) >> 1; if (y_ci[mid] < col) lo = mid + 1; else hi = mid; }}\n    \
+         if (lo < end && y_ci[lo] == col) {{\n      const double* xb = xv + (u64)kx * {mk};\n      \
+         const double* yb = yv + (u64)lo * {kn};"
+    )
+    .unwrap();
+    for kk in 0..k {
+        let xa = st.x_at("xb", "i", &kk.to_string());
+        writeln!(out, "      acc = acc + {xa} * yb[{kk} * {n} + j];").unwrap();
+    }
+    writeln!(out, "    }}\n  }}\n  cv[t] = acc;\n}}\n").unwrap();
+    e
+}
+
+/// Loads of the `x` and `y` blocks of contribution `q` into registers.
+fn load_blocks(out: &mut String, st: Stage, indent: &str) {
+    let (mk, kn) = (st.m * st.k, st.k * st.n);
+    writeln!(
+        out,
+        "{indent}const double* xb = xv + (u64)rx[q] * {mk};\n{indent}const double* yb = yv + (u64)ry[q] * {kn};"
+    )
+    .unwrap();
+}
+
+/// V2b stage: one thread per output slot accumulates the slot's run in
+/// registers, stages its finished block in shared memory, and the tile is
+/// written back with coalesced stores.
+fn slot_tiled(out: &mut String, st: Stage) -> KernelEntry {
+    use ParamTy::*;
+    let (m, k, n) = (st.m, st.k, st.n);
+    let mn = m * n;
+    let e = KernelEntry {
+        name: slot_tiled_name(st),
+        params: vec![
+            p("xv", PtrF64),
+            p("yv", PtrF64),
+            p("ptr", PtrU32),
+            p("rx", PtrU32),
+            p("ry", PtrU32),
+            p("cv", PtrMutF64),
+            p("nslots", U32),
+        ],
+        doc: format!("slot-tiled stage ({m}x{k} by {k}x{n}), {SLOT_TILE} slots per block, register accumulators"),
+    };
+    signature(out, &e);
+    writeln!(
+        out,
+        "  __shared__ double tile[{SLOT_TILE} * {mn}];\n  u32 s0 = blockIdx.x * {SLOT_TILE};\n  \
+         u32 s = s0 + threadIdx.x;"
+    )
+    .unwrap();
+    for q in 0..mn {
+        writeln!(out, "  double a{q} = 0.0;").unwrap();
+    }
+    writeln!(
+        out,
+        "  if (s < nslots) {{\n    for (u32 q = ptr[s]; q < ptr[s + 1]; ++q) {{"
+    )
+    .unwrap();
+    load_blocks(out, st, "      ");
+    for kk in 0..k {
+        for j in 0..n {
+            writeln!(out, "      double y{kk}_{j} = yb[{}];", kk * n + j).unwrap();
+        }
+    }
+    for kk in 0..k {
+        for i in 0..m {
+            let xa = st.x_at("xb", &i.to_string(), &kk.to_string());
+            writeln!(out, "      {{ double x = {xa};").unwrap();
+            for j in 0..n {
+                writeln!(out, "        a{0} = a{0} + x * y{kk}_{j};", i * n + j).unwrap();
+            }
+            writeln!(out, "      }}").unwrap();
+        }
+    }
+    writeln!(out, "    }}\n  }}").unwrap();
+    for q in 0..mn {
+        writeln!(out, "  tile[threadIdx.x * {mn} + {q}] = a{q};").unwrap();
+    }
+    writeln!(
+        out,
+        "  __syncthreads();\n  u32 valid = nslots - s0 < {SLOT_TILE} ? nslots - s0 : {SLOT_TILE};\n  \
+         for (u32 e = threadIdx.x; e < valid * {mn}; e += {SLOT_TILE}) cv[(u64)s0 * {mn} + e] = tile[e];\n}}\n"
+    )
+    .unwrap();
+    e
+}
+
+/// Column-split stage: `N` lanes per slot, one output column per lane, slots
+/// taken in the schedule's run-length-sorted order within each window.
+fn column_split(out: &mut String, st: Stage) -> KernelEntry {
+    use ParamTy::*;
+    let (m, k, n) = (st.m, st.k, st.n);
+    let mn = m * n;
+    let e = KernelEntry {
+        name: column_split_name(st),
+        params: vec![
+            p("xv", PtrF64),
+            p("yv", PtrF64),
+            p("ptr", PtrU32),
+            p("rx", PtrU32),
+            p("ry", PtrU32),
+            p("order", PtrU32),
+            p("cv", PtrMutF64),
+            p("nslots", U32),
+            p("window", U32),
+        ],
+        doc: format!("column-split stage ({m}x{k} by {k}x{n}), {n} lanes per slot, one window per block"),
+    };
+    signature(out, &e);
+    writeln!(
+        out,
+        "  u32 g = threadIdx.x / {n}, j = threadIdx.x % {n};\n  if (g >= window) return;\n  \
+         u32 idx = blockIdx.x * window + g;\n  if (idx >= nslots) return;\n  u32 s = order[idx];"
+    )
+    .unwrap();
+    for i in 0..m {
+        writeln!(out, "  double c{i} = 0.0;").unwrap();
+    }
+    writeln!(out, "  for (u32 q = ptr[s]; q < ptr[s + 1]; ++q) {{").unwrap();
+    load_blocks(out, st, "    ");
+    for kk in 0..k {
+        writeln!(out, "    {{ double y = yb[{kk} * {n} + j];").unwrap();
+        for i in 0..m {
+            let xa = st.x_at("xb", &i.to_string(), &kk.to_string());
+            writeln!(out, "      c{i} = c{i} + {xa} * y;").unwrap();
+        }
+        writeln!(out, "    }}").unwrap();
+    }
+    writeln!(out, "  }}").unwrap();
+    for i in 0..m {
+        writeln!(out, "  cv[(u64)s * {mn} + {} + j] = c{i};", i * n).unwrap();
+    }
+    writeln!(out, "}}\n").unwrap();
+    e
+}
+
+/// V3 stage: one warp per record tile (whole output rows); the tile's output
+/// is zeroed, then every record is accumulated in order, lane `l` owning
+/// scalars `l, l + 32, ..` of each output block.
+fn flat_stream(out: &mut String, st: Stage) -> KernelEntry {
+    use ParamTy::*;
+    let (m, k, n) = (st.m, st.k, st.n);
+    let mn = m * n;
+    let e = KernelEntry {
+        name: flat_stream_name(st),
+        params: vec![
+            p("xv", PtrF64),
+            p("yv", PtrF64),
+            p("rx", PtrU32),
+            p("ry", PtrU32),
+            p("rslot", PtrU32),
+            p("tile_rows", PtrU32),
+            p("tile_records", PtrU32),
+            p("c_rp", PtrU32),
+            p("cv", PtrMutF64),
+            p("ntiles", U32),
+        ],
+        doc: format!("flat-stream stage ({m}x{k} by {k}x{n}), one warp per record tile"),
+    };
+    signature(out, &e);
+    writeln!(
+        out,
+        "  u32 w = (u32)(((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;\n  \
+         if (w >= ntiles) return;\n  u64 e0 = (u64)c_rp[tile_rows[w]] * {mn}, e1 = (u64)c_rp[tile_rows[w + 1]] * {mn};\n  \
+         for (u64 e = e0 + lane; e < e1; e += 32) cv[e] = 0.0;\n  __syncwarp();\n  \
+         for (u32 q = tile_records[w]; q < tile_records[w + 1]; ++q) {{"
+    )
+    .unwrap();
+    load_blocks(out, st, "    ");
+    writeln!(
+        out,
+        "    double* cb = cv + (u64)rslot[q] * {mn};\n    \
+         for (u32 e = lane; e < {mn}; e += 32) {{\n      u32 i = e / {n}, j = e % {n};\n      double c = cb[e];"
+    )
+    .unwrap();
+    for kk in 0..k {
+        let xa = st.x_at("xb", "i", &kk.to_string());
+        writeln!(out, "      c = c + {xa} * yb[{kk} * {n} + j];").unwrap();
+    }
+    writeln!(out, "      cb[e] = c;\n    }}\n  }}\n}}\n").unwrap();
+    e
+}
+
+/// V4 pass: one thread per scalar of each record's block product, added to the
+/// output with `atomicAdd` (the output must be zeroed first). Not deterministic.
+fn scatter(out: &mut String, st: Stage) -> KernelEntry {
+    use ParamTy::*;
+    let (m, k, n) = (st.m, st.k, st.n);
+    let mn = m * n;
+    let e = KernelEntry {
+        name: scatter_name(st),
+        params: vec![
+            p("xv", PtrF64),
+            p("yv", PtrF64),
+            p("rx", PtrU32),
+            p("ry", PtrU32),
+            p("rslot", PtrU32),
+            p("cv", PtrMutF64),
+            p("nrecords", U32),
+        ],
+        doc: format!("outer-product scatter pass ({m}x{k} by {k}x{n}), atomic accumulation"),
+    };
+    signature(out, &e);
+    writeln!(
+        out,
+        "  u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (t >= (u64)nrecords * {mn}) return;\n  \
+         u32 q = (u32)(t / {mn}); u32 e = (u32)(t % {mn});\n  u32 i = e / {n}, j = e % {n};"
+    )
+    .unwrap();
+    load_blocks(out, st, "  ");
+    writeln!(out, "  double v = 0.0;").unwrap();
+    for kk in 0..k {
+        let xa = st.x_at("xb", "i", &kk.to_string());
+        writeln!(out, "  v = v + {xa} * yb[{kk} * {n} + j];").unwrap();
+    }
+    writeln!(out, "  atomicAdd(cv + (u64)rslot[q] * {mn} + e, v);\n}}\n").unwrap();
+    e
+}
+
+/// Every product kernel of one shape set: the `R` gather, and per family the
+/// `A P` stage and the coarse stage (`R W` for V0, `P^T W` for the others).
+pub fn product_module(s: ShapeSet) -> CudaModule {
+    let mut src = String::from(PRELUDE);
+    let mut entries = vec![gather_r(&mut src, s)];
+    let (ap, ptw, rw) = (Stage::ap(s), Stage::ptw(s), Stage::rw(s));
+    entries.push(row_owner(&mut src, ap));
+    // With bf == bc the explicit-R stage has the A P stage's shape: one kernel serves both.
+    if rw != ap {
+        entries.push(row_owner(&mut src, rw));
+    }
+    for st in [ap, ptw] {
+        entries.push(slot_tiled(&mut src, st));
+        entries.push(column_split(&mut src, st));
+        entries.push(flat_stream(&mut src, st));
+        entries.push(scatter(&mut src, st));
+    }
+    CudaModule {
+        name: format!("ptap_product_{}x{}", s.bf, s.bc),
+        source: src,
+        entries,
+    }
+}
+
+/// Merge-path block SpMV `y = A x` for `br x bc` blocks (paper,
+/// `sec:perf-spmv`): each warp owns an equal, block-aligned range of the block
+/// stream; 32 blocks at a time are staged through shared memory with 16-byte
+/// loads, each lane multiplies one block at compile-time positions, and a
+/// warp-segmented scan (by block row) combines row partials before memory is
+/// touched. Rows wholly inside the warp's range are stored; rows that cross a
+/// range boundary are added atomically, so `y` must be zeroed before the
+/// launch. When a range is at least as long as the longest row, no row has more
+/// than two partial sums, and the result is deterministic.
+pub fn spmv_module(br: usize, bc: usize) -> CudaModule {
+    use ParamTy::*;
+    let bl = br * bc;
+    let mut src = String::from(PRELUDE);
+    let e = KernelEntry {
+        name: spmv_name(br, bc),
+        params: vec![
+            p("av", PtrF64),
+            p("ci", PtrU32),
+            p("brow", PtrU32),
+            p("rp", PtrU32),
+            p("x", PtrF64),
+            p("y", PtrMutF64),
+            p("nblocks", U32),
+            p("per_warp", U32),
+        ],
+        doc: format!("merge-path block SpMV y = A x, {br}x{bc} blocks, {SPMV_WARPS} warps per block"),
+    };
+    // Shared staging: 32 blocks per warp, rounded up to whole double2.
+    let stage_d = (32 * bl).div_ceil(2) * 2;
+    signature(&mut src, &e);
+    writeln!(
+        src,
+        "  __shared__ double2 stage2[{SPMV_WARPS}][{half}];\n  \
+         u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;\n  \
+         double* stage = (double*)stage2[wl];\n  \
+         u64 b0 = ((u64)blockIdx.x * {SPMV_WARPS} + wl) * per_warp;\n  if (b0 >= nblocks) return;\n  \
+         u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;\n  \
+         u32 carry_row = 0xffffffffu;",
+        half = stage_d / 2
+    )
+    .unwrap();
+    for r in 0..br {
+        writeln!(src, "  double k{r} = 0.0;").unwrap();
+    }
+    writeln!(
+        src,
+        "  for (u64 base = b0; base < b1; base += 32) {{\n    \
+         u32 cnt = (u32)(b1 - base < 32 ? b1 - base : 32);\n    \
+         u32 nd = cnt * {bl};\n    \
+         const double2* src2 = (const double2*)(av + base * {bl});\n    \
+         for (u32 h = lane; h < nd / 2; h += 32) stage2[wl][h] = src2[h];\n    \
+         if ((nd & 1) && lane == 0) stage[nd - 1] = av[base * {bl} + nd - 1];\n    \
+         __syncwarp();\n    bool valid = lane < cnt;\n    u64 b = base + lane;\n    \
+         u32 row = valid ? brow[b] : 0xfffffffeu;"
+    )
+    .unwrap();
+    for r in 0..br {
+        writeln!(src, "    double v{r} = 0.0;").unwrap();
+    }
+    writeln!(
+        src,
+        "    if (valid) {{\n      u64 col = ci[b];\n      const double* a = stage + lane * {bl};"
+    )
+    .unwrap();
+    for c in 0..bc {
+        writeln!(src, "      double x{c} = x[col * {bc} + {c}];").unwrap();
+    }
+    for r in 0..br {
+        let terms: Vec<String> = (0..bc).map(|c| format!("a[{}] * x{c}", r * bc + c)).collect();
+        // Left-to-right sum over the block's columns, as the CPU's gemv_acc.
+        writeln!(src, "      v{r} = {};", terms.join(" + ")).unwrap();
+    }
+    writeln!(src, "    }}\n    __syncwarp();").unwrap();
+    // Segmented inclusive scan by row (Hillis-Steele with shuffles).
+    writeln!(
+        src,
+        "    #pragma unroll\n    for (u32 d = 1; d < 32; d <<= 1) {{\n      \
+         u32 orow = __shfl_up_sync(0xffffffffu, row, d);"
+    )
+    .unwrap();
+    for r in 0..br {
+        writeln!(src, "      double o{r} = __shfl_up_sync(0xffffffffu, v{r}, d);").unwrap();
+    }
+    writeln!(src, "      if (lane >= d && orow == row) {{").unwrap();
+    for r in 0..br {
+        writeln!(src, "        v{r} = o{r} + v{r};").unwrap();
+    }
+    writeln!(
+        src,
+        "      }}\n    }}\n    u32 next = __shfl_down_sync(0xffffffffu, row, 1);\n    \
+         bool last = valid && (lane == cnt - 1 || next != row);\n    \
+         if (last && row == carry_row) {{"
+    )
+    .unwrap();
+    for r in 0..br {
+        writeln!(src, "      v{r} = k{r} + v{r};").unwrap();
+    }
+    // The tail segment continues into the next 32 blocks of this warp: carry it.
+    writeln!(
+        src,
+        "    }}\n    u32 tail_row = __shfl_sync(0xffffffffu, row, cnt - 1);\n    \
+         bool cont = base + 32 < b1 && (u64)rp[tail_row + 1] > base + cnt;\n    \
+         carry_row = cont ? tail_row : 0xffffffffu;"
+    )
+    .unwrap();
+    for r in 0..br {
+        writeln!(src, "    k{r} = __shfl_sync(0xffffffffu, v{r}, cnt - 1);").unwrap();
+    }
+    writeln!(
+        src,
+        "    if (last && !(cont && lane == cnt - 1)) {{\n      \
+         bool own = (u64)rp[row] >= b0 && (u64)rp[row + 1] <= b1;\n      \
+         double* yr = y + (u64)row * {br};\n      if (own) {{"
+    )
+    .unwrap();
+    for r in 0..br {
+        writeln!(src, "        yr[{r}] = v{r};").unwrap();
+    }
+    writeln!(src, "      }} else {{").unwrap();
+    for r in 0..br {
+        writeln!(src, "        atomicAdd(yr + {r}, v{r});").unwrap();
+    }
+    writeln!(src, "      }}\n    }}\n    __syncwarp();\n  }}\n}}\n").unwrap();
+    CudaModule {
+        name: format!("ptap_spmv_{br}x{bc}"),
+        source: src,
+        entries: vec![e],
+    }
+}
+
+/// Names of the vector kernels of the device solve.
+pub mod vector {
+    pub const AXPBY: &str = "ptap_vec_axpby";
+    pub const DOT_PARTIAL: &str = "ptap_vec_dot_partial";
+    pub const SUM_PARTIAL: &str = "ptap_vec_sum_partial";
+    pub const COPY: &str = "ptap_vec_copy";
+    pub const SCALE_CHEB: &str = "ptap_vec_cheb_update";
+}
+
+/// Threads per block of the dot-product partial sums (and how many partials
+/// one reduction block folds).
+pub const DOT_THREADS: usize = 256;
+
+/// Vector kernels: `y = a x + b y`, copies, and a two-stage deterministic dot
+/// product (fixed-shape block partials, then one block folds them in order).
+pub fn vector_module() -> CudaModule {
+    use ParamTy::*;
+    let mut src = String::from(PRELUDE);
+    let mut entries = Vec::new();
+    let axpby = KernelEntry {
+        name: vector::AXPBY.into(),
+        params: vec![p("a", F64), p("x", PtrF64), p("b", F64), p("y", PtrMutF64), p("n", U64)],
+        doc: "y = a x + b y (b = 0 overwrites y)".into(),
+    };
+    signature(&mut src, &axpby);
+    writeln!(
+        src,
+        "  u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (t >= n) return;\n  \
+         y[t] = b == 0.0 ? a * x[t] : a * x[t] + b * y[t];\n}}\n"
+    )
+    .unwrap();
+    entries.push(axpby);
+    let copy = KernelEntry {
+        name: vector::COPY.into(),
+        params: vec![p("x", PtrF64), p("y", PtrMutF64), p("n", U64)],
+        doc: "y = x, grid-stride with 16-byte accesses where aligned".into(),
+    };
+    signature(&mut src, &copy);
+    writeln!(
+        src,
+        "  u64 stride = (u64)gridDim.x * blockDim.x;\n  u64 n2 = n / 2;\n  \
+         const double2* x2 = (const double2*)x; double2* y2 = (double2*)y;\n  \
+         for (u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x; t < n2; t += stride) y2[t] = x2[t];\n  \
+         if ((n & 1) && blockIdx.x == 0 && threadIdx.x == 0) y[n - 1] = x[n - 1];\n}}\n"
+    )
+    .unwrap();
+    entries.push(copy);
+    let dot = KernelEntry {
+        name: vector::DOT_PARTIAL.into(),
+        params: vec![p("x", PtrF64), p("y", PtrF64), p("part", PtrMutF64), p("n", U64)],
+        doc: format!("per-block partial sums of x . y ({DOT_THREADS} threads, grid-stride, fixed tree)"),
+    };
+    signature(&mut src, &dot);
+    writeln!(
+        src,
+        "  __shared__ double sh[{DOT_THREADS}];\n  double s = 0.0;\n  u64 stride = (u64)gridDim.x * blockDim.x;\n  \
+         for (u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x; t < n; t += stride) s += x[t] * y[t];\n  \
+         sh[threadIdx.x] = s;\n  __syncthreads();\n  \
+         for (u32 h = {half}; h > 0; h >>= 1) {{ if (threadIdx.x < h) sh[threadIdx.x] += sh[threadIdx.x + h]; __syncthreads(); }}\n  \
+         if (threadIdx.x == 0) part[blockIdx.x] = sh[0];\n}}\n",
+        half = DOT_THREADS / 2
+    )
+    .unwrap();
+    entries.push(dot);
+    let sum = KernelEntry {
+        name: vector::SUM_PARTIAL.into(),
+        params: vec![p("part", PtrF64), p("out", PtrMutF64), p("slot", U32), p("n", U32)],
+        doc: format!("out[slot] = sum of n partials (one block of {DOT_THREADS} threads, fixed tree)"),
+    };
+    signature(&mut src, &sum);
+    writeln!(
+        src,
+        "  __shared__ double sh[{DOT_THREADS}];\n  double s = 0.0;\n  \
+         for (u32 t = threadIdx.x; t < n; t += {DOT_THREADS}) s += part[t];\n  sh[threadIdx.x] = s;\n  __syncthreads();\n  \
+         for (u32 h = {half}; h > 0; h >>= 1) {{ if (threadIdx.x < h) sh[threadIdx.x] += sh[threadIdx.x + h]; __syncthreads(); }}\n  \
+         if (threadIdx.x == 0) out[slot] = sh[0];\n}}\n",
+        half = DOT_THREADS / 2
+    )
+    .unwrap();
+    entries.push(sum);
+    CudaModule {
+        name: "ptap_vector".into(),
+        source: src,
+        entries,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn product_module_declares_every_family_once_and_defines_each_entry() {
+        let m = product_module(ShapeSet { bf: 3, bc: 6 });
+        assert_eq!(m.entries.len(), 11);
+        let mut names: Vec<&str> = m.entries.iter().map(|e| e.name.as_str()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), 11, "entry names are unique");
+        for e in &m.entries {
+            assert!(m.source.contains(&format!("void {}(", e.name)), "{} is defined", e.name);
+        }
+        assert!(m.source.contains("ptap_column_split_6x3x6t"));
+        // Transposed access of P in the coarse stage: x(i,k) = xb[k*M + i].
+        assert!(m.source.contains("xb[(2)*6+(5)]"));
+    }
+
+    #[test]
+    fn spmv_module_unrolls_every_block_position() {
+        let m = spmv_module(3, 6);
+        assert_eq!(m.entries[0].name, "ptap_spmv_merge_3x6");
+        for q in 0..18 {
+            assert!(m.source.contains(&format!("a[{q}]")), "position {q} is unrolled");
+        }
+        assert!(!m.source.contains("a[18]"));
+    }
+
+    #[test]
+    fn braces_balance_in_every_module() {
+        for m in [
+            product_module(ShapeSet { bf: 3, bc: 6 }),
+            spmv_module(6, 6),
+            vector_module(),
+        ] {
+            let open = m.source.matches('{').count();
+            let close = m.source.matches('}').count();
+            assert_eq!(open, close, "{}", m.name);
+        }
+    }
+}

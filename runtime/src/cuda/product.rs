@@ -1,0 +1,425 @@
+//! Numeric Galerkin products on the device, replaying the inspector's
+//! schedules (paper, `sec:impl-cuda`). Schedule arrays are uploaded once; a
+//! numeric call moves nothing across the bus.
+//!
+//! Launch geometry follows the output, not the coarse rows (the occupancy
+//! finding of `sec:measured`): the two-pass stages launch one thread per
+//! output scalar, the slot-tiled and column-split stages one thread (group)
+//! per output slot, and the scatter one thread per record scalar, so coarse
+//! levels still fill the device. The flat stream's warps follow the
+//! inspector's record tiles.
+use super::{grid_for, to_u32, Arg, CudaError, Device, DeviceBlockCsr, Kernels};
+use cudarc::driver::{CudaSlice, LaunchConfig};
+use ptap_codegen_core::gpu::{self, Stage, SLOT_TILE};
+use ptap_codegen_core::ShapeSet;
+use ptap_schedules::variants::{FlatRecords, SlotRuns};
+use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
+use ptap_sparse::BlockPattern;
+use std::sync::Arc;
+
+struct DevPattern {
+    rp: CudaSlice<u32>,
+    ci: CudaSlice<u32>,
+    /// Row of every block.
+    row: CudaSlice<u32>,
+    nnzb: usize,
+}
+
+impl DevPattern {
+    fn upload(dev: &Device, p: &BlockPattern) -> Result<Self, CudaError> {
+        Ok(Self {
+            rp: dev.upload(&to_u32("row pointers", p.row_ptr())?)?,
+            ci: dev.upload(p.col_idx())?,
+            row: dev.upload(&super::matrix::block_rows(p))?,
+            nnzb: p.nnzb(),
+        })
+    }
+}
+
+struct DevRuns {
+    ptr: CudaSlice<u32>,
+    x: CudaSlice<u32>,
+    y: CudaSlice<u32>,
+    slots: usize,
+}
+
+impl DevRuns {
+    fn upload(dev: &Device, r: &SlotRuns) -> Result<Self, CudaError> {
+        Ok(Self {
+            ptr: dev.upload(&to_u32("slot-run pointers", &r.ptr)?)?,
+            x: dev.upload(&r.x)?,
+            y: dev.upload(&r.y)?,
+            slots: r.slots(),
+        })
+    }
+}
+
+struct DevRecords {
+    x: CudaSlice<u32>,
+    y: CudaSlice<u32>,
+    slot: CudaSlice<u32>,
+    tile_rows: CudaSlice<u32>,
+    tile_records: CudaSlice<u32>,
+    records: usize,
+    tiles: usize,
+}
+
+impl DevRecords {
+    fn upload(dev: &Device, f: &FlatRecords) -> Result<Self, CudaError> {
+        Ok(Self {
+            x: dev.upload(&f.x)?,
+            y: dev.upload(&f.y)?,
+            slot: dev.upload(&f.slot)?,
+            tile_rows: dev.upload(&f.tile_rows)?,
+            tile_records: dev.upload(&to_u32("record tile offsets", &f.tile_records)?)?,
+            records: f.records(),
+            tiles: f.tiles(),
+        })
+    }
+}
+
+enum Plan {
+    TwoPass {
+        r_source: CudaSlice<u32>,
+        r: CudaSlice<f64>,
+        rp: DevPattern,
+        wp: DevPattern,
+        cp: DevPattern,
+    },
+    SlotTiled {
+        ap: DevRuns,
+        rw: DevRuns,
+    },
+    ColumnSplit {
+        ap: DevRuns,
+        rw: DevRuns,
+        ap_order: CudaSlice<u32>,
+        rw_order: CudaSlice<u32>,
+        window: u32,
+    },
+    FlatStream {
+        ap: DevRecords,
+        rw: DevRecords,
+        w_rp: CudaSlice<u32>,
+        c_rp: CudaSlice<u32>,
+    },
+    Scatter {
+        p1: DevRecords,
+        p2: DevRecords,
+    },
+}
+
+/// A numeric Galerkin product `A_c = P^T A P` of one variant on the device.
+pub struct DeviceProduct {
+    dev: Arc<Device>,
+    variant: Variant,
+    shape: ShapeSet,
+    base: Arc<TwoPassSchedule>,
+    plan: Plan,
+    /// The intermediate `W = A P` (`bf x bc` blocks over `W`'s pattern).
+    w: CudaSlice<f64>,
+    kernels: Kernels,
+}
+
+impl DeviceProduct {
+    /// Uploads `schedule`'s arrays for `bf x bf` / `bf x bc` blocks and loads
+    /// the kernels (compiled once per shape set, cached on disk).
+    pub fn new(dev: &Arc<Device>, schedule: &VariantSchedule, bf: usize, bc: usize) -> Result<Self, CudaError> {
+        let shape = ShapeSet { bf, bc };
+        let kernels = dev.module(&gpu::product_module(shape))?;
+        let base = schedule.base().clone();
+        let plan = match schedule {
+            VariantSchedule::TwoPass(s) => Plan::TwoPass {
+                r_source: dev.upload(&s.r_source)?,
+                r: dev.zeros(s.r.nnzb() * bf * bc)?,
+                rp: DevPattern::upload(dev, &s.r)?,
+                wp: DevPattern::upload(dev, &s.w)?,
+                cp: DevPattern::upload(dev, &s.c)?,
+            },
+            VariantSchedule::SlotTiled(s) => Plan::SlotTiled {
+                ap: DevRuns::upload(dev, &s.ap)?,
+                rw: DevRuns::upload(dev, &s.rw)?,
+            },
+            VariantSchedule::ColumnSplit(s) => Plan::ColumnSplit {
+                ap: DevRuns::upload(dev, &s.tiled.ap)?,
+                rw: DevRuns::upload(dev, &s.tiled.rw)?,
+                ap_order: dev.upload(&s.ap_order)?,
+                rw_order: dev.upload(&s.rw_order)?,
+                window: s.window as u32,
+            },
+            VariantSchedule::FlatStream(s) => Plan::FlatStream {
+                ap: DevRecords::upload(dev, &s.ap)?,
+                rw: DevRecords::upload(dev, &s.rw)?,
+                w_rp: dev.upload(&to_u32("row pointers", s.base.w.row_ptr())?)?,
+                c_rp: dev.upload(&to_u32("row pointers", s.base.c.row_ptr())?)?,
+            },
+            VariantSchedule::OuterProduct(s) => Plan::Scatter {
+                p1: DevRecords::upload(dev, &s.pass1)?,
+                p2: DevRecords::upload(dev, &s.pass2)?,
+            },
+            other => {
+                return Err(CudaError::UnsupportedVariant {
+                    variant: other.variant().name(),
+                })
+            }
+        };
+        let w = dev.zeros(base.w.nnzb() * bf * bc)?;
+        Ok(Self {
+            dev: dev.clone(),
+            variant: schedule.variant(),
+            shape,
+            base,
+            plan,
+            w,
+            kernels,
+        })
+    }
+
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+    pub fn coarse_pattern(&self) -> &Arc<BlockPattern> {
+        &self.base.c
+    }
+    /// Whether repeated calls give the same bytes (all but the atomic scatter).
+    pub fn deterministic(&self) -> bool {
+        !matches!(self.plan, Plan::Scatter { .. })
+    }
+
+    /// `c = P^T a P` on the device (`c` over the schedule's coarse pattern).
+    pub fn numeric(&mut self, a: &DeviceBlockCsr, p: &DeviceBlockCsr, c: &mut DeviceBlockCsr) -> Result<(), CudaError> {
+        let (bf, bc) = (self.shape.bf, self.shape.bc);
+        let b = &self.base;
+        let ok = a.nnzb == b.a.nnzb()
+            && p.nnzb == b.p.nnzb()
+            && c.nnzb == b.c.nnzb()
+            && (a.br, a.bc, p.br, p.bc, c.br, c.bc) == (bf, bf, bf, bc, bc, bc);
+        if !ok {
+            return Err(CudaError::Runtime(crate::RuntimeError::PatternMismatch {
+                what: "device operands",
+                detail: format!(
+                    "schedule has A {} / P {} / A_c {} blocks of {bf}x{bf} / {bf}x{bc}, got {} / {} / {}",
+                    b.a.nnzb(),
+                    b.p.nnzb(),
+                    b.c.nnzb(),
+                    a.nnzb,
+                    p.nnzb,
+                    c.nnzb
+                ),
+            }));
+        }
+        let s = self.shape;
+        let (ap, ptw, rw) = (Stage::ap(s), Stage::ptw(s), Stage::rw(s));
+        let dev = &self.dev;
+        match &mut self.plan {
+            Plan::TwoPass {
+                r_source,
+                r,
+                rp,
+                wp,
+                cp,
+            } => {
+                let l = (bf * bc) as u64;
+                let nr = rp.nnzb as u32;
+                dev.launch(
+                    self.kernels[&gpu::gather_r_name(s)].as_ref(),
+                    grid_for(nr as u64 * l, 256),
+                    &[Arg::F64(&p.values), Arg::U32s(r_source), Arg::F64Mut(r), Arg::U32(nr)],
+                )?;
+                let nw = wp.nnzb as u32;
+                dev.launch(
+                    self.kernels[&gpu::row_owner_name(ap)].as_ref(),
+                    grid_for(nw as u64 * l, 128),
+                    &[
+                        Arg::F64(&a.values),
+                        Arg::F64(&p.values),
+                        Arg::U32s(&a.row_ptr),
+                        Arg::U32s(&a.col_idx),
+                        Arg::U32s(&p.row_ptr),
+                        Arg::U32s(&p.col_idx),
+                        Arg::U32s(&wp.row),
+                        Arg::U32s(&wp.ci),
+                        Arg::F64Mut(&self.w),
+                        Arg::U32(nw),
+                    ],
+                )?;
+                let nc = cp.nnzb as u32;
+                dev.launch(
+                    self.kernels[&gpu::row_owner_name(rw)].as_ref(),
+                    grid_for(nc as u64 * (bc * bc) as u64, 128),
+                    &[
+                        Arg::F64(r),
+                        Arg::F64(&self.w),
+                        Arg::U32s(&rp.rp),
+                        Arg::U32s(&rp.ci),
+                        Arg::U32s(&wp.rp),
+                        Arg::U32s(&wp.ci),
+                        Arg::U32s(&cp.row),
+                        Arg::U32s(&cp.ci),
+                        Arg::F64Mut(&c.values),
+                        Arg::U32(nc),
+                    ],
+                )?;
+            }
+            Plan::SlotTiled { ap: r1, rw: r2 } => {
+                for (st, runs, x, y, out) in [
+                    (ap, &*r1, &a.values, &p.values, &self.w),
+                    (ptw, &*r2, &p.values, &self.w, &c.values),
+                ] {
+                    let n = runs.slots as u32;
+                    dev.launch(
+                        &self.kernels[&gpu::slot_tiled_name(st)],
+                        grid_for(n as u64, SLOT_TILE as u32),
+                        &[
+                            Arg::F64(x),
+                            Arg::F64(y),
+                            Arg::U32s(&runs.ptr),
+                            Arg::U32s(&runs.x),
+                            Arg::U32s(&runs.y),
+                            Arg::F64Mut(out),
+                            Arg::U32(n),
+                        ],
+                    )?;
+                }
+            }
+            Plan::ColumnSplit {
+                ap: r1,
+                rw: r2,
+                ap_order,
+                rw_order,
+                window,
+            } => {
+                for (st, runs, order, x, y, out) in [
+                    (ap, &*r1, &*ap_order, &a.values, &p.values, &self.w),
+                    (ptw, &*r2, &*rw_order, &p.values, &self.w, &c.values),
+                ] {
+                    let n = runs.slots as u32;
+                    let threads = (*window as usize * st.n).div_ceil(32) * 32;
+                    let cfg = LaunchConfig {
+                        grid_dim: ((n as usize).div_ceil(*window as usize) as u32, 1, 1),
+                        block_dim: (threads as u32, 1, 1),
+                        shared_mem_bytes: 0,
+                    };
+                    dev.launch(
+                        &self.kernels[&gpu::column_split_name(st)],
+                        cfg,
+                        &[
+                            Arg::F64(x),
+                            Arg::F64(y),
+                            Arg::U32s(&runs.ptr),
+                            Arg::U32s(&runs.x),
+                            Arg::U32s(&runs.y),
+                            Arg::U32s(order),
+                            Arg::F64Mut(out),
+                            Arg::U32(n),
+                            Arg::U32(*window),
+                        ],
+                    )?;
+                }
+            }
+            Plan::FlatStream {
+                ap: f1,
+                rw: f2,
+                w_rp,
+                c_rp,
+            } => {
+                for (st, f, rp, x, y, out) in [
+                    (ap, &*f1, &*w_rp, &a.values, &p.values, &self.w),
+                    (ptw, &*f2, &*c_rp, &p.values, &self.w, &c.values),
+                ] {
+                    let nt = f.tiles as u32;
+                    dev.launch(
+                        &self.kernels[&gpu::flat_stream_name(st)],
+                        grid_for(nt as u64 * 32, 128),
+                        &[
+                            Arg::F64(x),
+                            Arg::F64(y),
+                            Arg::U32s(&f.x),
+                            Arg::U32s(&f.y),
+                            Arg::U32s(&f.slot),
+                            Arg::U32s(&f.tile_rows),
+                            Arg::U32s(&f.tile_records),
+                            Arg::U32s(rp),
+                            Arg::F64Mut(out),
+                            Arg::U32(nt),
+                        ],
+                    )?;
+                }
+            }
+            Plan::Scatter { p1, p2 } => {
+                dev.memset_zero(&mut self.w)?;
+                dev.memset_zero(&mut c.values)?;
+                for (st, f, x, y, out) in [
+                    (ap, &*p1, &a.values, &p.values, &self.w),
+                    (ptw, &*p2, &p.values, &self.w, &c.values),
+                ] {
+                    let n = f.records as u32;
+                    dev.launch(
+                        &self.kernels[&gpu::scatter_name(st)],
+                        grid_for(n as u64 * (st.m * st.n) as u64, 256),
+                        &[
+                            Arg::F64(x),
+                            Arg::F64(y),
+                            Arg::U32s(&f.x),
+                            Arg::U32s(&f.y),
+                            Arg::U32s(&f.slot),
+                            Arg::F64Mut(out),
+                            Arg::U32(n),
+                        ],
+                    )?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Bytes of device buffers the executor holds beyond its operands (`W`, `R`, schedule arrays).
+    pub fn buffer_bytes(&self) -> usize {
+        let w = self.w.num_bytes();
+        let sched = match &self.plan {
+            Plan::TwoPass {
+                r_source,
+                r,
+                rp,
+                wp,
+                cp,
+            } => {
+                r_source.num_bytes()
+                    + r.num_bytes()
+                    + [rp, wp, cp]
+                        .iter()
+                        .map(|p| p.rp.num_bytes() + p.ci.num_bytes() + p.row.num_bytes())
+                        .sum::<usize>()
+            }
+            Plan::SlotTiled { ap, rw } => runs_bytes(ap) + runs_bytes(rw),
+            Plan::ColumnSplit {
+                ap,
+                rw,
+                ap_order,
+                rw_order,
+                ..
+            } => runs_bytes(ap) + runs_bytes(rw) + ap_order.num_bytes() + rw_order.num_bytes(),
+            Plan::FlatStream { ap, rw, w_rp, c_rp } => {
+                rec_bytes(ap) + rec_bytes(rw) + w_rp.num_bytes() + c_rp.num_bytes()
+            }
+            Plan::Scatter { p1, p2 } => rec_bytes(p1) + rec_bytes(p2),
+        };
+        w + sched
+    }
+}
+
+fn runs_bytes(r: &DevRuns) -> usize {
+    r.ptr.num_bytes() + r.x.num_bytes() + r.y.num_bytes()
+}
+fn rec_bytes(r: &DevRecords) -> usize {
+    r.x.num_bytes() + r.y.num_bytes() + r.slot.num_bytes() + r.tile_rows.num_bytes() + r.tile_records.num_bytes()
+}
+
+/// The variants the device executes.
+pub const DEVICE_VARIANTS: [Variant; 5] = [
+    Variant::TwoPass,
+    Variant::SlotTiled,
+    Variant::ColumnSplit,
+    Variant::FlatStream,
+    Variant::OuterProductScatter,
+];

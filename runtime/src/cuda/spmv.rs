@@ -1,0 +1,77 @@
+//! The merge-path block SpMV (paper, `sec:perf-spmv`) on device matrices.
+use super::{Arg, CudaError, Device, DeviceBlockCsr, Kernel};
+use cudarc::driver::{CudaSlice, LaunchConfig};
+use ptap_codegen_core::gpu::{self, SPMV_WARPS};
+use std::sync::Arc;
+
+/// `y = A x` for one device matrix: the kernel for its block shape and the
+/// per-warp range of the block stream.
+pub struct DeviceSpmv {
+    kernel: Arc<Kernel>,
+    per_warp: u32,
+    warps: u64,
+}
+
+/// Smallest per-warp range (amortizes the scan and the boundary atomics).
+const MIN_PER_WARP: usize = 256;
+
+impl DeviceSpmv {
+    pub fn new(dev: &Device, a: &DeviceBlockCsr) -> Result<Self, CudaError> {
+        let kernels = dev.module(&gpu::spmv_module(a.br, a.bc))?;
+        let kernel = kernels[&gpu::spmv_name(a.br, a.bc)].clone();
+        // About two resident waves of warps on the whole device.
+        let target_warps = dev.sm_count() as usize * 64 * 2;
+        // A range at least as long as the longest row: no row has more than two
+        // partial sums, and `0 + a + b == 0 + b + a`, so the result is deterministic.
+        let min = MIN_PER_WARP.max(a.max_row_blocks);
+        let per_warp = a.nnzb.div_ceil(target_warps).max(min).div_ceil(32) * 32;
+        let warps = a.nnzb.div_ceil(per_warp) as u64;
+        Ok(Self {
+            kernel,
+            per_warp: per_warp as u32,
+            warps,
+        })
+    }
+
+    /// Blocks each warp owns.
+    pub fn per_warp(&self) -> usize {
+        self.per_warp as usize
+    }
+
+    /// `y = A x` (`y` is zeroed first: rows crossing a warp range are added atomically).
+    pub fn apply(
+        &self,
+        dev: &Device,
+        a: &DeviceBlockCsr,
+        x: &CudaSlice<f64>,
+        y: &mut CudaSlice<f64>,
+    ) -> Result<(), CudaError> {
+        debug_assert!(x.len() >= a.scalar_cols() && y.len() >= a.scalar_rows());
+        dev.memset_zero(y)?;
+        let cfg = LaunchConfig {
+            grid_dim: (self.warps.div_ceil(SPMV_WARPS as u64) as u32, 1, 1),
+            block_dim: (32 * SPMV_WARPS as u32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        dev.launch(
+            &self.kernel,
+            cfg,
+            &[
+                Arg::F64(&a.values),
+                Arg::U32s(&a.col_idx),
+                Arg::U32s(&a.block_row),
+                Arg::U32s(&a.row_ptr),
+                Arg::F64(x),
+                Arg::F64Mut(y),
+                Arg::U32(a.nnzb as u32),
+                Arg::U32(self.per_warp),
+            ],
+        )
+    }
+
+    /// Bytes one apply moves at least: values, block columns and block rows
+    /// once, `x` once, `y` written once.
+    pub fn stream_bytes(a: &DeviceBlockCsr) -> f64 {
+        (a.nnzb * (a.br * a.bc * 8 + 8) + a.scalar_cols() * 8 + a.scalar_rows() * 8) as f64
+    }
+}
