@@ -16,19 +16,28 @@ use std::time::Instant;
 pub struct BenchArgs {
     /// Beam refinement (the benchmark size is 8).
     #[arg(long, default_value_t = 8)]
-    k: usize,
+    pub k: usize,
     /// Timed numeric calls per variant (after one warm-up); the minimum is reported.
     #[arg(long, default_value_t = 5)]
-    repeat: usize,
+    pub repeat: usize,
     /// Variants to run (comma-separated names or labels; default all).
     #[arg(long, value_delimiter = ',')]
-    variants: Vec<String>,
-    /// Run on the CPU (the only backend so far; accepted for forward compatibility).
+    pub variants: Vec<String>,
+    /// Run on the CPU (the default; kept for compatibility).
     #[arg(long)]
     cpu: bool,
+    /// Backend: `cpu` or `cuda` (the GPU executor; fails when there is no GPU).
+    #[arg(long, default_value = "cpu", value_parser = ["cpu", "cuda"])]
+    pub device: String,
+    /// With `--device cuda`: compile the kernels with --fmad=false.
+    #[arg(long)]
+    pub no_fmad: bool,
+    /// With `--device cuda`: write every level's A and P as scalar CSR here (for benches/peers).
+    #[arg(long, value_name = "DIR")]
+    pub dump: Option<PathBuf>,
     /// Write the results as JSON.
     #[arg(long, value_name = "PATH")]
-    json: Option<PathBuf>,
+    pub json: Option<PathBuf>,
 }
 
 #[derive(Serialize)]
@@ -73,7 +82,7 @@ pub fn measure_copy_bandwidth() -> f64 {
 }
 
 /// V0's stream floor (paper, sec:variants): `B_A Z_A + 2 B_P Z_P + 2 B_W Z_W + B_C Z_C`.
-fn v0_floor(s: &TwoPassSchedule, bf: usize, bc: usize) -> f64 {
+pub(crate) fn v0_floor(s: &TwoPassSchedule, bf: usize, bc: usize) -> f64 {
     let st = &s.stats;
     let (ba, bp, bcc) = ((8 * bf * bf) as f64, (8 * bf * bc) as f64, (8 * bc * bc) as f64);
     ba * st.z_a as f64 + 2.0 * bp * st.z_p as f64 + 2.0 * bp * st.z_w as f64 + bcc * st.z_c as f64
@@ -97,6 +106,9 @@ fn time_numeric(
 }
 
 pub fn run(args: &BenchArgs) -> Result<()> {
+    if args.device == "cuda" {
+        return crate::bench_cuda::run(args);
+    }
     let variants: Vec<Variant> = if args.variants.is_empty() {
         Variant::ALL.to_vec()
     } else {

@@ -1,5 +1,6 @@
 //! `ptap`: the command line over the ptap libraries (thin glue, no algorithms).
 mod bench;
+mod bench_cuda;
 mod model;
 mod solve;
 
