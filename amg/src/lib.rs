@@ -2,7 +2,8 @@
 //!
 //! This crate holds the one-time, structure-deciding half of an AMG setup:
 //! the strength graph ([`strength`]), aggregation ([`aggregate`]), the
-//! tentative prolongator and its Jacobi smoothing ([`prolongator`]), and the
+//! tentative prolongator and its Jacobi smoothing ([`prolongator`]), optional
+//! prolongator filtering with a kernel-preserving projection ([`filter`]), and the
 //! Krylov eigenvalue estimate both smoothing and the Chebyshev smoother need
 //! ([`eig`]). It never forms Galerkin products: those belong to the inspector
 //! (`ptap-schedules`) and executor (`ptap-runtime`), which orchestrate the
@@ -14,14 +15,17 @@
 
 pub mod aggregate;
 pub mod eig;
+pub mod filter;
 pub mod prolongator;
 pub mod strength;
 
 pub use aggregate::{aggregate_mis1, aggregate_mis2, merge_rank_deficient, Aggregates};
 pub use eig::{estimate_lambda_max, EigWorkspace};
+pub use filter::{filter_prolongator, filter_prolongator_preserving, FilterStats, Filtered};
 pub use prolongator::{smooth_prolongator, tentative_prolongator, Tentative};
 pub use strength::{strength_graph, StrengthGraph};
 
+use ptap_sparse::BlockCsr;
 use thiserror::Error;
 
 /// Errors of the mesh setup, each a sentence a user can act on.
@@ -63,6 +67,11 @@ pub struct AmgOptions {
     pub rank_tolerance: f64,
     /// Coarsening has stalled when coarse scalar rows exceed this fraction of fine.
     pub stall_ratio: f64,
+    /// Prolongator filter threshold on level 0, relative to each row's largest
+    /// block (`-pc_gamg_prolongator_filter`; the paper runs 0.03); 0 disables it.
+    pub pf: f64,
+    /// Per-level factor on `pf` (the paper: 0.5).
+    pub pf_scale: f64,
 }
 
 impl Default for AmgOptions {
@@ -77,6 +86,8 @@ impl Default for AmgOptions {
             eig_iterations: 10,
             rank_tolerance: 1e-6,
             stall_ratio: 0.9,
+            pf: 0.0,
+            pf_scale: 0.5,
         }
     }
 }
@@ -85,5 +96,20 @@ impl AmgOptions {
     /// Strength threshold of level `l`: `theta_l = threshold * threshold_scale^l`.
     pub fn threshold_at(&self, level: usize) -> f64 {
         self.threshold * self.threshold_scale.powi(level as i32)
+    }
+
+    /// Filter threshold of level `l`: `pf_l = pf * pf_scale^l`.
+    pub fn pf_at(&self, level: usize) -> f64 {
+        self.pf * self.pf_scale.powi(level as i32)
+    }
+
+    /// The smoothed prolongator of level `l` as the hierarchy uses it:
+    /// filtered at [`AmgOptions::pf_at`] when `pf > 0`, else `p` itself.
+    pub fn filter_for_level(&self, p: BlockCsr, near_null: &[f64], coarse_near_null: &[f64], level: usize) -> BlockCsr {
+        if self.pf > 0.0 {
+            filter_prolongator(&p, near_null, coarse_near_null, self.pf_at(level), self.rank_tolerance).p
+        } else {
+            p
+        }
     }
 }
