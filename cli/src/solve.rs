@@ -36,6 +36,14 @@ pub struct SolveArgs {
     /// Level-0 strength threshold, halved on each coarser level (the paper: 0.05).
     #[arg(long, default_value_t = 0.05)]
     threshold: f64,
+    /// Prolongator filter: drop blocks of P below PF times their row's largest
+    /// block, then restore the near-null space row by row (the paper: 0.03;
+    /// 0 = off).
+    #[arg(long, default_value_t = 0.0, value_name = "PF")]
+    pf: f64,
+    /// Per-level factor on --pf (the paper: 0.5).
+    #[arg(long, default_value_t = 0.5, value_name = "S")]
+    pf_scale: f64,
     /// Galerkin-product variant on every level (two-pass, fused, fused-rcm,
     /// slot-tiled, panel-tiled, flat-stream, outer-product, column-split, or the
     /// paper's labels V0..V4), or `auto` to pick per level from the traffic model.
@@ -132,6 +140,13 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     if !(args.threshold >= 0.0 && args.threshold < 1.0) {
         bail!("--threshold must be in [0, 1), got {}", args.threshold);
     }
+    if !(args.pf >= 0.0 && args.pf < 1.0 && args.pf_scale > 0.0 && args.pf_scale <= 1.0) {
+        bail!(
+            "--pf must be in [0, 1) and --pf-scale in (0, 1], got {} and {}",
+            args.pf,
+            args.pf_scale
+        );
+    }
     let pb = spinner(args.quiet);
 
     pb.set_message(format!("assembling the {dim}D beam at k = {k}"));
@@ -143,6 +158,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     let mut opts = HierarchyOptions::default();
     opts.amg.coarse_eq_limit = args.coarse_eq_limit;
     opts.amg.threshold = args.threshold;
+    (opts.amg.pf, opts.amg.pf_scale) = (args.pf, args.pf_scale);
     opts.variant = if args.variant.eq_ignore_ascii_case("auto") {
         None
     } else {

@@ -155,3 +155,29 @@ fn solve_dim2_k2_converges_through_2x3_and_3x3_blocks() {
     assert_eq!(levels[1]["block_size"], 3);
     assert_clear_refusal(&["solve", "--dim", "4"], "invalid value '4' for '--dim <DIM>'");
 }
+
+#[test]
+fn filtered_solve_at_k4_stays_within_two_iterations_of_unfiltered_with_fewer_p_blocks() {
+    // Arrange / Act
+    let plain = solve_report("pf0", &["--k", "4"]);
+    let filtered = solve_report("pf3", &["--k", "4", "--pf", "0.03"]);
+    // Assert
+    let its = |v: &serde_json::Value| v["iterations"].as_i64().unwrap();
+    let z_p = |v: &serde_json::Value| v["levels"][0]["product"]["z_p"].as_u64().unwrap();
+    assert_eq!(filtered["converged"], true);
+    assert!(
+        (its(&filtered) - its(&plain)).abs() <= 2,
+        "{} vs {}",
+        its(&filtered),
+        its(&plain)
+    );
+    assert!(
+        10 * z_p(&filtered) < 7 * z_p(&plain),
+        "{} vs {}",
+        z_p(&filtered),
+        z_p(&plain)
+    );
+    let tip = |v: &serde_json::Value| v["max_displacement"].as_f64().unwrap();
+    assert!((tip(&filtered) - tip(&plain)).abs() < 1e-6 * tip(&plain));
+    assert_clear_refusal(&["solve", "--k", "1", "--pf", "1.5"], "--pf must be in [0, 1)");
+}
