@@ -19,6 +19,7 @@ fn walk(m: &MappedBundle, pattern: &BlockPattern) {
             let got = match kind {
                 ArrayKind::U32 => r.array_u32(name).map(|a| a.len()),
                 ArrayKind::U64 => r.array_u64(name).map(|a| a.len()),
+                ArrayKind::F64 => r.array_f64(name).map(|a| a.len()),
             };
             assert_eq!(got.expect("a listed array loads") as u64, len);
             let _ = r.array_u64(name).err().map(|e| e.to_string());

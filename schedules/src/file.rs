@@ -3,10 +3,10 @@
 //!
 //! This module is a generic container. A record carries the facts every variant
 //! shares (level, variant name, block shapes, fingerprints of the `A` and `P`
-//! patterns, named sizes) and a list of named `u32` / `u64` arrays; each variant's
+//! patterns, named sizes) and a list of named `u32` / `u64` / `f64` arrays; each variant's
 //! own code converts its schedule to and from those arrays.
 //!
-//! # Layout (format version 1)
+//! # Layout (format version 2)
 //!
 //! | offset | bytes | field |
 //! |---|---|---|
@@ -80,7 +80,7 @@ use thiserror::Error;
 /// The first eight bytes of every schedule file.
 pub const MAGIC: [u8; 8] = *b"PTAPSCHD";
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// Length of the fixed header; the metadata starts here.
 pub const HEADER_LEN: usize = 64;
 /// Alignment of the data section and of every array in it, relative to the
@@ -280,6 +280,21 @@ fn for_le_bytes_u64(v: &[u64], mut f: impl FnMut(&[u8])) {
     }
 }
 
+/// Little-endian bytes of an `f64` slice (bit patterns preserved, NaNs included).
+fn for_le_bytes_f64(v: &[f64], mut f: impl FnMut(&[u8])) {
+    if cfg!(target_endian = "little") {
+        // SAFETY: as in `for_le_bytes_u32`.
+        f(unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) });
+    } else {
+        let mut buf = Vec::with_capacity(1 << 16);
+        for chunk in v.chunks(1 << 13) {
+            buf.clear();
+            buf.extend(chunk.iter().flat_map(|x| x.to_bits().to_le_bytes()));
+            f(&buf);
+        }
+    }
+}
+
 /// `usize` values as u64 LE bytes, in one piece on 64-bit little-endian targets.
 fn for_le_bytes_usize(v: &[usize], mut f: impl FnMut(&[u8])) {
     if cfg!(all(target_endian = "little", target_pointer_width = "64")) {
@@ -304,6 +319,8 @@ fn for_le_bytes_usize(v: &[usize], mut f: impl FnMut(&[u8])) {
 pub enum ArrayKind {
     U32,
     U64,
+    /// IEEE 754 binary64 (format version 2; e.g. a cached prolongator's values).
+    F64,
 }
 
 impl ArrayKind {
@@ -311,21 +328,23 @@ impl ArrayKind {
         match self {
             ArrayKind::U32 => "u32",
             ArrayKind::U64 => "u64",
+            ArrayKind::F64 => "f64",
         }
     }
     pub fn elem_bytes(self) -> u64 {
         match self {
             ArrayKind::U32 => 4,
-            ArrayKind::U64 => 8,
+            ArrayKind::U64 | ArrayKind::F64 => 8,
         }
     }
 }
 
 /// The elements of a stored array.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ArrayData {
     U32(Vec<u32>),
     U64(Vec<u64>),
+    F64(Vec<f64>),
 }
 
 impl ArrayData {
@@ -333,12 +352,14 @@ impl ArrayData {
         match self {
             ArrayData::U32(_) => ArrayKind::U32,
             ArrayData::U64(_) => ArrayKind::U64,
+            ArrayData::F64(_) => ArrayKind::F64,
         }
     }
     pub fn len(&self) -> usize {
         match self {
             ArrayData::U32(v) => v.len(),
             ArrayData::U64(v) => v.len(),
+            ArrayData::F64(v) => v.len(),
         }
     }
     pub fn is_empty(&self) -> bool {
@@ -351,12 +372,13 @@ impl ArrayData {
         match self {
             ArrayData::U32(v) => for_le_bytes_u32(v, f),
             ArrayData::U64(v) => for_le_bytes_u64(v, f),
+            ArrayData::F64(v) => for_le_bytes_f64(v, f),
         }
     }
 }
 
 /// A named array of a record (names are unique within a record).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct NamedArray {
     pub name: String,
     pub data: ArrayData,
@@ -375,10 +397,16 @@ impl NamedArray {
             data: ArrayData::U64(v),
         }
     }
+    pub fn f64(name: impl Into<String>, v: Vec<f64>) -> Self {
+        NamedArray {
+            name: name.into(),
+            data: ArrayData::F64(v),
+        }
+    }
 }
 
 /// One Galerkin product (one level) of a hierarchy.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ScheduleRecord {
     pub level: u32,
     /// The variant's file name (`Variant::name`, e.g. "two-pass"); the caller parses it.
@@ -395,7 +423,7 @@ pub struct ScheduleRecord {
 }
 
 /// The schedules of a whole hierarchy, one record per level product.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ScheduleBundle {
     /// Free text, e.g. "ptap 0.1.0".
     pub created_by: String,
@@ -468,6 +496,7 @@ fn kind_from_archived(k: &ArchivedArrayKind) -> ArrayKind {
     match k {
         ArchivedArrayKind::U32 => ArrayKind::U32,
         ArchivedArrayKind::U64 => ArrayKind::U64,
+        ArchivedArrayKind::F64 => ArrayKind::F64,
     }
 }
 
@@ -843,6 +872,13 @@ impl MappedBundle {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// Whether `bytes` bytes at `ptr` lie inside this bundle's memory.
+    pub fn contains(&self, ptr: *const u8, bytes: usize) -> bool {
+        let mem = self.backing.bytes();
+        let (lo, p) = (mem.as_ptr() as usize, ptr as usize);
+        p >= lo && p.checked_add(bytes).is_some_and(|end| end <= lo + mem.len())
+    }
     /// The file's length in bytes.
     pub fn file_len(&self) -> u64 {
         self.backing.bytes().len() as u64
@@ -945,6 +981,10 @@ impl std::fmt::Debug for RecordView<'_> {
 }
 
 impl<'a> RecordView<'a> {
+    /// The file this record was read from.
+    pub fn path(&self) -> &'a Path {
+        self.path
+    }
     pub fn level(&self) -> u32 {
         self.meta.level.to_native()
     }
@@ -1031,6 +1071,14 @@ impl<'a> RecordView<'a> {
         Ok(unsafe { std::slice::from_raw_parts(b.as_ptr().cast::<u64>(), b.len() / 8) })
     }
 
+    /// The `f64` array `name`, borrowed from the mapping (zero-copy).
+    pub fn array_f64(&self, name: &str) -> Result<&'a [f64]> {
+        let b = self.find_array(name, ArrayKind::F64)?;
+        assert!(b.as_ptr() as usize % std::mem::align_of::<f64>() == 0 && b.len() % 8 == 0);
+        // SAFETY: as in `array_u32`; every bit pattern is a valid `f64`.
+        Ok(unsafe { std::slice::from_raw_parts(b.as_ptr().cast::<f64>(), b.len() / 8) })
+    }
+
     /// Refuses this schedule unless it was built for `pattern` as its `which`
     /// operand ("A" or "P").
     pub fn check_pattern(&self, which: &'static str, pattern: &BlockPattern) -> Result<()> {
@@ -1053,6 +1101,7 @@ impl<'a> RecordView<'a> {
                     data: match kind {
                         ArrayKind::U32 => ArrayData::U32(self.array_u32(name)?.to_vec()),
                         ArrayKind::U64 => ArrayData::U64(self.array_u64(name)?.to_vec()),
+                        ArrayKind::F64 => ArrayData::F64(self.array_f64(name)?.to_vec()),
                     },
                 })
             })

@@ -7,12 +7,15 @@
 //! holds the two-pass schedule (the paper's V0, section `sec:variants`), the
 //! reference every later variant is checked against.
 
+pub mod array;
 pub mod file;
 pub mod model;
+pub mod record;
 pub mod two_pass;
 pub mod variant;
 pub mod variants;
 
+pub use array::SharedArray;
 pub use file::ScheduleFileError;
 pub use model::{fused_crossover_np, predict, select, MachineParams, ModelInput, Prediction};
 pub use two_pass::{ProductStats, TwoPassSchedule};

@@ -1,5 +1,5 @@
 //! V0, the two-pass product: `W = A P` materialized, `R = P^T` explicit, `A_c = R W`.
-use crate::ScheduleError;
+use crate::{ScheduleError, SharedArray};
 use ptap_sparse::spgemm::spgemm_symbolic;
 use ptap_sparse::BlockPattern;
 use serde::Serialize;
@@ -32,6 +32,34 @@ pub struct ProductStats {
     pub block_multiplies: usize,
 }
 
+impl ProductStats {
+    /// The statistics from the block counts; the ratios follow.
+    pub fn from_counts(
+        m_f: usize,
+        z_a: usize,
+        z_p: usize,
+        z_w: usize,
+        m_c: usize,
+        z_c: usize,
+        block_multiplies: usize,
+    ) -> Self {
+        let ratio = |x: usize, y: usize| if y == 0 { 0.0 } else { x as f64 / y as f64 };
+        Self {
+            m_f,
+            z_a,
+            n_a: ratio(z_a, m_f),
+            z_p,
+            n_p: ratio(z_p, m_f),
+            z_w,
+            w: ratio(z_w, z_p),
+            m_c,
+            z_c,
+            n_c: ratio(z_c, m_c),
+            block_multiplies,
+        }
+    }
+}
+
 /// Symbolic result of the two-pass product, shared by every numeric refresh.
 #[derive(Clone, Debug)]
 pub struct TwoPassSchedule {
@@ -43,7 +71,7 @@ pub struct TwoPassSchedule {
     pub r: Arc<BlockPattern>,
     /// For each block of `R`, the block of `P` it is the transpose of: `R`'s
     /// numeric refresh is a pure gather.
-    pub r_source: Vec<u32>,
+    pub r_source: SharedArray<u32>,
     /// Pattern of `A_c = R W`.
     pub c: Arc<BlockPattern>,
     pub stats: ProductStats,
@@ -69,26 +97,13 @@ impl TwoPassSchedule {
         let rw: usize = (0..r.nrows())
             .map(|i| r.row(i).iter().map(|&j| w.row(j as usize).len()).sum::<usize>())
             .sum();
-        let ratio = |x: usize, y: usize| if y == 0 { 0.0 } else { x as f64 / y as f64 };
-        let stats = ProductStats {
-            m_f: a.nrows(),
-            z_a: a.nnzb(),
-            n_a: ratio(a.nnzb(), a.nrows()),
-            z_p: p.nnzb(),
-            n_p: ratio(p.nnzb(), p.nrows()),
-            z_w: w.nnzb(),
-            w: ratio(w.nnzb(), p.nnzb()),
-            m_c: c.nrows(),
-            z_c: c.nnzb(),
-            n_c: ratio(c.nnzb(), c.nrows()),
-            block_multiplies: ap + rw,
-        };
+        let stats = ProductStats::from_counts(a.nrows(), a.nnzb(), p.nnzb(), w.nnzb(), c.nrows(), c.nnzb(), ap + rw);
         Ok(Self {
             a,
             p,
             w,
             r,
-            r_source,
+            r_source: r_source.into(),
             c,
             stats,
         })

@@ -8,6 +8,7 @@
 //! order. An executor that keeps that order per output element reproduces V0
 //! bit for bit; the docs of each schedule say whether it does.
 use crate::two_pass::TwoPassSchedule;
+use crate::SharedArray;
 use ptap_sparse::par::{balanced_row_chunks, default_chunk_count};
 use ptap_sparse::BlockPattern;
 use rayon::prelude::*;
@@ -25,9 +26,9 @@ fn fill_slot_map(pattern: &BlockPattern, row: usize, map: &mut [u32]) {
 /// `ptr[s]..ptr[s+1]` of `(x, y)` block indices, in V0's order.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SlotRuns {
-    pub ptr: Vec<u64>,
-    pub x: Vec<u32>,
-    pub y: Vec<u32>,
+    pub ptr: SharedArray<u64>,
+    pub x: SharedArray<u32>,
+    pub y: SharedArray<u32>,
 }
 
 impl SlotRuns {
@@ -95,19 +96,21 @@ fn slot_runs(
             (counts, xs, ys)
         })
         .collect();
-    let mut runs = SlotRuns {
-        ptr: Vec::with_capacity(c.nnzb() + 1),
-        x: Vec::new(),
-        y: Vec::new(),
-    };
-    runs.ptr.push(0);
+    let mut ptr = Vec::with_capacity(c.nnzb() + 1);
+    let (mut rx, mut ry) = (Vec::new(), Vec::new());
+    ptr.push(0);
     for (counts, xs, ys) in parts {
         for n in counts {
-            runs.ptr.push(runs.ptr.last().unwrap() + n);
+            ptr.push(ptr.last().unwrap() + n);
         }
-        runs.x.extend_from_slice(&xs);
-        runs.y.extend_from_slice(&ys);
+        rx.extend_from_slice(&xs);
+        ry.extend_from_slice(&ys);
     }
+    let runs = SlotRuns {
+        ptr: ptr.into(),
+        x: rx.into(),
+        y: ry.into(),
+    };
     debug_assert_eq!(runs.slots(), c.nnzb());
     runs
 }
@@ -120,7 +123,7 @@ pub fn row_work(x: &BlockPattern, y: &BlockPattern) -> Vec<usize> {
 }
 
 /// Contiguous slot ranges of about equal contribution count.
-fn slot_tiles(runs: &SlotRuns, target_contributions: usize) -> Vec<u64> {
+fn slot_tiles(runs: &SlotRuns, target_contributions: usize) -> SharedArray<u64> {
     let mut tiles = vec![0u64];
     let mut acc = 0usize;
     for s in 0..runs.slots() {
@@ -133,7 +136,7 @@ fn slot_tiles(runs: &SlotRuns, target_contributions: usize) -> Vec<u64> {
     if *tiles.last().unwrap() != runs.slots() as u64 {
         tiles.push(runs.slots() as u64);
     }
-    tiles
+    tiles.into()
 }
 
 /// V2b: both stages as slot runs, slots grouped in tiles (contiguous slot
@@ -147,8 +150,8 @@ pub struct SlotTiledSchedule {
     /// `A_c` slots: `x` = block of `P` (used as `P^T`), `y` = block of `W`.
     pub rw: SlotRuns,
     /// Slot boundaries of the tiles of each stage.
-    pub ap_tiles: Vec<u64>,
-    pub rw_tiles: Vec<u64>,
+    pub ap_tiles: SharedArray<u64>,
+    pub rw_tiles: SharedArray<u64>,
 }
 
 /// Contributions per tile the CPU executor targets (a few L2-resident output tiles).
@@ -181,20 +184,20 @@ pub struct ColumnSplitSchedule {
     pub tiled: SlotTiledSchedule,
     pub window: usize,
     /// Slot visiting order of each stage (a permutation within each window).
-    pub ap_order: Vec<u32>,
-    pub rw_order: Vec<u32>,
+    pub ap_order: SharedArray<u32>,
+    pub rw_order: SharedArray<u32>,
 }
 
 /// Slots per window: one 256-thread block of 6-lane groups on the GPU.
 pub const COLUMN_SPLIT_WINDOW: usize = 42;
 
-fn windowed_run_length_order(runs: &SlotRuns, window: usize) -> Vec<u32> {
+fn windowed_run_length_order(runs: &SlotRuns, window: usize) -> SharedArray<u32> {
     let n = runs.slots();
     let mut order: Vec<u32> = (0..n as u32).collect();
     order.par_chunks_mut(window.max(1)).for_each(|w| {
         w.sort_by_key(|&s| std::cmp::Reverse(runs.run(s as usize).len()));
     });
-    order
+    order.into()
 }
 
 impl ColumnSplitSchedule {
@@ -217,30 +220,34 @@ impl ColumnSplitSchedule {
 /// **bitwise identical to V0.**
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FlatRecords {
-    pub x: Vec<u32>,
-    pub y: Vec<u32>,
-    pub slot: Vec<u32>,
+    pub x: SharedArray<u32>,
+    pub y: SharedArray<u32>,
+    pub slot: SharedArray<u32>,
     /// Output-row boundaries of the tiles and the record range of each.
-    pub tile_rows: Vec<u32>,
-    pub tile_records: Vec<u64>,
+    pub tile_rows: SharedArray<u32>,
+    pub tile_records: SharedArray<u64>,
 }
 
 impl FlatRecords {
     /// Concatenates per-tile record lists; tile `t` covers rows `chunks[t]`.
     fn from_tiles(chunks: &[Range<usize>], parts: Vec<(Vec<u32>, Vec<u32>, Vec<u32>)>) -> Self {
-        let mut f = FlatRecords {
-            tile_rows: vec![0],
-            tile_records: vec![0],
-            ..Default::default()
-        };
+        let n: usize = parts.iter().map(|p| p.0.len()).sum();
+        let (mut x, mut y, mut slot) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+        let (mut tile_rows, mut tile_records) = (vec![0u32], vec![0u64]);
         for (rows, (xs, ys, ss)) in chunks.iter().zip(parts) {
-            f.x.extend_from_slice(&xs);
-            f.y.extend_from_slice(&ys);
-            f.slot.extend_from_slice(&ss);
-            f.tile_rows.push(rows.end as u32);
-            f.tile_records.push(f.x.len() as u64);
+            x.extend_from_slice(&xs);
+            y.extend_from_slice(&ys);
+            slot.extend_from_slice(&ss);
+            tile_rows.push(rows.end as u32);
+            tile_records.push(x.len() as u64);
         }
-        f
+        FlatRecords {
+            x: x.into(),
+            y: y.into(),
+            slot: slot.into(),
+            tile_rows: tile_rows.into(),
+            tile_records: tile_records.into(),
+        }
     }
 
     pub fn records(&self) -> usize {
@@ -311,7 +318,7 @@ impl FlatStreamSchedule {
 #[derive(Clone, Debug)]
 pub struct FusedSchedule {
     pub base: Arc<TwoPassSchedule>,
-    pub row_order: Vec<u32>,
+    pub row_order: SharedArray<u32>,
     pub chunks: Vec<Range<usize>>,
     /// Block multiplies per numeric call (`R A` and `(R A) P` products).
     pub block_multiplies: usize,
@@ -343,7 +350,7 @@ impl FusedSchedule {
         let chunks = balanced_row_chunks(&work, default_chunk_count(m_c));
         Self {
             base,
-            row_order,
+            row_order: row_order.into(),
             chunks,
             block_multiplies,
         }
@@ -393,14 +400,14 @@ pub fn reverse_cuthill_mckee(p: &BlockPattern) -> Vec<u32> {
 pub struct PanelTiledSchedule {
     pub base: Arc<TwoPassSchedule>,
     /// Coarse-row boundaries of the tiles.
-    pub tile_rows: Vec<u32>,
+    pub tile_rows: SharedArray<u32>,
     /// Fine rows each tile stages (`halo_ptr[t]..halo_ptr[t+1]` of `halo`), sorted.
-    pub halo_ptr: Vec<u64>,
-    pub halo: Vec<u32>,
+    pub halo_ptr: SharedArray<u64>,
+    pub halo: SharedArray<u32>,
     /// Panel block offset of each staged row (same indexing as `halo`, plus an end).
-    pub panel_offset: Vec<u64>,
+    pub panel_offset: SharedArray<u64>,
     /// For each block of `R` (tile-local), the staged row's index within its tile's halo.
-    pub r_panel_row: Vec<u32>,
+    pub r_panel_row: SharedArray<u32>,
     /// Largest panel of any tile, in blocks (sizes each worker's scratch).
     pub max_panel_blocks: usize,
     /// `h`: average number of tiles touching a fine row, minus one.
@@ -477,11 +484,11 @@ impl PanelTiledSchedule {
         let groups = balanced_row_chunks(&work, default_chunk_count(ntiles));
         Self {
             base,
-            tile_rows,
-            halo_ptr,
-            halo,
-            panel_offset,
-            r_panel_row,
+            tile_rows: tile_rows.into(),
+            halo_ptr: halo_ptr.into(),
+            halo: halo.into(),
+            panel_offset: panel_offset.into(),
+            r_panel_row: r_panel_row.into(),
             max_panel_blocks,
             halo_factor,
             groups,

@@ -67,6 +67,7 @@ fn sample_bundle() -> ScheduleBundle {
                     NamedArray::u64("offsets", (0..(33 + k as u64)).map(|x| x << 35 | x).collect()),
                     NamedArray::u32("empty", Vec::new()),
                     NamedArray::u32("odd", vec![7; 3 + k]),
+                    NamedArray::f64("values", vec![1.5, -0.0, f64::MIN_POSITIVE / 3.0, 1e300, -7.25]),
                 ],
             }
         })
@@ -145,6 +146,11 @@ fn round_trip_three_records() {
                     assert_eq!(got.as_ptr(), r.array_u32(&a.name).unwrap().as_ptr(), "no copy");
                 }
                 ArrayData::U64(v) => assert_eq!(r.array_u64(&a.name).unwrap(), &v[..]),
+                ArrayData::F64(v) => {
+                    // Bit patterns survive, negative zero and subnormals included.
+                    let bits = |x: &[f64]| x.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(r.array_f64(&a.name).unwrap()), bits(v));
+                }
             }
         }
     }
@@ -487,6 +493,7 @@ fn walk(m: &MappedBundle) -> usize {
             let got = match kind {
                 ArrayKind::U32 => r.array_u32(name).unwrap().len(),
                 ArrayKind::U64 => r.array_u64(name).unwrap().len(),
+                ArrayKind::F64 => r.array_f64(name).unwrap().len(),
             };
             assert_eq!(got as u64, len);
             n += got;
@@ -691,6 +698,7 @@ fn write_fuzz_seeds() {
             a.data = match &a.data {
                 ArrayData::U32(v) => ArrayData::U32(v.iter().take(5).copied().collect()),
                 ArrayData::U64(v) => ArrayData::U64(v.iter().take(3).copied().collect()),
+                ArrayData::F64(v) => ArrayData::F64(v.iter().take(3).copied().collect()),
             };
         }
     }
