@@ -54,6 +54,9 @@ struct VariantResult {
     bitwise_v0: bool,
     max_rel_diff_vs_v0: f64,
     buffer_bytes: usize,
+    /// Bytes of this level's schedule file and the time to load it back.
+    schedule_file_bytes: u64,
+    load_s: f64,
 }
 
 #[derive(Serialize)]
@@ -62,6 +65,17 @@ struct BenchReport {
     threads: usize,
     copy_bandwidth_bytes_per_s: f64,
     results: Vec<VariantResult>,
+    /// Per variant, all levels: re-inspecting versus loading the schedules.
+    whole_hierarchy: Vec<HierarchyLoad>,
+}
+
+#[derive(Serialize)]
+struct HierarchyLoad {
+    variant: &'static str,
+    inspect_s: f64,
+    load_s: f64,
+    schedule_file_bytes: u64,
+    load_speedup: f64,
 }
 
 /// Best-of-5 parallel copy of 256 MiB, counting read plus write bytes.
@@ -136,8 +150,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         rayon::current_num_threads()
     );
     println!(
-        "{:<6} {:<16} {:>10} {:>11} {:>9} {:>9} {:>12}",
-        "level", "variant", "inspect s", "numeric ms", "vs V0", "/ floor", "max rel diff"
+        "{:<6} {:<16} {:>10} {:>9} {:>11} {:>9} {:>9} {:>12}",
+        "level", "variant", "inspect s", "load s", "numeric ms", "vs V0", "/ floor", "max rel diff"
     );
     for l in 0..h.num_levels() - 1 {
         let lev = &h.levels()[l];
@@ -156,6 +170,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             let t = Instant::now();
             let schedule = VariantSchedule::inspect(v, base.clone(), bf * bc);
             let inspect_s = base_s + t.elapsed().as_secs_f64();
+            let (schedule_file_bytes, load_s) = crate::schedule_cmd::time_schedule_load(&schedule, &lev.a, p)?;
             let mut exec = executor_for(&schedule, bf, bc)?;
             let mut c = BlockCsr::zeros(base.c.clone(), bc, bc);
             let numeric_s = time_numeric(exec.as_mut(), &lev.a, p, &mut c, args.repeat)?;
@@ -190,12 +205,15 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                 bitwise_v0: v.bitwise_v0(),
                 max_rel_diff_vs_v0: diff,
                 buffer_bytes: exec.buffer_bytes(),
+                schedule_file_bytes,
+                load_s,
             };
             println!(
-                "{:<6} {:<16} {:>10.3} {:>11.2} {:>8.2}x {:>8.1}x {:>12.1e}",
+                "{:<6} {:<16} {:>10.3} {:>9.4} {:>11.2} {:>8.2}x {:>8.1}x {:>12.1e}",
                 format!("l{l}"),
                 format!("{} {}", r.label, r.variant),
                 r.inspect_s,
+                r.load_s,
                 1e3 * r.numeric_s,
                 r.speedup_vs_v0,
                 r.ratio_to_floor,
@@ -210,12 +228,43 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             1e3 * floor_s
         );
     }
+    println!(
+        "whole hierarchy ({} products): inspecting again versus loading the schedule files",
+        h.num_levels() - 1
+    );
+    let whole_hierarchy: Vec<HierarchyLoad> = variants
+        .iter()
+        .map(|v| {
+            let of = results.iter().filter(|r| r.variant == v.name());
+            let (inspect_s, load_s, bytes) = of.fold((0.0, 0.0, 0u64), |(i, l, b), r| {
+                (i + r.inspect_s, l + r.load_s, b + r.schedule_file_bytes)
+            });
+            HierarchyLoad {
+                variant: v.name(),
+                inspect_s,
+                load_s,
+                schedule_file_bytes: bytes,
+                load_speedup: inspect_s / load_s.max(1e-12),
+            }
+        })
+        .collect();
+    for w in &whole_hierarchy {
+        println!(
+            "  {:<14} inspect {:>8.3} s   load {:>8.4} s   {:>6.1}x   ({:.1} MB)",
+            w.variant,
+            w.inspect_s,
+            w.load_s,
+            w.load_speedup,
+            w.schedule_file_bytes as f64 / 1e6
+        );
+    }
     if let Some(path) = &args.json {
         let rep = BenchReport {
             k: args.k,
             threads: rayon::current_num_threads(),
             copy_bandwidth_bytes_per_s: bw,
             results,
+            whole_hierarchy,
         };
         std::fs::write(path, serde_json::to_string_pretty(&rep)? + "\n")
             .with_context(|| format!("cannot write the JSON report to {}", path.display()))?;

@@ -2,6 +2,7 @@
 mod bench;
 mod bench_cuda;
 mod model;
+mod schedule_cmd;
 mod solve;
 
 use clap::{Parser, Subcommand};
@@ -44,6 +45,15 @@ enum Command {
     /// floors, request volumes, footprints, flops, predicted time per variant
     /// and the predicted best variant per level.
     Model(model::ModelArgs),
+    /// Run the inspector once and write its schedules to a file: for the beam,
+    /// the whole AMG mesh setup and one record per level product (schedule and
+    /// prolongator); for A and P from files, one record. Reports the time to
+    /// inspect again versus the time to load the file.
+    Inspect(schedule_cmd::InspectArgs),
+    /// Load a schedule file written by `ptap inspect`, check that it was built
+    /// for these operators (pattern fingerprints), and run only the numeric
+    /// Galerkin products, timing each and optionally writing A_c.
+    Replay(schedule_cmd::ReplayArgs),
 }
 
 fn main() -> ExitCode {
@@ -73,6 +83,8 @@ fn main() -> ExitCode {
         Command::Solve(args) => solve::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Model(args) => model::run(&args),
+        Command::Inspect(args) => schedule_cmd::run_inspect(&args),
+        Command::Replay(args) => schedule_cmd::run_replay(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -92,6 +92,11 @@ fn available_memory_bytes() -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// `--k` of the 3D beam.
+pub fn validate_k(k: i64) -> Result<usize> {
+    validate_beam(3, k)
+}
+
 /// Checks `--k` for the beam in `dim` dimensions: positive, not absurd, fits in memory.
 fn validate_beam(dim: usize, k: i64) -> Result<usize> {
     if k < 1 {

@@ -7,6 +7,7 @@ use ptap_amg::{
     aggregate_mis1, aggregate_mis2, merge_rank_deficient, smooth_prolongator, strength_graph, tentative_prolongator,
     AmgError, AmgOptions,
 };
+use ptap_schedules::file::MappedBundle;
 use ptap_schedules::model::{select, MachineParams, ModelInput};
 use ptap_schedules::{ProductStats, TwoPassSchedule, Variant, VariantSchedule};
 use ptap_sparse::dense::Cholesky;
@@ -52,6 +53,8 @@ pub struct Transfer {
     pub product: Box<dyn GalerkinProduct>,
     /// The patterns and statistics every variant shares.
     pub schedule: Arc<TwoPassSchedule>,
+    /// The product's own schedule (what a schedule bundle stores).
+    pub variant_schedule: VariantSchedule,
     pub aggregates: usize,
     pub merged_aggregates: usize,
     pub unaggregated_nodes: usize,
@@ -209,6 +212,7 @@ impl Hierarchy {
                 r,
                 product,
                 schedule,
+                variant_schedule,
                 aggregates: aggs.count,
                 merged_aggregates: merged,
                 unaggregated_nodes: aggs.unaggregated(),
@@ -221,6 +225,87 @@ impl Hierarchy {
             });
             near_null = tent.coarse_near_null;
         }
+        Self::finish(levels, timings, options, progress)
+    }
+
+    /// Rebuilds a hierarchy from a schedule bundle written for a fine operator
+    /// of `a0`'s pattern under the same options ([`crate::bundle`]): every
+    /// level's `P` and product schedule are loaded, nothing is aggregated,
+    /// smoothed or inspected. Each level keeps the variant stored in the bundle.
+    pub fn from_bundle(
+        a0: BlockCsr,
+        modes: usize,
+        bundle: &Arc<MappedBundle>,
+        options: &HierarchyOptions,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<Self, RuntimeError> {
+        a0.check_finite("the fine operator")
+            .map_err(|e| RuntimeError::NotFinite { what: e.to_string() })?;
+        let first = bundle.level(0)?;
+        let want = crate::bundle::options_hash(options, modes);
+        if first.size("options_hash") != Some(want) {
+            return Err(RuntimeError::StaleBundle {
+                path: bundle.path().display().to_string(),
+            });
+        }
+        let mut timings = SetupTimings::default();
+        let mut levels = vec![Level {
+            a: a0,
+            transfer: None,
+            smoother: None,
+        }];
+        for l in 0..bundle.len() {
+            progress(&format!("level {l}: loading P and the product schedule"));
+            let t_mesh = Instant::now();
+            let a = &levels[l].a;
+            let stored = crate::bundle::load_level(bundle, l as u32, a.pattern_arc())?;
+            let (bf, bc) = stored.p.block_shape();
+            if a.block_shape() != (bf, bf) {
+                return Err(RuntimeError::BundleShape {
+                    path: bundle.path().display().to_string(),
+                    level: l,
+                    stored: bf,
+                    given: a.block_shape().0,
+                });
+            }
+            let mut product = executor_for(&stored.schedule, bf, bc)?;
+            let r = stored.p.transpose();
+            let schedule = stored.schedule.base().clone();
+            let mut ac = BlockCsr::zeros(schedule.c.clone(), bc, bc);
+            timings.mesh_setup_s += t_mesh.elapsed().as_secs_f64();
+            let t_num = Instant::now();
+            product.numeric(a, &stored.p, &mut ac)?;
+            let dt = t_num.elapsed().as_secs_f64();
+            timings.matrix_setup_s += dt;
+            timings.galerkin_numeric_s += dt;
+            levels[l].transfer = Some(Transfer {
+                p: stored.p,
+                r,
+                product,
+                schedule,
+                variant_schedule: stored.schedule,
+                aggregates: stored.aggregates,
+                merged_aggregates: stored.merged_aggregates,
+                unaggregated_nodes: stored.unaggregated_nodes,
+                omega: stored.omega,
+            });
+            levels.push(Level {
+                a: ac,
+                transfer: None,
+                smoother: None,
+            });
+        }
+        Self::finish(levels, timings, options, progress)
+    }
+
+    /// Smoothers, V-cycle vectors and the coarse factorization of built levels.
+    fn finish(
+        mut levels: Vec<Level>,
+        timings: SetupTimings,
+        options: &HierarchyOptions,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<Self, RuntimeError> {
+        let opts = &options.amg;
         let coarse_n = levels.last().unwrap().a.scalar_rows();
         if coarse_n > options.max_coarse_rows {
             return Err(RuntimeError::CoarseTooLarge {

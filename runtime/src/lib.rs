@@ -12,6 +12,7 @@
 //! Parallelism is rayon's global pool; every kernel is deterministic for a
 //! given input whatever the number of threads.
 
+pub mod bundle;
 pub mod cuda;
 pub mod executor;
 pub mod hierarchy;
@@ -51,6 +52,17 @@ pub enum RuntimeError {
     NotFinite { what: String },
     #[error("CG broke down at iteration {iteration}: {why}; the operator must be symmetric positive definite")]
     NotSpd { iteration: usize, why: String },
+    #[error("the schedule bundle {path} was written under other AMG options or near-null modes; delete it or re-run `ptap inspect`")]
+    StaleBundle { path: String },
+    #[error("the schedule bundle {path} holds {stored}x{stored} blocks on level {level} but the operator has {given}x{given}; re-run `ptap inspect` for this operator")]
+    BundleShape {
+        path: String,
+        level: usize,
+        stored: usize,
+        given: usize,
+    },
+    #[error(transparent)]
+    ScheduleFile(#[from] ptap_schedules::ScheduleFileError),
     #[error(transparent)]
     Amg(#[from] ptap_amg::AmgError),
     #[error(transparent)]

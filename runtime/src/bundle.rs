@@ -1,0 +1,137 @@
+//! Whole-hierarchy schedule bundles: one file record per level product.
+//!
+//! A level's record is its product schedule ([`VariantSchedule::to_record`])
+//! plus the level's prolongator (pattern and values: `P` is frozen once built,
+//! the hierarchy reuses it on every refresh) and the aggregation figures the
+//! summary reports. With the bundle, a hierarchy over a fine operator of the
+//! same pattern is rebuilt without aggregating, smoothing or inspecting
+//! ([`crate::Hierarchy::from_bundle`]); only the numeric work remains.
+//!
+//! Level 0's record also carries a hash of the options that shaped the
+//! hierarchy (AMG options and near-null modes): a bundle written under other
+//! options is refused, not silently reused.
+use crate::hierarchy::{Hierarchy, HierarchyOptions};
+use crate::RuntimeError;
+use ptap_schedules::file::{MappedBundle, NamedArray, RecordView, ScheduleBundle, ScheduleFileError, ScheduleRecord};
+use ptap_schedules::VariantSchedule;
+use ptap_sparse::{BlockCsr, BlockPattern};
+use std::sync::Arc;
+
+/// What a level's record holds besides its schedule.
+#[derive(Clone, Debug)]
+pub struct StoredLevel {
+    pub p: BlockCsr,
+    pub schedule: VariantSchedule,
+    pub aggregates: usize,
+    pub merged_aggregates: usize,
+    pub unaggregated_nodes: usize,
+    pub omega: f64,
+}
+
+/// The options hash recorded in level 0 (first 8 bytes of blake3, LE).
+pub fn options_hash(options: &HierarchyOptions, modes: usize) -> u64 {
+    let text = format!("{:?}|modes={modes}", options.amg);
+    let h = blake3::hash(text.as_bytes());
+    u64::from_le_bytes(h.as_bytes()[..8].try_into().expect("8 bytes"))
+}
+
+/// The record of one level: `schedule` with `p` and the aggregation figures.
+pub fn level_record(level: u32, stored: &StoredLevel) -> ScheduleRecord {
+    let p = &stored.p;
+    let (bf, bc) = p.block_shape();
+    let mut rec = stored.schedule.to_record(level, bf, bc);
+    let pat = p.pattern();
+    rec.arrays.push(NamedArray::u64(
+        "p.row_ptr",
+        pat.row_ptr().iter().map(|&x| x as u64).collect(),
+    ));
+    rec.arrays.push(NamedArray::u32("p.col_idx", pat.col_idx().to_vec()));
+    rec.arrays.push(NamedArray::f64("p.values", p.values().to_vec()));
+    rec.sizes.extend([
+        ("p.nrows".to_string(), pat.nrows() as u64),
+        ("p.ncols".to_string(), pat.ncols() as u64),
+        ("aggregates".to_string(), stored.aggregates as u64),
+        ("merged_aggregates".to_string(), stored.merged_aggregates as u64),
+        ("unaggregated_nodes".to_string(), stored.unaggregated_nodes as u64),
+        ("omega_bits".to_string(), stored.omega.to_bits()),
+    ]);
+    rec
+}
+
+/// The bundle of a built hierarchy (`problem` is free text for humans).
+pub fn hierarchy_bundle(h: &Hierarchy, problem: &str) -> ScheduleBundle {
+    let modes = h.levels().get(1).map_or(0, |l| l.a.block_shape().0);
+    let mut records: Vec<ScheduleRecord> = h
+        .levels()
+        .iter()
+        .enumerate()
+        .filter_map(|(l, lev)| {
+            let t = lev.transfer.as_ref()?;
+            let stored = StoredLevel {
+                p: t.p.clone(),
+                schedule: t.variant_schedule.clone(),
+                aggregates: t.aggregates,
+                merged_aggregates: t.merged_aggregates,
+                unaggregated_nodes: t.unaggregated_nodes,
+                omega: t.omega,
+            };
+            Some(level_record(l as u32, &stored))
+        })
+        .collect();
+    if let Some(r0) = records.first_mut() {
+        r0.sizes
+            .push(("options_hash".to_string(), options_hash(h.options(), modes)));
+    }
+    ScheduleBundle {
+        created_by: format!("ptap {}", env!("CARGO_PKG_VERSION")),
+        problem: problem.to_string(),
+        records,
+    }
+}
+
+fn size(rec: &RecordView<'_>, name: &str) -> Result<u64, ScheduleFileError> {
+    rec.size(name).ok_or_else(|| ScheduleFileError::Invalid {
+        path: rec.path().to_path_buf(),
+        why: format!("level {}: size `{name}` is missing", rec.level()),
+    })
+}
+
+/// The prolongator stored in `rec` (pattern checked, values finite).
+pub fn stored_prolongator(rec: &RecordView<'_>) -> Result<BlockCsr, ScheduleFileError> {
+    let invalid = |why: String| ScheduleFileError::Invalid {
+        path: rec.path().to_path_buf(),
+        why: format!("level {}: {why}", rec.level()),
+    };
+    let (nrows, ncols) = (size(rec, "p.nrows")? as usize, size(rec, "p.ncols")? as usize);
+    let row_ptr: Vec<usize> = rec.array_u64("p.row_ptr")?.iter().map(|&x| x as usize).collect();
+    if row_ptr.len() != nrows + 1 {
+        return Err(invalid(
+            "the stored P has a row-pointer array of the wrong length".into(),
+        ));
+    }
+    let pattern = BlockPattern::new(nrows, ncols, row_ptr, rec.array_u32("p.col_idx")?.to_vec())
+        .map_err(|e| invalid(format!("the stored P is not a valid block pattern ({e})")))?;
+    let (bf, bc) = (rec.fine_block() as usize, rec.coarse_block() as usize);
+    let values = rec.array_f64("p.values")?.to_vec();
+    if values.iter().any(|v| !v.is_finite()) {
+        return Err(invalid("the stored P holds NaN or infinity".into()));
+    }
+    BlockCsr::new(Arc::new(pattern), bf, bc, values)
+        .map_err(|e| invalid(format!("the stored P's values do not fit its pattern ({e})")))
+}
+
+/// Level `level` of `bundle` for a fine operator of pattern `a`: the stored
+/// `P`, then the schedule (refused unless built for `a` and that `P`).
+pub fn load_level(bundle: &Arc<MappedBundle>, level: u32, a: &Arc<BlockPattern>) -> Result<StoredLevel, RuntimeError> {
+    let rec = bundle.level(level)?;
+    let p = stored_prolongator(&rec)?;
+    let schedule = VariantSchedule::from_record(bundle, level, a.clone(), p.pattern_arc().clone())?;
+    Ok(StoredLevel {
+        p,
+        schedule,
+        aggregates: size(&rec, "aggregates")? as usize,
+        merged_aggregates: size(&rec, "merged_aggregates")? as usize,
+        unaggregated_nodes: size(&rec, "unaggregated_nodes")? as usize,
+        omega: f64::from_bits(size(&rec, "omega_bits")?),
+    })
+}
