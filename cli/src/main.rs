@@ -2,6 +2,7 @@
 mod bench;
 mod bench_cuda;
 mod model;
+mod run;
 mod schedule_cmd;
 mod solve;
 
@@ -54,6 +55,12 @@ enum Command {
     /// for these operators (pattern fingerprints), and run only the numeric
     /// Galerkin products, timing each and optionally writing A_c.
     Replay(schedule_cmd::ReplayArgs),
+    /// The time-stepping driver: step 1 builds everything (cold); every later
+    /// step changes the modulus field (a stiffening front moving along the
+    /// beam), re-assembles A, replays the numeric products from the schedules,
+    /// refreshes smoothers and the coarse factor, and solves. Reports the
+    /// paper's four phases for the cold step and the mean of the hot steps.
+    Run(run::RunArgs),
 }
 
 fn main() -> ExitCode {
@@ -85,6 +92,7 @@ fn main() -> ExitCode {
         Command::Model(args) => model::run(&args),
         Command::Inspect(args) => schedule_cmd::run_inspect(&args),
         Command::Replay(args) => schedule_cmd::run_replay(&args),
+        Command::Run(args) => run::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

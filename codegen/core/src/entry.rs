@@ -51,7 +51,10 @@ pub struct Param {
 
 impl Param {
     pub fn new(name: &str, ty: ParamTy) -> Self {
-        Param { name: name.to_string(), ty }
+        Param {
+            name: name.to_string(),
+            ty,
+        }
     }
 }
 
