@@ -105,9 +105,9 @@ impl AmgOptions {
 
     /// The smoothed prolongator of level `l` as the hierarchy uses it:
     /// filtered at [`AmgOptions::pf_at`] when `pf > 0`, else `p` itself.
-    pub fn filter_for_level(&self, p: BlockCsr, near_null: &[f64], coarse_near_null: &[f64], level: usize) -> BlockCsr {
+    pub fn filter_for_level(&self, p: BlockCsr, coarse_near_null: &[f64], level: usize) -> BlockCsr {
         if self.pf > 0.0 {
-            filter_prolongator(&p, near_null, coarse_near_null, self.pf_at(level), self.rank_tolerance).p
+            filter_prolongator(&p, coarse_near_null, self.pf_at(level), self.rank_tolerance).p
         } else {
             p
         }

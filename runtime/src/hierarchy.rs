@@ -178,7 +178,7 @@ impl Hierarchy {
             let omega = smoothing_omega(a, opts.smoothing_factor, opts.eig_iterations, l)?;
             progress(&format!("level {l}: smoothing the prolongator and inspecting P^T A P"));
             let p = smooth_prolongator(a, &tent.p0, omega, l)?;
-            let p = opts.filter_for_level(p, &near_null, &tent.coarse_near_null, l);
+            let p = opts.filter_for_level(p, &tent.coarse_near_null, l);
             let schedule = Arc::new(TwoPassSchedule::inspect(
                 a.pattern_arc().clone(),
                 p.pattern_arc().clone(),
