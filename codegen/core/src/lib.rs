@@ -8,11 +8,13 @@
 //! * [`rust`]: unrolled CPU kernels (the items of a declared set's module);
 //! * [`cuda`]: CUDA C for the basic block operations;
 //! * [`gpu`]: CUDA C for the GPU executor's kernel families;
+//! * [`gpu_solve`]: CUDA C for the device solve (Jacobi, coarse Cholesky);
 //! * [`launcher`]: a typed Rust launcher per CUDA entry point ([`KernelEntry`]).
 
 pub mod cuda;
 pub mod entry;
 pub mod gpu;
+pub mod gpu_solve;
 pub mod launcher;
 pub mod rust;
 pub mod shape;

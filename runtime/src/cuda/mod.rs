@@ -9,11 +9,13 @@
 mod compile;
 mod matrix;
 mod product;
+mod solve;
 mod spmv;
 
 pub use compile::{CompileStats, KernelCache};
 pub use matrix::DeviceBlockCsr;
 pub use product::{DeviceProduct, DEVICE_VARIANTS};
+pub use solve::{DeviceHierarchy, DeviceSolveOptions, DeviceSolveReport};
 pub use spmv::DeviceSpmv;
 
 use cudarc::driver::{sys, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig};
@@ -117,6 +119,7 @@ pub enum Arg<'a> {
     F64(&'a CudaSlice<f64>),
     F64Mut(&'a CudaSlice<f64>),
     U32s(&'a CudaSlice<u32>),
+    U32sMut(&'a CudaSlice<u32>),
     U32(u32),
     U64(u64),
     Scalar(f64),
@@ -128,6 +131,7 @@ impl Arg<'_> {
             Arg::F64(_) => ParamTy::PtrF64,
             Arg::F64Mut(_) => ParamTy::PtrMutF64,
             Arg::U32s(_) => ParamTy::PtrU32,
+            Arg::U32sMut(_) => ParamTy::PtrMutU32,
             Arg::U32(_) => ParamTy::U32,
             Arg::U64(_) => ParamTy::U64,
             Arg::Scalar(_) => ParamTy::F64,
@@ -328,7 +332,7 @@ impl Device {
         for a in args {
             match a {
                 Arg::F64(s) | Arg::F64Mut(s) => lb.arg(*s),
-                Arg::U32s(s) => lb.arg(*s),
+                Arg::U32s(s) | Arg::U32sMut(s) => lb.arg(*s),
                 Arg::U32(v) => lb.arg(v),
                 Arg::U64(v) => lb.arg(v),
                 Arg::Scalar(v) => lb.arg(v),

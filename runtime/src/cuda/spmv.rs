@@ -46,8 +46,20 @@ impl DeviceSpmv {
         x: &CudaSlice<f64>,
         y: &mut CudaSlice<f64>,
     ) -> Result<(), CudaError> {
-        debug_assert!(x.len() >= a.scalar_cols() && y.len() >= a.scalar_rows());
         dev.memset_zero(y)?;
+        self.launch_zeroed(dev, a, x, y)
+    }
+
+    /// `y = A x` into a `y` the caller has zeroed (rows crossing a warp range
+    /// are added atomically). Takes `y` by shared reference, as every launch does.
+    pub fn launch_zeroed(
+        &self,
+        dev: &Device,
+        a: &DeviceBlockCsr,
+        x: &CudaSlice<f64>,
+        y: &CudaSlice<f64>,
+    ) -> Result<(), CudaError> {
+        debug_assert!(x.len() >= a.scalar_cols() && y.len() >= a.scalar_rows());
         let cfg = LaunchConfig {
             grid_dim: (self.warps.div_ceil(SPMV_WARPS as u64) as u32, 1, 1),
             block_dim: (32 * SPMV_WARPS as u32, 1, 1),

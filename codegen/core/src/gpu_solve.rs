@@ -1,0 +1,283 @@
+//! CUDA C for the device solve: point-block Jacobi (diagonal-block inversion
+//! and the Chebyshev update) per block size, and the dense coarse solve
+//! (densify, column-by-column Cholesky, one-block triangular solves).
+//!
+//! The algorithms are the CPU's (`ptap_sparse::dense::invert_in_place`,
+//! `Cholesky::refactor` / `solve_in_place`, `PointBlockJacobi::update`): the
+//! same pivoting, the same thresholds, the same sequential update order where
+//! the device allows it (the forward substitution subtracts in the CPU's
+//! order; the Cholesky dot products are warp reductions).
+use crate::entry::{CudaModule, KernelEntry, Param, ParamTy};
+use std::fmt::Write;
+
+/// Kernel names of the solve module of `b x b` blocks and of the coarse module.
+pub fn jacobi_invert_name(b: usize) -> String {
+    format!("ptap_jacobi_invert_{b}")
+}
+pub fn jacobi_update_name(b: usize) -> String {
+    format!("ptap_jacobi_update_{b}")
+}
+pub fn densify_name(b: usize) -> String {
+    format!("ptap_densify_{b}")
+}
+pub const FILL: &str = "ptap_fill";
+pub const CHOL_SCALE: &str = "ptap_chol_scale";
+pub const CHOL_COLUMN: &str = "ptap_chol_column";
+pub const CHOL_SOLVE: &str = "ptap_chol_solve";
+/// Warps per block of the Cholesky column kernel (one warp per row).
+pub const CHOL_WARPS: usize = 8;
+/// Threads of the one-block triangular solve.
+pub const CHOL_SOLVE_THREADS: usize = 1024;
+
+/// `status[0]` starts at 0 (OK); a failing row `i` leaves `u32::MAX - i`
+/// there (`atomicMax`, so the smallest failing row wins).
+pub fn failing_row(status: u32) -> Option<usize> {
+    (status != 0).then(|| (u32::MAX - status) as usize)
+}
+
+const PRELUDE: &str = "typedef unsigned int u32;\ntypedef unsigned long long u64;\n";
+
+fn p(name: &str, ty: ParamTy) -> Param {
+    Param::new(name, ty)
+}
+
+fn signature(out: &mut String, e: &KernelEntry) {
+    let params: Vec<String> = e
+        .params
+        .iter()
+        .map(|q| format!("{} {}", q.ty.c_type(), q.name))
+        .collect();
+    writeln!(out, "// {}", e.doc).unwrap();
+    writeln!(out, "extern \"C\" __global__ void {}({}) {{", e.name, params.join(", ")).unwrap();
+}
+
+/// Jacobi kernels of `b x b` blocks: inversion, the update, densification.
+pub fn jacobi_module(b: usize) -> CudaModule {
+    use ParamTy::*;
+    assert!((1..=8).contains(&b), "block size {b}");
+    let bb = b * b;
+    let mut src = String::from(PRELUDE);
+    let mut entries = Vec::new();
+
+    let inv = KernelEntry {
+        name: jacobi_invert_name(b),
+        params: vec![
+            p("av", PtrF64),
+            p("diag_pos", PtrU32),
+            p("dinv", PtrMutF64),
+            p("status", PtrMutU32),
+            p("nrows", U32),
+        ],
+        doc: format!(
+            "inverse of every {b}x{b} diagonal block (Gauss-Jordan, partial pivoting, as invert_in_place); \
+             a singular or missing block records its row in status[0]"
+        ),
+    };
+    signature(&mut src, &inv);
+    writeln!(
+        src,
+        "  u32 i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i >= nrows) return;\n  \
+         u32 k = diag_pos[i];\n  if (k == 0xffffffffu) {{ atomicMax(status, 0xffffffffu - i); return; }}\n  \
+         double a[{bb}];\n  double scale = 0.0;\n  \
+         for (int q = 0; q < {bb}; ++q) {{ a[q] = av[(u64)k * {bb} + q]; scale = fmax(scale, fabs(a[q])); }}\n  \
+         if (!isfinite(scale) || scale == 0.0) {{ atomicMax(status, 0xffffffffu - i); return; }}\n  \
+         int perm[{b}];\n  for (int q = 0; q < {b}; ++q) perm[q] = q;\n  \
+         for (int col = 0; col < {b}; ++col) {{\n    \
+           int piv = col; double best = fabs(a[col * {b} + col]);\n    \
+           for (int r = col + 1; r < {b}; ++r) if (fabs(a[r * {b} + col]) > best) {{ best = fabs(a[r * {b} + col]); piv = r; }}\n    \
+           if (best <= 1e-14 * scale) {{ atomicMax(status, 0xffffffffu - i); return; }}\n    \
+           if (piv != col) {{\n      for (int j = 0; j < {b}; ++j) {{ double t = a[piv * {b} + j]; a[piv * {b} + j] = a[col * {b} + j]; a[col * {b} + j] = t; }}\n      \
+             int t = perm[piv]; perm[piv] = perm[col]; perm[col] = t;\n    }}\n    \
+           double inv = 1.0 / a[col * {b} + col];\n    a[col * {b} + col] = 1.0;\n    \
+           for (int j = 0; j < {b}; ++j) a[col * {b} + j] *= inv;\n    \
+           for (int r = 0; r < {b}; ++r) {{\n      if (r != col) {{\n        double f = a[r * {b} + col];\n        \
+               if (f != 0.0) {{\n          a[r * {b} + col] = 0.0;\n          \
+                 for (int j = 0; j < {b}; ++j) a[r * {b} + j] -= f * a[col * {b} + j];\n        }}\n      }}\n    }}\n  }}\n  \
+         int cols[{b}];\n  for (int q = 0; q < {b}; ++q) cols[perm[q]] = q;\n  \
+         for (int r = 0; r < {b}; ++r)\n    for (int j = 0; j < {b}; ++j) dinv[(u64)i * {bb} + r * {b} + j] = a[r * {b} + cols[j]];\n}}\n"
+    )
+    .unwrap();
+    entries.push(inv);
+
+    let upd = KernelEntry {
+        name: jacobi_update_name(b),
+        params: vec![
+            p("dinv", PtrF64),
+            p("alpha", F64),
+            p("r", PtrF64),
+            p("beta", F64),
+            p("t", PtrF64),
+            p("x", PtrMutF64),
+            p("nrows", U32),
+        ],
+        doc: format!("x += alpha D^-1 r + beta t ({b}x{b} blocks; t unread when beta = 0), one thread per scalar"),
+    };
+    signature(&mut src, &upd);
+    writeln!(
+        src,
+        "  u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (s >= (u64)nrows * {b}) return;\n  \
+         u64 i = s / {b}; u32 q = (u32)(s % {b});\n  \
+         const double* d = dinv + i * {bb} + q * {b};\n  const double* ri = r + i * {b};\n  double y = 0.0;"
+    )
+    .unwrap();
+    for c in 0..b {
+        writeln!(src, "  y = y + d[{c}] * ri[{c}];").unwrap();
+    }
+    writeln!(
+        src,
+        "  double v = alpha * y + (beta != 0.0 ? beta * t[s] : 0.0);\n  x[s] = x[s] + v;\n}}\n"
+    )
+    .unwrap();
+    entries.push(upd);
+
+    let dens = KernelEntry {
+        name: densify_name(b),
+        params: vec![
+            p("av", PtrF64),
+            p("brow", PtrU32),
+            p("ci", PtrU32),
+            p("dense", PtrMutF64),
+            p("nblocks", U32),
+            p("n", U32),
+        ],
+        doc: format!("scatter {b}x{b} block-CSR values into a zeroed row-major n x n matrix"),
+    };
+    signature(&mut src, &dens);
+    writeln!(
+        src,
+        "  u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (t >= (u64)nblocks * {bb}) return;\n  \
+         u32 k = (u32)(t / {bb}), e = (u32)(t % {bb});\n  u64 i = (u64)brow[k] * {b} + e / {b};\n  \
+         u64 j = (u64)ci[k] * {b} + e % {b};\n  dense[i * n + j] = av[t];\n}}\n"
+    )
+    .unwrap();
+    entries.push(dens);
+
+    CudaModule {
+        name: format!("ptap_jacobi_{b}"),
+        source: src,
+        entries,
+    }
+}
+
+/// The dense coarse solve and a fill kernel.
+pub fn coarse_module() -> CudaModule {
+    use ParamTy::*;
+    let mut src = String::from(PRELUDE);
+    let mut entries = Vec::new();
+
+    let fill = KernelEntry {
+        name: FILL.into(),
+        params: vec![p("y", PtrMutF64), p("v", F64), p("n", U64)],
+        doc: "y = v".into(),
+    };
+    signature(&mut src, &fill);
+    writeln!(
+        src,
+        "  u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (t < n) y[t] = v;\n}}\n"
+    )
+    .unwrap();
+    entries.push(fill);
+
+    let scale = KernelEntry {
+        name: CHOL_SCALE.into(),
+        params: vec![p("a", PtrF64), p("out", PtrMutF64), p("n", U32)],
+        doc: "out[0] = max |a_ii| (one block of 256 threads)".into(),
+    };
+    signature(&mut src, &scale);
+    writeln!(
+        src,
+        "  __shared__ double sh[256];\n  double m = 0.0;\n  \
+         for (u32 i = threadIdx.x; i < n; i += 256) m = fmax(m, fabs(a[(u64)i * n + i]));\n  \
+         sh[threadIdx.x] = m;\n  __syncthreads();\n  \
+         for (u32 h = 128; h > 0; h >>= 1) {{ if (threadIdx.x < h) sh[threadIdx.x] = fmax(sh[threadIdx.x], sh[threadIdx.x + h]); __syncthreads(); }}\n  \
+         if (threadIdx.x == 0) out[0] = sh[0];\n}}\n"
+    )
+    .unwrap();
+    entries.push(scale);
+
+    let col = KernelEntry {
+        name: CHOL_COLUMN.into(),
+        params: vec![
+            p("a", PtrF64),
+            p("l", PtrMutF64),
+            p("lt", PtrMutF64),
+            p("scale", PtrF64),
+            p("status", PtrMutU32),
+            p("n", U32),
+            p("j", U32),
+        ],
+        doc: format!(
+            "column j of the Cholesky factor L (left-looking, as Cholesky::refactor), one warp per row i >= j, \
+             {CHOL_WARPS} warps per block; writes L (row-major) and L^T; a pivot below 1e-14 max|a_ii| or not \
+             finite records j in status[0]"
+        ),
+    };
+    signature(&mut src, &col);
+    writeln!(
+        src,
+        "  u32 w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;\n  \
+         u32 i = j + w;\n  if (i >= n) return;\n  \
+         const double* lj = l + (u64)j * n;\n  const double* li = l + (u64)i * n;\n  \
+         double d = 0.0, s = 0.0;\n  \
+         for (u32 k = lane; k < j; k += 32) {{ double x = lj[k]; d += x * x; s += li[k] * x; }}\n  \
+         for (int o = 16; o > 0; o >>= 1) {{ d += __shfl_xor_sync(0xffffffffu, d, o); s += __shfl_xor_sync(0xffffffffu, s, o); }}\n  \
+         d = a[(u64)j * n + j] - d;\n  \
+         if (lane == 0 && i == j && (!isfinite(d) || d <= 1e-14 * scale[0])) atomicMax(status, 0xffffffffu - j);\n  \
+         double r = sqrt(d);\n  \
+         if (lane == 0) {{\n    double v = i == j ? r : (a[(u64)i * n + j] - s) / r;\n    \
+           l[(u64)i * n + j] = v;\n    lt[(u64)j * n + i] = v;\n  }}\n}}\n"
+    )
+    .unwrap();
+    entries.push(col);
+
+    let solve = KernelEntry {
+        name: CHOL_SOLVE.into(),
+        params: vec![p("l", PtrF64), p("lt", PtrF64), p("x", PtrMutF64), p("n", U32)],
+        doc: format!(
+            "x = (L L^T)^-1 x in place: column-oriented forward (rows of L^T) and backward (rows of L) \
+             substitution, one block of {CHOL_SOLVE_THREADS} threads"
+        ),
+    };
+    signature(&mut src, &solve);
+    writeln!(
+        src,
+        "  __shared__ double piv;\n  u32 tid = threadIdx.x;\n  \
+         for (u32 j = 0; j < n; ++j) {{\n    \
+           if (tid == 0) {{ double v = x[j] / lt[(u64)j * n + j]; x[j] = v; piv = v; }}\n    __syncthreads();\n    \
+           double v = piv;\n    const double* row = lt + (u64)j * n;\n    \
+           for (u32 i = j + 1 + tid; i < n; i += {CHOL_SOLVE_THREADS}) x[i] = x[i] - row[i] * v;\n    __syncthreads();\n  }}\n  \
+         for (u32 i = n; i-- > 0;) {{\n    \
+           if (tid == 0) {{ double v = x[i] / l[(u64)i * n + i]; x[i] = v; piv = v; }}\n    __syncthreads();\n    \
+           double v = piv;\n    const double* row = l + (u64)i * n;\n    \
+           for (u32 k = tid; k < i; k += {CHOL_SOLVE_THREADS}) x[k] = x[k] - row[k] * v;\n    __syncthreads();\n  }}\n}}\n"
+    )
+    .unwrap();
+    entries.push(solve);
+
+    CudaModule {
+        name: "ptap_coarse".into(),
+        source: src,
+        entries,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_entry_is_defined_and_braces_balance() {
+        for m in [jacobi_module(3), jacobi_module(6), coarse_module()] {
+            for e in &m.entries {
+                assert!(m.source.contains(&format!("void {}(", e.name)), "{} is defined", e.name);
+            }
+            assert_eq!(
+                m.source.matches('{').count(),
+                m.source.matches('}').count(),
+                "{}",
+                m.name
+            );
+        }
+        assert!(jacobi_module(6).source.contains("y = y + d[5] * ri[5];"));
+    }
+}
