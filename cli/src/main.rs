@@ -5,6 +5,7 @@ mod model;
 mod run;
 mod schedule_cmd;
 mod solve;
+mod solve_cuda;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

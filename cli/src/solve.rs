@@ -52,6 +52,10 @@ pub struct SolveArgs {
     /// Do not print progress or the human-readable report.
     #[arg(long)]
     quiet: bool,
+    /// Where matrix setup and solve run: cpu, cuda (fails without a GPU) or
+    /// auto (CUDA when present, else the CPU, said so).
+    #[arg(long, default_value = "cpu", value_parser = ["cpu", "cuda", "auto"])]
+    device: String,
 }
 
 #[derive(Serialize)]
@@ -80,6 +84,9 @@ struct Report {
     levels: Vec<LevelSummary>,
     phases: Phases,
     residual_history: Vec<f64>,
+    device: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cuda: Option<crate::solve_cuda::CudaSolveInfo>,
 }
 
 /// Largest `k` we try at all: node ids must fit in u32 with room to spare.
@@ -152,6 +159,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             args.pf_scale
         );
     }
+    let gpu = crate::solve_cuda::open(&args.device)?;
     let pb = spinner(args.quiet);
 
     pb.set_message(format!("assembling the {dim}D beam at k = {k}"));
@@ -188,10 +196,20 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         max_iterations: args.max_iterations,
     };
     let t = Instant::now();
-    let rep = h
-        .solve(&problem.rhs, &mut x, &cg, &mut ws)
-        .context("solving the beam")?;
-    let solve_s = t.elapsed().as_secs_f64();
+    let (rep, cuda) = match &gpu {
+        Some(dev) => {
+            let mut progress = |m: &str| pb.set_message(m.to_string());
+            let (rep, info) = crate::solve_cuda::solve(dev, &h, &problem.rhs, &cg, &mut x, &mut progress)
+                .context("solving the beam on the device")?;
+            (rep, Some(info))
+        }
+        None => (
+            h.solve(&problem.rhs, &mut x, &cg, &mut ws)
+                .context("solving the beam")?,
+            None,
+        ),
+    };
+    let solve_s = cuda.as_ref().map_or(t.elapsed().as_secs_f64(), |c| c.solve_s);
     pb.finish_and_clear();
 
     let max_displacement = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
@@ -220,10 +238,15 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             galerkin_numeric_s: h.timings.galerkin_numeric_s,
             solve_s,
         },
-        residual_history: ws.history().to_vec(),
+        residual_history: cuda.as_ref().map_or(ws.history().to_vec(), |c| c.history.clone()),
+        device: cuda.as_ref().map_or("cpu".into(), |c| c.name.clone()),
+        cuda,
     };
     if !args.quiet {
         print_report(&report);
+        if let Some(c) = &report.cuda {
+            crate::solve_cuda::print(c);
+        }
     }
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report)?;
