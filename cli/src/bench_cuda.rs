@@ -2,15 +2,17 @@
 //! against floors measured in the same run: the device copy bandwidth, per
 //! level and variant the numeric Galerkin product against V0's stream floor,
 //! the merge-path SpMV as a fraction of copy bandwidth, and the transfer
-//! counters of every phase. `--dump DIR` writes each level's `A` and `P` as
+//! counters of every phase, and the AMG solve on the device (hot matrix setup
+//! and time per CG iteration). `--dump DIR` writes each level's `A` and `P` as
 //! scalar CSR for the cuSPARSE peer (`benches/peers/cusparse_ptap.py`).
 use crate::bench::{v0_floor, BenchArgs};
 use anyhow::{Context, Result};
 use ptap_fem::BeamProblem;
 use ptap_runtime::cuda::{
-    Arg, Device, DeviceBlockCsr, DeviceOptions, DeviceProduct, DeviceSpmv, TransferCounters, DEVICE_VARIANTS,
+    Arg, Device, DeviceBlockCsr, DeviceHierarchy, DeviceOptions, DeviceProduct, DeviceSolveOptions, DeviceSolveReport,
+    DeviceSpmv, TransferCounters, DEVICE_VARIANTS,
 };
-use ptap_runtime::{executor_for, Hierarchy, HierarchyOptions};
+use ptap_runtime::{executor_for, CgOptions, Hierarchy, HierarchyOptions};
 use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
 use ptap_sparse::BlockCsr;
 use serde::Serialize;
@@ -46,6 +48,23 @@ struct SpmvResult {
     rel_err_vs_cpu: f64,
 }
 
+/// The AMG-preconditioned CG solve on the device (`DeviceHierarchy`).
+#[derive(Serialize)]
+struct SolveResult {
+    iterations: usize,
+    converged: bool,
+    relative_residual: f64,
+    max_displacement: f64,
+    coarse_rows: usize,
+    product_variant: &'static str,
+    /// Best of `repeat` device matrix setups (numeric products, Jacobi
+    /// inverses, eigen-estimates, coarse Cholesky) and of `repeat` solves from zero.
+    matrix_setup_s: f64,
+    galerkin_numeric_s: f64,
+    solve_s: f64,
+    s_per_iteration: f64,
+}
+
 #[derive(Serialize)]
 struct CudaBenchReport {
     k: usize,
@@ -66,7 +85,45 @@ struct CudaBenchReport {
     total_column_split_s: f64,
     total_two_pass_s: f64,
     spmv: Vec<SpmvResult>,
+    solve: SolveResult,
     transfers: TransferCounters,
+}
+
+/// Hot matrix setup and solve on the device: best of `repeat` each.
+fn device_solve(dev: &Arc<Device>, h: &Hierarchy, rhs: &[f64], repeat: usize) -> Result<SolveResult> {
+    let opts = DeviceSolveOptions::default();
+    let mut dh = DeviceHierarchy::new(dev, h, opts)?;
+    let (mut setup_s, mut numeric_s) = (f64::INFINITY, f64::INFINITY);
+    for _ in 0..repeat.max(1) {
+        setup_s = setup_s.min(dh.matrix_setup()?);
+        numeric_s = numeric_s.min(dh.timings.galerkin_numeric_s);
+    }
+    let cg = CgOptions::default();
+    let mut x = vec![0.0; rhs.len()];
+    let mut best: Option<DeviceSolveReport> = None;
+    for _ in 0..repeat.max(1) {
+        x.fill(0.0);
+        let r = dh.solve(rhs, &mut x, &cg)?;
+        if let Some(b) = &best {
+            anyhow::ensure!(b.cg.iterations == r.cg.iterations, "device solves differ in iterations");
+        }
+        if best.as_ref().is_none_or(|b| r.solve_s < b.solve_s) {
+            best = Some(r);
+        }
+    }
+    let best = best.unwrap();
+    Ok(SolveResult {
+        iterations: best.cg.iterations,
+        converged: best.cg.converged,
+        relative_residual: best.cg.residual_norm / best.cg.rhs_norm,
+        max_displacement: x.iter().fold(0.0f64, |m, v| m.max(v.abs())),
+        coarse_rows: dh.coarse_rows(),
+        product_variant: opts.variant.name(),
+        matrix_setup_s: setup_s,
+        galerkin_numeric_s: numeric_s,
+        solve_s: best.solve_s,
+        s_per_iteration: best.solve_s / best.cg.iterations.max(1) as f64,
+    })
 }
 
 /// Best of 5 device-to-device copies of 2 GiB (cuMemcpyDtoD) and of the
@@ -347,6 +404,17 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             spmv.push(r);
         }
     }
+    let solve = device_solve(&dev, &h, &problem.rhs, args.repeat)?;
+    println!(
+        "device solve: {} iterations ({}), tip {:.10e}; matrix setup {:.2} ms (numeric P^T A P {:.2} ms), solve {:.2} ms = {:.3} ms per CG iteration",
+        solve.iterations,
+        if solve.converged { "converged" } else { "NOT converged" },
+        solve.max_displacement,
+        1e3 * solve.matrix_setup_s,
+        1e3 * solve.galerkin_numeric_s,
+        1e3 * solve.solve_s,
+        1e3 * solve.s_per_iteration
+    );
     dev.synchronize()?;
     let transfers = dev.counters();
     println!("transfers per phase (host->device / device->host bytes):");
@@ -382,6 +450,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             total_column_split_s: total_cs,
             total_two_pass_s: total_v0,
             spmv,
+            solve,
             transfers,
         };
         std::fs::write(path, serde_json::to_string_pretty(&rep)? + "\n")
