@@ -15,6 +15,14 @@ Timings per level, GPU-fenced with CUDA events, best of `--repeat`:
          memory-pool reuse of the warm call);
   numeric_rt  with R = P^T formed once outside the timing: `R @ (A @ P)`.
 
+Validity: C's nonzero count is checked against the next level's dumped A
+(the same pattern) before anything is timed; an empty or short product is
+never reported. At k = 16 the unsplit product comes back empty (a 32-bit
+overflow inside the CuPy/cuSPARSE SpGEMM path: CuPy's SpGEMM takes int32
+indices only), so the script then splits both products by row blocks,
+`W = vstack(A[rows] @ P)`, `C = vstack(R[rows] @ W)`, doubling the number of
+blocks until C is complete; the split is recorded per level.
+
 Usage: python3 cusparse_ptap.py DIR [--repeat 5] [--json OUT]
 """
 import argparse
@@ -38,6 +46,28 @@ def load(d, name):
         shape=(meta["rows"], meta["cols"]),
     )
     return m, meta
+
+
+def expected_nnz(d, l):
+    path = os.path.join(d, f"A{l + 1}.json")
+    return json.load(open(path))["nnz"] if os.path.exists(path) else None
+
+
+def row_blocks(n, split):
+    b = np.linspace(0, n, split + 1).astype(np.int64)
+    return [(int(b[i]), int(b[i + 1])) for i in range(split) if b[i + 1] > b[i]]
+
+
+def galerkin(a, p, r, split):
+    """R (A P), with both products split into `split` row blocks when > 1."""
+    if split <= 1:
+        return r @ (a @ p)
+    w = csp.vstack([a[i:j] @ p for i, j in row_blocks(a.shape[0], split)]).tocsr()
+    return csp.vstack([r[i:j] @ w for i, j in row_blocks(r.shape[0], split)]).tocsr()
+
+
+def valid(c, want):
+    return c.nnz > 0 and (want is None or int(c.nnz) == want)
 
 
 def timed(f):
@@ -65,15 +95,34 @@ def main():
     for l in levels:
         a, ma = load(args.dir, f"A{l}")
         p, mp = load(args.dir, f"P{l}")
+        want = expected_nnz(args.dir, l)
         cp.cuda.Device().synchronize()
-        c_cold, cold = timed(lambda: p.T.tocsr() @ (a @ p))
-        warm = min(timed(lambda: p.T.tocsr() @ (a @ p))[1] for _ in range(args.repeat))
+        split = 1
+        while True:
+            try:
+                c_cold, cold = timed(lambda: galerkin(a, p, p.T.tocsr(), split))
+                ok = valid(c_cold, want)
+            except Exception as e:  # noqa: BLE001 (an overflow may also raise)
+                print(f"l{l}: split {split}: {type(e).__name__}: {e}")
+                c_cold, ok = None, False
+            if ok:
+                break
+            if c_cold is not None:
+                print(f"l{l}: split {split}: C has {int(c_cold.nnz)} nonzeros, want {want}; splitting further")
+            del c_cold
+            cp.get_default_memory_pool().free_all_blocks()
+            split *= 2
+            if split > 256:
+                raise SystemExit(f"l{l}: no valid product even with 256 row blocks")
+        warm = min(timed(lambda: galerkin(a, p, p.T.tocsr(), split))[1] for _ in range(args.repeat))
         r = p.T.tocsr()
         cp.cuda.Device().synchronize()
         c_rt, numeric_rt = None, float("inf")
         for _ in range(args.repeat):
-            c_rt, t = timed(lambda: r @ (a @ p))
+            c_rt, t = timed(lambda: galerkin(a, p, r, split))
             numeric_rt = min(numeric_rt, t)
+        if not valid(c_rt, want):
+            raise SystemExit(f"l{l}: R (A P) has {int(c_rt.nnz)} nonzeros, want {want}")
         row = {
             "level": l,
             "a_rows": ma["rows"],
@@ -81,6 +130,8 @@ def main():
             "p_cols": mp["cols"],
             "p_nnz": mp["nnz"],
             "c_nnz": int(c_cold.nnz),
+            "c_nnz_expected": want,
+            "row_block_split": split,
             "cold_s": cold,
             "warm_s": warm,
             "numeric_rt_s": numeric_rt,
@@ -88,7 +139,7 @@ def main():
         }
         rows.append(row)
         print(
-            f"l{l}: A {ma['rows']} rows {ma['nnz']} nnz, P {mp['cols']} cols; "
+            f"l{l}: A {ma['rows']} rows {ma['nnz']} nnz, P {mp['cols']} cols, C {int(c_cold.nnz)} nnz, split {split}; "
             f"cold {1e3 * cold:.2f} ms, warm {1e3 * warm:.2f} ms, R (A P) with R formed once {1e3 * numeric_rt:.2f} ms"
         )
         del a, p, r, c_cold, c_rt
