@@ -5,7 +5,7 @@ mod model;
 mod run;
 mod schedule_cmd;
 mod solve;
-mod solve_cuda;
+mod sweep;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -62,6 +62,9 @@ enum Command {
     /// refreshes smoothers and the coarse factor, and solves. Reports the
     /// paper's four phases for the cold step and the mean of the hot steps.
     Run(run::RunArgs),
+    /// The prolongator-filter sweep (the paper's tab:pfsweep): per threshold,
+    /// iterations, hot numeric-product time, fine P blocks and hierarchy size.
+    SweepFilter(sweep::SweepArgs),
 }
 
 fn main() -> ExitCode {
@@ -94,6 +97,7 @@ fn main() -> ExitCode {
         Command::Inspect(args) => schedule_cmd::run_inspect(&args),
         Command::Replay(args) => schedule_cmd::run_replay(&args),
         Command::Run(args) => run::run(&args),
+        Command::SweepFilter(args) => sweep::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

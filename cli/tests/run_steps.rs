@@ -142,3 +142,32 @@ fn bad_run_options_are_refused() {
         assert!(err.contains(needle), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn the_filter_sweep_reports_each_threshold() {
+    let dir = scratch("sweep");
+    let json = dir.join("sweep.json");
+    let out = ptap(&[
+        "sweep-filter",
+        "--k",
+        "2",
+        "--pf",
+        "0,0.03",
+        "--repeat",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    let its = |r: &serde_json::Value| r["iterations"].as_i64().unwrap();
+    assert!(
+        (its(&rows[1]) - its(&rows[0])).abs() <= 2,
+        "filtering keeps the iterations close"
+    );
+    let blocks = |r: &serde_json::Value| r["fine_p_blocks"].as_u64().unwrap();
+    assert!(blocks(&rows[1]) < blocks(&rows[0]), "filtering drops blocks of P");
+    assert!(rows[1]["hot_numeric_s"].as_f64().unwrap() > 0.0);
+}

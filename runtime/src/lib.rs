@@ -1,7 +1,32 @@
 //! Executors and solvers.
 //!
+//! # In a time loop
+//!
+//! A time-stepping or Newton code builds the hierarchy once and then, every
+//! step, hands over new operator values (same block pattern) and solves:
+//!
+//! ```ignore
+//! let mut h = Hierarchy::build(a, &near_null, modes, &HierarchyOptions::default(), &mut |_| {})?;
+//! // or, skipping the mesh setup: Hierarchy::from_bundle(a, modes, &bundle, &options, &mut |_| {})?
+//! let mut ws = CgWorkspace::new(n, 500);
+//! for step in 0..steps {
+//!     assemble_into(&mut values);            // the caller's assembly
+//!     h.refresh(&values)?;                   // numeric P^T A P, smoothers, coarse factor
+//!     h.solve(&b, &mut x, &CgOptions::default(), &mut ws)?;
+//! }
+//! ```
+//!
+//! `refresh` and `solve` allocate, search and aggregate nothing; aggregates
+//! and `P` are frozen at build time. [`bundle::hierarchy_bundle`] writes the
+//! hierarchy's schedules and prolongators to a file that
+//! [`Hierarchy::from_bundle`] loads in a later process (refusing it for another
+//! pattern or other options). `runtime/examples/time_loop.rs` is a complete,
+//! runnable loop to copy.
+//!
+//! # Modules
+//!
 //! * [`executor`]: numeric Galerkin products replaying an inspector's schedule
-//!   (so far the two-pass V0), allocation-free per call.
+//!   (V0 here, every other variant in [`variants`]), allocation-free per call.
 //! * [`smoother`]: point-block Jacobi and the degree-2 Chebyshev smoother.
 //! * [`hierarchy`]: the AMG hierarchy: a cold [`Hierarchy::build`] (mesh setup
 //!   interleaved with matrix setup, timed apart) and a [`Hierarchy::refresh`]
