@@ -1,11 +1,52 @@
 //! Numeric replay of the two-pass product (the paper's V0).
+use crate::registry::KernelRegistry;
 use crate::RuntimeError;
 use ptap_schedules::TwoPassSchedule;
 use ptap_sparse::dense::transpose_into;
+use ptap_sparse::dispatch::kernels::ProductKernels;
+use ptap_sparse::par::{balanced_row_chunks, default_chunk_count, for_each_row_chunk};
 use ptap_sparse::spgemm::{spgemm_numeric, SpgemmWorkspace};
 use ptap_sparse::{BlockCsr, BlockPattern};
 use rayon::prelude::*;
+use std::ops::Range;
 use std::sync::Arc;
+
+/// The numeric body of V0 monomorphized over one set of generated kernels.
+pub(crate) type TwoPassNumeric = fn(&mut TwoPassExecutor, &BlockCsr, &BlockCsr, &mut BlockCsr);
+
+/// One row-owner stage `C = X Y`: row chunks of equal block-multiply work and a
+/// column-to-slot map per chunk (as `SpgemmWorkspace`).
+#[derive(Clone, Debug)]
+struct RowStage {
+    chunks: Vec<Range<usize>>,
+    slots: Vec<Vec<u32>>,
+}
+
+impl RowStage {
+    fn new(x: &BlockPattern, y: &BlockPattern, c: &BlockPattern) -> Self {
+        let work: Vec<usize> = (0..x.nrows())
+            .map(|i| x.row(i).iter().map(|&l| y.row(l as usize).len()).sum())
+            .collect();
+        let chunks = balanced_row_chunks(&work, default_chunk_count(x.nrows()));
+        let slots = vec![vec![u32::MAX; c.ncols()]; chunks.len()];
+        Self { chunks, slots }
+    }
+}
+
+/// How the two stages are computed: generated kernels for a declared shape,
+/// else the size-generic SpGEMM.
+#[derive(Clone, Debug)]
+enum Stages {
+    Generated {
+        numeric: TwoPassNumeric,
+        ap: RowStage,
+        rw: RowStage,
+    },
+    Generic {
+        ap: SpgemmWorkspace,
+        rw: SpgemmWorkspace,
+    },
+}
 
 /// V0: gathers `R = P^T`, computes `W = A P`, then `A_c = R W`, all over the
 /// schedule's patterns. Owns `R`, `W` and the scratch, so a numeric call
@@ -15,8 +56,7 @@ pub struct TwoPassExecutor {
     schedule: Arc<TwoPassSchedule>,
     r: BlockCsr,
     w: BlockCsr,
-    ws_ap: SpgemmWorkspace,
-    ws_rw: SpgemmWorkspace,
+    stages: Stages,
 }
 
 pub(crate) fn same_pattern(
@@ -41,22 +81,101 @@ pub(crate) fn same_pattern(
     })
 }
 
-impl TwoPassExecutor {
-    /// Buffers for `bf x bf` fine blocks and `bf x bc` prolongator blocks.
-    pub fn new(schedule: Arc<TwoPassSchedule>, bf: usize, bc: usize) -> Self {
-        let r = BlockCsr::zeros(schedule.r.clone(), bc, bf);
-        let w = BlockCsr::zeros(schedule.w.clone(), bf, bc);
-        let ws_ap = SpgemmWorkspace::new(&schedule.a, &schedule.p, &schedule.w);
-        let ws_rw = SpgemmWorkspace::new(&schedule.r, &schedule.w, &schedule.c);
-        Self {
-            schedule,
-            r,
-            w,
-            ws_ap,
-            ws_rw,
+/// `C = X Y` over `C`'s pattern: row `i` sums `X[i,l] Y[l,j]` over `X`'s row in
+/// column order, then `Y`'s row `l` in column order (V0's order), each block
+/// product by the generated `kernel` with `out_len` scalars per output block.
+fn row_stage<F: Fn(&[f64], &[f64], &mut [f64]) + Sync>(
+    x: &BlockCsr,
+    y: &BlockCsr,
+    c_pat: &BlockPattern,
+    c_vals: &mut [f64],
+    st: &mut RowStage,
+    out_len: usize,
+    kernel: F,
+) {
+    let (xp, yp) = (x.pattern(), y.pattern());
+    let body = |rows: Range<usize>, out: &mut [f64], slot: &mut Vec<u32>| {
+        let base = c_pat.row_ptr()[rows.start];
+        out.fill(0.0);
+        for i in rows {
+            let cr = c_pat.row_range(i);
+            for (s, &j) in (cr.start - base..).zip(c_pat.row(i)) {
+                slot[j as usize] = s as u32;
+            }
+            for kx in xp.row_range(i) {
+                let l = xp.col_idx()[kx] as usize;
+                let xb = x.block(kx);
+                for ky in yp.row_range(l) {
+                    let s = slot[yp.col_idx()[ky] as usize] as usize;
+                    kernel(xb, y.block(ky), &mut out[s * out_len..(s + 1) * out_len]);
+                }
+            }
         }
+    };
+    for_each_row_chunk(&st.chunks, c_pat.row_ptr(), out_len, c_vals, &mut st.slots, &body);
+}
+
+/// V0's numeric body over the kernels `K`.
+pub(crate) fn two_pass_numeric<K: ProductKernels>(
+    e: &mut TwoPassExecutor,
+    a: &BlockCsr,
+    p: &BlockCsr,
+    c: &mut BlockCsr,
+) {
+    let TwoPassExecutor { schedule, r, w, stages } = e;
+    let Stages::Generated { ap, rw, .. } = stages else {
+        unreachable!("generated numeric body without its stages")
+    };
+    r.values_mut()
+        .par_chunks_mut(K::BF * K::BC)
+        .zip(schedule.r_source.par_iter())
+        .with_min_len(1024)
+        .for_each(|(dst, &s)| K::p_transpose(p.block(s as usize), dst));
+    let w_pat = w.pattern_arc().clone();
+    row_stage(a, p, &w_pat, w.values_mut(), ap, K::BF * K::BC, K::ap_acc);
+    let c_pat = c.pattern_arc().clone();
+    row_stage(r, w, &c_pat, c.values_mut(), rw, K::BC * K::BC, K::rw_acc);
+}
+
+impl TwoPassExecutor {
+    /// Buffers for `bf x bf` fine blocks and `bf x bc` prolongator blocks, with
+    /// the shipped kernels of `(bf, bc)` ([`KernelRegistry::shipped`]) or, for any
+    /// other shape, the size-generic SpGEMM.
+    pub fn new(schedule: Arc<TwoPassSchedule>, bf: usize, bc: usize) -> Self {
+        let numeric = KernelRegistry::shipped().product(bf, bc).map(|k| k.two_pass);
+        Self::build(schedule, bf, bc, numeric)
     }
 
+    /// Buffers for any block shape, computed by the size-generic SpGEMM.
+    pub(crate) fn generic(schedule: Arc<TwoPassSchedule>, bf: usize, bc: usize) -> Self {
+        Self::build(schedule, bf, bc, None)
+    }
+
+    /// Buffers and stages for the generated kernels `K`.
+    pub fn with_kernels<K: ProductKernels>(schedule: Arc<TwoPassSchedule>) -> Self {
+        Self::build(schedule, K::BF, K::BC, Some(two_pass_numeric::<K>))
+    }
+
+    fn build(schedule: Arc<TwoPassSchedule>, bf: usize, bc: usize, numeric: Option<TwoPassNumeric>) -> Self {
+        let r = BlockCsr::zeros(schedule.r.clone(), bc, bf);
+        let w = BlockCsr::zeros(schedule.w.clone(), bf, bc);
+        let s = &schedule;
+        let stages = match numeric {
+            Some(numeric) => Stages::Generated {
+                numeric,
+                ap: RowStage::new(&s.a, &s.p, &s.w),
+                rw: RowStage::new(&s.r, &s.w, &s.c),
+            },
+            None => Stages::Generic {
+                ap: SpgemmWorkspace::new(&s.a, &s.p, &s.w),
+                rw: SpgemmWorkspace::new(&s.r, &s.w, &s.c),
+            },
+        };
+        Self { schedule, r, w, stages }
+    }
+}
+
+impl TwoPassExecutor {
     pub fn schedule(&self) -> &Arc<TwoPassSchedule> {
         &self.schedule
     }
@@ -93,24 +212,23 @@ impl TwoPassExecutor {
                 ),
             });
         }
-        self.gather_restriction(p);
-        spgemm_numeric(a, p, &mut self.w, &mut self.ws_ap);
-        spgemm_numeric(&self.r, &self.w, c, &mut self.ws_rw);
+        match &mut self.stages {
+            Stages::Generated { numeric, .. } => {
+                let numeric = *numeric;
+                numeric(self, a, p, c);
+            }
+            Stages::Generic { ap, rw } => {
+                let src = &self.schedule.r_source;
+                self.r
+                    .values_mut()
+                    .par_chunks_mut(bf * bc)
+                    .zip(src.par_iter())
+                    .with_min_len(1024)
+                    .for_each(|(dst, &s)| transpose_into(bf, bc, p.block(s as usize), dst));
+                spgemm_numeric(a, p, &mut self.w, ap);
+                spgemm_numeric(&self.r, &self.w, c, rw);
+            }
+        }
         Ok(())
-    }
-
-    /// `R`'s values as a pure gather of transposed `P` blocks.
-    fn gather_restriction(&mut self, p: &BlockCsr) {
-        let (bf, bc) = p.block_shape();
-        let l = bf * bc;
-        let src = &self.schedule.r_source;
-        self.r
-            .values_mut()
-            .par_chunks_mut(l)
-            .zip(src.par_iter())
-            .with_min_len(1024)
-            .for_each(|(dst, &s)| {
-                transpose_into(bf, bc, p.block(s as usize), dst);
-            });
     }
 }

@@ -41,12 +41,14 @@ pub mod bundle;
 pub mod cuda;
 pub mod executor;
 pub mod hierarchy;
+pub mod registry;
 pub mod smoother;
 pub mod solver;
 pub mod variants;
 
 pub use executor::TwoPassExecutor;
 pub use hierarchy::{Hierarchy, HierarchyOptions, LevelSummary, SetupTimings};
+pub use registry::KernelRegistry;
 pub use solver::{CgOptions, CgReport};
 pub use variants::{executor_for, GalerkinProduct};
 
@@ -65,7 +67,7 @@ pub enum RuntimeError {
     CoarseFactorization { level: usize, n: usize, why: String },
     #[error("the coarsest level has {n} scalar rows, too many for a dense direct solve (limit {limit}); coarsening stalled, raise the strength threshold or the level cap")]
     CoarseTooLarge { n: usize, limit: usize },
-    #[error("the {variant} executor has no kernel for {bf}x{bf} / {bf}x{bc} blocks; use the two-pass variant or declare the shape (issue #4 adds the macro)")]
+    #[error("the {variant} executor has no kernels for {bf}x{bf} / {bf}x{bc} blocks; declare them with `ptap_kernels::kernels!({bf}x{bf} / {bf}x{bc} / {bc}x{bc});` and register the set, `KernelRegistry::shipped().clone().with::<kernels_{bf}x{bf}_{bf}x{bc}_{bc}x{bc}::Set>()`, or use the two-pass variant")]
     UnsupportedShape {
         variant: &'static str,
         bf: usize,

@@ -1,9 +1,9 @@
 //! Point-block Jacobi and the degree-2 Chebyshev smoother (amg.md, solve phase).
+use crate::registry::{JacobiEntry, KernelRegistry, ResidualFn};
 use crate::RuntimeError;
 use ptap_amg::{estimate_lambda_max, EigWorkspace};
-use ptap_sparse::dense::{gemv_acc, gemv_acc_dyn, invert_in_place};
-use ptap_sparse::dispatch_b;
-use ptap_sparse::spmv::residual;
+use ptap_sparse::dense::{gemv_acc_dyn, invert_in_place};
+use ptap_sparse::dispatch::kernels::SquareBlockKernels;
 use ptap_sparse::BlockCsr;
 use rayon::prelude::*;
 
@@ -13,15 +13,23 @@ pub struct PointBlockJacobi {
     b: usize,
     diag_pos: Vec<usize>,
     dinv: Vec<f64>,
+    /// Generated kernels of `b x b` blocks, if registered.
+    kernels: Option<JacobiEntry>,
+    residual: Option<ResidualFn>,
 }
 
-fn update_fixed<const B: usize>(dinv: &[f64], alpha: f64, r: &[f64], beta: f64, t: &[f64], x: &mut [f64]) {
-    x.par_chunks_mut(B).with_min_len(512).enumerate().for_each(|(i, xi)| {
-        let mut y = [0.0; B];
-        gemv_acc::<B, B>(&dinv[i * B * B..], &r[i * B..], &mut y);
-        for q in 0..B {
-            xi[q] += alpha * y[q] + if beta != 0.0 { beta * t[i * B + q] } else { 0.0 };
-        }
+/// `x += alpha D^-1 r + beta t` over every block row, with the generated kernels `K`.
+pub(crate) fn update_with<K: SquareBlockKernels>(
+    dinv: &[f64],
+    alpha: f64,
+    r: &[f64],
+    beta: f64,
+    t: &[f64],
+    x: &mut [f64],
+) {
+    let (b, bb) = (K::R, K::R * K::R);
+    x.par_chunks_mut(b).with_min_len(512).enumerate().for_each(|(i, xi)| {
+        K::chebyshev_update(&dinv[i * bb..], alpha, &r[i * b..], beta, &t[i * b..], xi);
     });
 }
 
@@ -42,19 +50,29 @@ fn update_dyn(b: usize, dinv: &[f64], alpha: f64, r: &[f64], beta: f64, t: &[f64
 }
 
 impl PointBlockJacobi {
-    /// Storage for the diagonal-block inverses of `a` (values come from [`Self::refresh`]).
+    /// Storage for the diagonal-block inverses of `a` (values come from
+    /// [`Self::refresh`]), with the shipped kernels of its block size.
     pub fn new(a: &BlockCsr) -> Self {
+        Self::with_registry(a, KernelRegistry::shipped())
+    }
+
+    /// As [`Self::new`], with the kernels `registry` holds for `a`'s block size
+    /// (size-generic loops when it holds none).
+    pub fn with_registry(a: &BlockCsr, registry: &KernelRegistry) -> Self {
         let (b, _) = a.block_shape();
         Self {
             b,
             diag_pos: a.pattern().diagonal_positions(),
             dinv: vec![0.0; a.nrows() * b * b],
+            kernels: registry.jacobi(b).copied(),
+            residual: registry.block(b, b).map(|e| e.residual),
         }
     }
 
     /// Inverts every diagonal block of `a`.
     pub fn refresh(&mut self, a: &BlockCsr, level: usize) -> Result<(), RuntimeError> {
         let b = self.b;
+        let kernels = self.kernels;
         let bad = self
             .dinv
             .par_chunks_mut(b * b)
@@ -66,7 +84,10 @@ impl PointBlockJacobi {
                     return Some((i, "no stored diagonal block".to_string()));
                 }
                 d.copy_from_slice(a.block(k));
-                invert_in_place(b, d).err().map(|e| (i, e.to_string()))
+                match kernels {
+                    Some(kern) => (kern.invert)(d).err().map(|e| (i, e.to_string())),
+                    None => invert_in_place(b, d).err().map(|e| (i, e.to_string())),
+                }
             })
             .find_first(|e| e.is_some())
             .flatten();
@@ -78,14 +99,24 @@ impl PointBlockJacobi {
 
     /// `x += alpha D^-1 r + beta t` in one pass.
     pub fn update(&self, alpha: f64, r: &[f64], beta: f64, t: &[f64], x: &mut [f64]) {
-        let b = self.b;
-        dispatch_b!(b; update_fixed(&self.dinv, alpha, r, beta, t, x); update_dyn(b, &self.dinv, alpha, r, beta, t, x))
+        match self.kernels {
+            Some(k) => (k.update)(&self.dinv, alpha, r, beta, t, x),
+            None => update_dyn(self.b, &self.dinv, alpha, r, beta, t, x),
+        }
     }
 
     /// `y = D^-1 x`.
     pub fn apply(&self, x: &[f64], y: &mut [f64]) {
         y.fill(0.0);
         self.update(1.0, x, 0.0, x, y);
+    }
+
+    /// `r = rhs - A x` with the block kernels this smoother was built with.
+    pub fn residual(&self, a: &BlockCsr, x: &[f64], rhs: &[f64], r: &mut [f64]) {
+        match self.residual {
+            Some(f) => f(a, x, rhs, r),
+            None => ptap_sparse::spmv::residual(a, x, rhs, r),
+        }
     }
 }
 
@@ -102,8 +133,13 @@ pub struct ChebyshevSmoother {
 
 impl ChebyshevSmoother {
     pub fn new(a: &BlockCsr, bounds: (f64, f64), eig_iterations: usize) -> Self {
+        Self::with_registry(a, bounds, eig_iterations, KernelRegistry::shipped())
+    }
+
+    /// As [`Self::new`], with the block kernels `registry` holds for `a`'s blocks.
+    pub fn with_registry(a: &BlockCsr, bounds: (f64, f64), eig_iterations: usize, registry: &KernelRegistry) -> Self {
         Self {
-            jacobi: PointBlockJacobi::new(a),
+            jacobi: PointBlockJacobi::with_registry(a, registry),
             lambda_max: 0.0,
             bounds,
             iterations: eig_iterations,
@@ -141,12 +177,12 @@ impl ChebyshevSmoother {
             self.jacobi.update(s, rhs, 0.0, rhs, t);
             x.copy_from_slice(t);
         } else {
-            residual(a, x, rhs, r);
+            self.jacobi.residual(a, x, rhs, r);
             self.jacobi.update(s, r, 0.0, r, t);
             ptap_sparse::par::axpy(1.0, t, x);
         }
         // Step 2: x2 = (1-w) x0 + w x1 + w s D^-1 (rhs - A x1) = x1 + (w-1) t + w s D^-1 r1.
-        residual(a, x, rhs, r);
+        self.jacobi.residual(a, x, rhs, r);
         self.jacobi.update(w * s, r, w - 1.0, t, x);
     }
 }

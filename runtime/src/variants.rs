@@ -2,21 +2,24 @@
 //!
 //! Each executor owns its buffers and scratch, so `numeric` allocates nothing
 //! and searches nothing: every output position comes from the schedule. The
-//! bodies are const-generic in the fine and coarse block sizes `(BF, BC)` and
-//! dispatched from the matrices' shapes; the variants that promise V0's bytes
-//! zero an accumulator and add contributions in V0's order with the same loop
-//! nest per element ([`ptap_sparse::dense::gemm_acc`] and its transposed twin).
+//! executors are generic over the generated block kernels `K: ProductKernels`
+//! of their `(bf, bc)` (unrolled per shape by `ptap_kernels::kernels!`), picked
+//! from the matrices' shapes through a [`KernelRegistry`]; the variants that
+//! promise V0's bytes zero an accumulator and add contributions in V0's order
+//! (each output entry sums its inner index in increasing order, one term at a time).
 use crate::executor::TwoPassExecutor;
+use crate::registry::KernelRegistry;
 use crate::RuntimeError;
 use ptap_schedules::variants::{
     ColumnSplitSchedule, FlatRecords, FlatStreamSchedule, FusedSchedule, OuterProductSchedule, PanelTiledSchedule,
     SlotRuns, SlotTiledSchedule,
 };
 use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
-use ptap_sparse::dense::{gemm_acc, gemm_tn_acc};
+use ptap_sparse::dispatch::kernels::{Block, ProductKernels};
 use ptap_sparse::par::for_each_row_chunk;
-use ptap_sparse::{dispatch_rc, BlockCsr, BlockPattern};
+use ptap_sparse::{BlockCsr, BlockPattern};
 use rayon::prelude::*;
+use std::marker::PhantomData;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -32,40 +35,82 @@ pub trait GalerkinProduct: Send {
     fn buffer_bytes(&self) -> usize;
 }
 
-/// Largest scalar count of one output block the register accumulators take.
-const MAX_BLOCK: usize = 64;
-
-/// Builds the executor for `schedule` with `bf x bf` fine and `bc x bc` coarse blocks.
+/// Builds the executor for `schedule` with `bf x bf` fine and `bc x bc` coarse
+/// blocks from the shipped kernels ([`KernelRegistry::shipped`]); see
+/// [`KernelRegistry::executor_for`] for declared shapes.
 pub fn executor_for(
     schedule: &VariantSchedule,
     bf: usize,
     bc: usize,
 ) -> Result<Box<dyn GalerkinProduct>, RuntimeError> {
-    if !matches!(schedule, VariantSchedule::TwoPass(_)) && !shipped(bf, bc) {
-        return Err(RuntimeError::UnsupportedShape {
-            variant: schedule.variant().name(),
-            bf,
-            bc,
-        });
-    }
-    Ok(match schedule {
-        VariantSchedule::TwoPass(s) => Box::new(TwoPassExecutor::new(s.clone(), bf, bc)),
-        VariantSchedule::Fused { schedule, reordered } => {
-            Box::new(FusedExecutor::new(schedule.clone(), *reordered, bf, bc))
-        }
-        VariantSchedule::SlotTiled(s) => Box::new(SlotTiledExecutor::new(s.clone(), bf, bc)),
-        VariantSchedule::ColumnSplit(s) => Box::new(ColumnSplitExecutor::new(s.clone(), bf, bc)),
-        VariantSchedule::PanelTiled(s) => Box::new(PanelTiledExecutor::new(s.clone(), bf, bc)),
-        VariantSchedule::FlatStream(s) => Box::new(FlatStreamExecutor::new(s.clone(), bf, bc)),
-        VariantSchedule::OuterProduct(s) => Box::new(OuterProductExecutor::new(s.clone(), bf, bc)),
-    })
+    KernelRegistry::shipped().executor_for(schedule, bf, bc)
 }
 
-fn shipped(bf: usize, bc: usize) -> bool {
-    matches!(
-        (bf, bc),
-        (1, 1) | (2, 2) | (2, 3) | (3, 2) | (3, 3) | (3, 6) | (6, 3) | (6, 6)
-    )
+/// The executor of `schedule`'s variant over the kernels `K`.
+pub(crate) fn executor_with<K: ProductKernels>(schedule: &VariantSchedule) -> Box<dyn GalerkinProduct> {
+    match schedule {
+        VariantSchedule::TwoPass(s) => Box::new(TwoPassExecutor::with_kernels::<K>(s.clone())),
+        VariantSchedule::Fused { schedule, reordered } => {
+            Box::new(FusedExecutor::<K>::new(schedule.clone(), *reordered))
+        }
+        VariantSchedule::SlotTiled(s) => Box::new(SlotTiledExecutor::<K>::new(s.clone())),
+        VariantSchedule::ColumnSplit(s) => Box::new(ColumnSplitExecutor::<K>::new(s.clone())),
+        VariantSchedule::PanelTiled(s) => Box::new(PanelTiledExecutor::<K>::new(s.clone())),
+        VariantSchedule::FlatStream(s) => Box::new(FlatStreamExecutor::<K>::new(s.clone())),
+        VariantSchedule::OuterProduct(s) => Box::new(OuterProductExecutor::<K>::new(s.clone())),
+    }
+}
+
+/// One stage's block contraction `out (M x N) += x y` (`x` read transposed where
+/// the stage applies `P^T`), as the generated kernels of the product define it.
+trait Stage: 'static {
+    /// Accumulator of one output block.
+    type Out: Block;
+    /// Scalars of one `x` block and one `y` block.
+    const X: usize;
+    const Y: usize;
+    const M: usize;
+    const N: usize;
+    fn acc(x: &[f64], y: &[f64], out: &mut [f64]);
+    /// `col (M) += (x y)(:, j)`.
+    fn col_acc(x: &[f64], y: &[f64], j: usize, col: &mut [f64]);
+}
+
+/// `W = A P`.
+struct ApStage<K>(PhantomData<K>);
+/// `A_c = P^T W`, `P` read transposed (no `R`).
+struct PtwStage<K>(PhantomData<K>);
+
+impl<K: ProductKernels> Stage for ApStage<K> {
+    type Out = K::FineCoarse;
+    const X: usize = K::BF * K::BF;
+    const Y: usize = K::BF * K::BC;
+    const M: usize = K::BF;
+    const N: usize = K::BC;
+    #[inline(always)]
+    fn acc(x: &[f64], y: &[f64], out: &mut [f64]) {
+        K::ap_acc(x, y, out)
+    }
+    #[inline(always)]
+    fn col_acc(x: &[f64], y: &[f64], j: usize, col: &mut [f64]) {
+        K::ap_col_acc(x, y, j, col)
+    }
+}
+
+impl<K: ProductKernels> Stage for PtwStage<K> {
+    type Out = K::CoarseCoarse;
+    const X: usize = K::BF * K::BC;
+    const Y: usize = K::BF * K::BC;
+    const M: usize = K::BC;
+    const N: usize = K::BC;
+    #[inline(always)]
+    fn acc(x: &[f64], y: &[f64], out: &mut [f64]) {
+        K::ptw_acc(x, y, out)
+    }
+    #[inline(always)]
+    fn col_acc(x: &[f64], y: &[f64], j: usize, col: &mut [f64]) {
+        K::ptw_col_acc(x, y, j, col)
+    }
 }
 
 /// Pattern and shape checks every executor makes at the door (no O(nnz) work
@@ -134,34 +179,34 @@ impl DisjointRows {
     }
 }
 
-pub struct FusedExecutor {
+/// V1 / V2a over the kernels `K`.
+pub struct FusedExecutor<K> {
     schedule: Arc<FusedSchedule>,
     reordered: bool,
-    bf: usize,
-    bc: usize,
     maps: Vec<Vec<u32>>,
+    _k: PhantomData<K>,
 }
 
-impl FusedExecutor {
-    pub fn new(schedule: Arc<FusedSchedule>, reordered: bool, bf: usize, bc: usize) -> Self {
+impl<K: ProductKernels> FusedExecutor<K> {
+    pub fn new(schedule: Arc<FusedSchedule>, reordered: bool) -> Self {
         let maps = vec![vec![u32::MAX; schedule.base.c.ncols()]; schedule.chunks.len()];
         Self {
             schedule,
             reordered,
-            bf,
-            bc,
             maps,
+            _k: PhantomData,
         }
     }
 }
 
-fn fused_numeric<const BF: usize, const BC: usize>(
+fn fused_numeric<K: ProductKernels>(
     s: &FusedSchedule,
     a: &BlockCsr,
     p: &BlockCsr,
     c: &mut BlockCsr,
     maps: &mut [Vec<u32>],
 ) {
+    let bcc = K::BC * K::BC;
     let base = &s.base;
     let (cp, r, ap, pp) = (base.c.clone(), &base.r, a.pattern(), p.pattern());
     let vals = c.values_mut();
@@ -171,12 +216,12 @@ fn fused_numeric<const BF: usize, const BC: usize>(
     };
     let out = &out;
     s.chunks.par_iter().zip(maps.par_iter_mut()).for_each(|(chunk, map)| {
-        let mut t = [0.0f64; MAX_BLOCK];
+        let mut t = K::FineCoarse::ZERO;
         for &row in &s.row_order[chunk.clone()] {
             let i = row as usize;
             let cr = cp.row_range(i);
             // SAFETY: row `i` appears once in `row_order`, in this chunk only.
-            let crow = unsafe { out.slice(cr.start * BC * BC..cr.end * BC * BC) };
+            let crow = unsafe { out.slice(cr.start * bcc..cr.end * bcc) };
             crow.fill(0.0);
             for k in cr.clone() {
                 map[cp.col_idx()[k] as usize] = (k - cr.start) as u32;
@@ -186,12 +231,12 @@ fn fused_numeric<const BF: usize, const BC: usize>(
                 let pji = p.block(base.r_source[kr] as usize);
                 for ka in ap.row_range(j) {
                     let l = ap.col_idx()[ka] as usize;
-                    let t = &mut t[..BC * BF];
+                    let t = t.as_mut();
                     t.fill(0.0);
-                    gemm_tn_acc::<BC, BF, BF>(pji, a.block(ka), t);
+                    K::pta_acc(pji, a.block(ka), t);
                     for kp in pp.row_range(l) {
                         let s = map[pp.col_idx()[kp] as usize] as usize;
-                        gemm_acc::<BC, BF, BC>(t, p.block(kp), &mut crow[s * BC * BC..(s + 1) * BC * BC]);
+                        K::rw_acc(t, p.block(kp), &mut crow[s * bcc..(s + 1) * bcc]);
                     }
                 }
             }
@@ -199,7 +244,7 @@ fn fused_numeric<const BF: usize, const BC: usize>(
     });
 }
 
-impl GalerkinProduct for FusedExecutor {
+impl<K: ProductKernels> GalerkinProduct for FusedExecutor<K> {
     fn variant(&self) -> Variant {
         if self.reordered {
             Variant::FusedReordered
@@ -211,10 +256,8 @@ impl GalerkinProduct for FusedExecutor {
         &self.schedule.base.c
     }
     fn numeric(&mut self, a: &BlockCsr, p: &BlockCsr, c: &mut BlockCsr) -> Result<(), RuntimeError> {
-        let (bf, bc) = (self.bf, self.bc);
-        check_inputs(&self.schedule.base, a, p, c, bf, bc)?;
-        let (s, maps) = (&self.schedule, &mut self.maps);
-        dispatch_rc!(bf, bc; fused_numeric(s, a, p, c, maps); unreachable!("shape checked at construction"));
+        check_inputs(&self.schedule.base, a, p, c, K::BF, K::BC)?;
+        fused_numeric::<K>(&self.schedule, a, p, c, &mut self.maps);
         Ok(())
     }
     fn buffer_bytes(&self) -> usize {
@@ -225,9 +268,7 @@ impl GalerkinProduct for FusedExecutor {
 // ---------------------------------------------------------------- V2b / column split
 
 /// Runs slot-owner accumulation of one stage over `tiles` of contiguous slots.
-/// `XT`: the `x` block is applied transposed (`P^T` in the `R W` stage).
-#[allow(clippy::too_many_arguments)]
-fn slot_runs_numeric<const M: usize, const K: usize, const N: usize, const XT: bool>(
+fn slot_runs_numeric<S: Stage>(
     runs: &SlotRuns,
     tiles: &[usize],
     chunks: &[Range<usize>],
@@ -236,24 +277,20 @@ fn slot_runs_numeric<const M: usize, const K: usize, const N: usize, const XT: b
     out: &mut [f64],
     unit: &mut [()],
 ) {
+    let mn = S::M * S::N;
     let body = |tr: Range<usize>, o: &mut [f64], _: &mut ()| {
         let first = tiles[tr.start];
         for s in first..tiles[tr.end] {
-            let mut acc = [0.0f64; MAX_BLOCK];
-            let acc = &mut acc[..M * N];
+            let mut acc = S::Out::ZERO;
             for q in runs.run(s) {
-                let xb = &x[runs.x[q] as usize * M * K..];
-                let yb = &y[runs.y[q] as usize * K * N..];
-                if XT {
-                    gemm_tn_acc::<M, K, N>(xb, yb, acc);
-                } else {
-                    gemm_acc::<M, K, N>(xb, yb, acc);
-                }
+                let xb = &x[runs.x[q] as usize * S::X..];
+                let yb = &y[runs.y[q] as usize * S::Y..];
+                S::acc(xb, yb, acc.as_mut());
             }
-            o[(s - first) * M * N..(s - first + 1) * M * N].copy_from_slice(acc);
+            o[(s - first) * mn..(s - first + 1) * mn].copy_from_slice(acc.as_ref());
         }
     };
-    for_each_row_chunk(chunks, tiles, M * N, out, unit, &body);
+    for_each_row_chunk(chunks, tiles, mn, out, unit, &body);
 }
 
 /// Groups of consecutive tiles, one task each.
@@ -266,10 +303,9 @@ fn to_usize(v: &[u64]) -> Vec<usize> {
     v.iter().map(|&x| x as usize).collect()
 }
 
-pub struct SlotTiledExecutor {
+/// V2b over the kernels `K`.
+pub struct SlotTiledExecutor<K> {
     schedule: Arc<SlotTiledSchedule>,
-    bf: usize,
-    bc: usize,
     w: Vec<f64>,
     ap_tiles: Vec<usize>,
     rw_tiles: Vec<usize>,
@@ -277,19 +313,18 @@ pub struct SlotTiledExecutor {
     rw_chunks: Vec<Range<usize>>,
     unit_ap: Vec<()>,
     unit_rw: Vec<()>,
+    _k: PhantomData<K>,
 }
 
-impl SlotTiledExecutor {
-    pub fn new(schedule: Arc<SlotTiledSchedule>, bf: usize, bc: usize) -> Self {
-        let w = vec![0.0; schedule.base.w.nnzb() * bf * bc];
+impl<K: ProductKernels> SlotTiledExecutor<K> {
+    pub fn new(schedule: Arc<SlotTiledSchedule>) -> Self {
+        let w = vec![0.0; schedule.base.w.nnzb() * K::BF * K::BC];
         let (ap_tiles, rw_tiles) = (to_usize(&schedule.ap_tiles), to_usize(&schedule.rw_tiles));
         let ap_chunks = tile_groups(ap_tiles.len() - 1);
         let rw_chunks = tile_groups(rw_tiles.len() - 1);
         let (unit_ap, unit_rw) = (vec![(); ap_chunks.len()], vec![(); rw_chunks.len()]);
         Self {
             schedule,
-            bf,
-            bc,
             w,
             ap_tiles,
             rw_tiles,
@@ -297,38 +332,12 @@ impl SlotTiledExecutor {
             rw_chunks,
             unit_ap,
             unit_rw,
+            _k: PhantomData,
         }
     }
 }
 
-fn slot_tiled_numeric<const BF: usize, const BC: usize>(
-    e: &mut SlotTiledExecutor,
-    a: &BlockCsr,
-    p: &BlockCsr,
-    c: &mut BlockCsr,
-) {
-    let s = &e.schedule;
-    slot_runs_numeric::<BF, BF, BC, false>(
-        &s.ap,
-        &e.ap_tiles,
-        &e.ap_chunks,
-        a.values(),
-        p.values(),
-        &mut e.w,
-        &mut e.unit_ap,
-    );
-    slot_runs_numeric::<BC, BF, BC, true>(
-        &s.rw,
-        &e.rw_tiles,
-        &e.rw_chunks,
-        p.values(),
-        &e.w,
-        c.values_mut(),
-        &mut e.unit_rw,
-    );
-}
-
-impl GalerkinProduct for SlotTiledExecutor {
+impl<K: ProductKernels> GalerkinProduct for SlotTiledExecutor<K> {
     fn variant(&self) -> Variant {
         Variant::SlotTiled
     }
@@ -336,9 +345,26 @@ impl GalerkinProduct for SlotTiledExecutor {
         &self.schedule.base.c
     }
     fn numeric(&mut self, a: &BlockCsr, p: &BlockCsr, c: &mut BlockCsr) -> Result<(), RuntimeError> {
-        let (bf, bc) = (self.bf, self.bc);
-        check_inputs(&self.schedule.base, a, p, c, bf, bc)?;
-        dispatch_rc!(bf, bc; slot_tiled_numeric(self, a, p, c); unreachable!("shape checked at construction"));
+        check_inputs(&self.schedule.base, a, p, c, K::BF, K::BC)?;
+        let s = &self.schedule;
+        slot_runs_numeric::<ApStage<K>>(
+            &s.ap,
+            &self.ap_tiles,
+            &self.ap_chunks,
+            a.values(),
+            p.values(),
+            &mut self.w,
+            &mut self.unit_ap,
+        );
+        slot_runs_numeric::<PtwStage<K>>(
+            &s.rw,
+            &self.rw_tiles,
+            &self.rw_chunks,
+            p.values(),
+            &self.w,
+            c.values_mut(),
+            &mut self.unit_rw,
+        );
         Ok(())
     }
     fn buffer_bytes(&self) -> usize {
@@ -350,7 +376,7 @@ impl GalerkinProduct for SlotTiledExecutor {
 /// computed column by column (the lane that owns column `j` sums
 /// `x[i][k] y[k][j]` over `k` and over the run, in V0's order).
 #[allow(clippy::too_many_arguments)]
-fn column_split_numeric_stage<const M: usize, const K: usize, const N: usize, const XT: bool>(
+fn column_split_numeric_stage<S: Stage>(
     runs: &SlotRuns,
     order: &[u32],
     bounds: &[usize],
@@ -360,36 +386,32 @@ fn column_split_numeric_stage<const M: usize, const K: usize, const N: usize, co
     out: &mut [f64],
     unit: &mut [()],
 ) {
+    let (m, n) = (S::M, S::N);
     let body = |wr: Range<usize>, o: &mut [f64], _: &mut ()| {
         let first = bounds[wr.start];
         for &s in &order[first..bounds[wr.end]] {
             let s = s as usize;
-            let dst = &mut o[(s - first) * M * N..(s - first + 1) * M * N];
-            for j in 0..N {
+            let dst = &mut o[(s - first) * m * n..(s - first + 1) * m * n];
+            for j in 0..n {
+                // A lane's column: at most MAX_BLOCK_DIM (16) rows by declaration.
                 let mut col = [0.0f64; 16];
                 for q in runs.run(s) {
-                    let xb = &x[runs.x[q] as usize * M * K..];
-                    let yb = &y[runs.y[q] as usize * K * N..];
-                    for i in 0..M {
-                        for k in 0..K {
-                            let xik = if XT { xb[k * M + i] } else { xb[i * K + k] };
-                            col[i] += xik * yb[k * N + j];
-                        }
-                    }
+                    let xb = &x[runs.x[q] as usize * S::X..];
+                    let yb = &y[runs.y[q] as usize * S::Y..];
+                    S::col_acc(xb, yb, j, &mut col);
                 }
-                for i in 0..M {
-                    dst[i * N + j] = col[i];
+                for i in 0..m {
+                    dst[i * n + j] = col[i];
                 }
             }
         }
     };
-    for_each_row_chunk(chunks, bounds, M * N, out, unit, &body);
+    for_each_row_chunk(chunks, bounds, m * n, out, unit, &body);
 }
 
-pub struct ColumnSplitExecutor {
+/// The column-split executor over the kernels `K`.
+pub struct ColumnSplitExecutor<K> {
     schedule: Arc<ColumnSplitSchedule>,
-    bf: usize,
-    bc: usize,
     w: Vec<f64>,
     ap_bounds: Vec<usize>,
     rw_bounds: Vec<usize>,
@@ -397,6 +419,7 @@ pub struct ColumnSplitExecutor {
     rw_chunks: Vec<Range<usize>>,
     unit_ap: Vec<()>,
     unit_rw: Vec<()>,
+    _k: PhantomData<K>,
 }
 
 /// Window boundaries (slot indices, multiples of `window`, plus the end).
@@ -406,10 +429,10 @@ fn window_bounds(slots: usize, window: usize) -> Vec<usize> {
     b
 }
 
-impl ColumnSplitExecutor {
-    pub fn new(schedule: Arc<ColumnSplitSchedule>, bf: usize, bc: usize) -> Self {
+impl<K: ProductKernels> ColumnSplitExecutor<K> {
+    pub fn new(schedule: Arc<ColumnSplitSchedule>) -> Self {
         let t = &schedule.tiled;
-        let w = vec![0.0; t.base.w.nnzb() * bf * bc];
+        let w = vec![0.0; t.base.w.nnzb() * K::BF * K::BC];
         let ap_bounds = window_bounds(t.ap.slots(), schedule.window);
         let rw_bounds = window_bounds(t.rw.slots(), schedule.window);
         let ap_chunks = tile_groups(ap_bounds.len() - 1);
@@ -417,8 +440,6 @@ impl ColumnSplitExecutor {
         let (unit_ap, unit_rw) = (vec![(); ap_chunks.len()], vec![(); rw_chunks.len()]);
         Self {
             schedule,
-            bf,
-            bc,
             w,
             ap_bounds,
             rw_bounds,
@@ -426,41 +447,12 @@ impl ColumnSplitExecutor {
             rw_chunks,
             unit_ap,
             unit_rw,
+            _k: PhantomData,
         }
     }
 }
 
-fn column_split_numeric<const BF: usize, const BC: usize>(
-    e: &mut ColumnSplitExecutor,
-    a: &BlockCsr,
-    p: &BlockCsr,
-    c: &mut BlockCsr,
-) {
-    let s = &e.schedule;
-    let t = &s.tiled;
-    column_split_numeric_stage::<BF, BF, BC, false>(
-        &t.ap,
-        &s.ap_order,
-        &e.ap_bounds,
-        &e.ap_chunks,
-        a.values(),
-        p.values(),
-        &mut e.w,
-        &mut e.unit_ap,
-    );
-    column_split_numeric_stage::<BC, BF, BC, true>(
-        &t.rw,
-        &s.rw_order,
-        &e.rw_bounds,
-        &e.rw_chunks,
-        p.values(),
-        &e.w,
-        c.values_mut(),
-        &mut e.unit_rw,
-    );
-}
-
-impl GalerkinProduct for ColumnSplitExecutor {
+impl<K: ProductKernels> GalerkinProduct for ColumnSplitExecutor<K> {
     fn variant(&self) -> Variant {
         Variant::ColumnSplit
     }
@@ -468,9 +460,29 @@ impl GalerkinProduct for ColumnSplitExecutor {
         &self.schedule.tiled.base.c
     }
     fn numeric(&mut self, a: &BlockCsr, p: &BlockCsr, c: &mut BlockCsr) -> Result<(), RuntimeError> {
-        let (bf, bc) = (self.bf, self.bc);
-        check_inputs(&self.schedule.tiled.base, a, p, c, bf, bc)?;
-        dispatch_rc!(bf, bc; column_split_numeric(self, a, p, c); unreachable!("shape checked at construction"));
+        check_inputs(&self.schedule.tiled.base, a, p, c, K::BF, K::BC)?;
+        let s = &self.schedule;
+        let t = &s.tiled;
+        column_split_numeric_stage::<ApStage<K>>(
+            &t.ap,
+            &s.ap_order,
+            &self.ap_bounds,
+            &self.ap_chunks,
+            a.values(),
+            p.values(),
+            &mut self.w,
+            &mut self.unit_ap,
+        );
+        column_split_numeric_stage::<PtwStage<K>>(
+            &t.rw,
+            &s.rw_order,
+            &self.rw_bounds,
+            &self.rw_chunks,
+            p.values(),
+            &self.w,
+            c.values_mut(),
+            &mut self.unit_rw,
+        );
         Ok(())
     }
     fn buffer_bytes(&self) -> usize {
@@ -482,7 +494,7 @@ impl GalerkinProduct for ColumnSplitExecutor {
 
 /// Sweeps records tile by tile: each tile owns whole output rows, zeroes them and
 /// accumulates every record into the slot it names.
-fn flat_numeric_stage<const M: usize, const K: usize, const N: usize, const XT: bool>(
+fn flat_numeric_stage<S: Stage>(
     f: &FlatRecords,
     chunks: &[Range<usize>],
     row_ptr: &[usize],
@@ -491,6 +503,7 @@ fn flat_numeric_stage<const M: usize, const K: usize, const N: usize, const XT: 
     out: &mut [f64],
     unit: &mut [()],
 ) {
+    let mn = S::M * S::N;
     let body = |rows: Range<usize>, o: &mut [f64], _: &mut ()| {
         o.fill(0.0);
         let base = row_ptr[rows.start];
@@ -499,28 +512,23 @@ fn flat_numeric_stage<const M: usize, const K: usize, const N: usize, const XT: 
         let t1 = f.tile_rows.partition_point(|&r| (r as usize) < rows.end);
         for q in f.tile_records[t0] as usize..f.tile_records[t1] as usize {
             let s = f.slot[q] as usize - base;
-            let xb = &x[f.x[q] as usize * M * K..];
-            let yb = &y[f.y[q] as usize * K * N..];
-            let dst = &mut o[s * M * N..(s + 1) * M * N];
-            if XT {
-                gemm_tn_acc::<M, K, N>(xb, yb, dst);
-            } else {
-                gemm_acc::<M, K, N>(xb, yb, dst);
-            }
+            let xb = &x[f.x[q] as usize * S::X..];
+            let yb = &y[f.y[q] as usize * S::Y..];
+            S::acc(xb, yb, &mut o[s * mn..(s + 1) * mn]);
         }
     };
-    for_each_row_chunk(chunks, row_ptr, M * N, out, unit, &body);
+    for_each_row_chunk(chunks, row_ptr, mn, out, unit, &body);
 }
 
-pub struct FlatStreamExecutor {
+/// V3 over the kernels `K`.
+pub struct FlatStreamExecutor<K> {
     schedule: Arc<FlatStreamSchedule>,
-    bf: usize,
-    bc: usize,
     w: Vec<f64>,
     ap_chunks: Vec<Range<usize>>,
     rw_chunks: Vec<Range<usize>>,
     unit_ap: Vec<()>,
     unit_rw: Vec<()>,
+    _k: PhantomData<K>,
 }
 
 /// Groups of consecutive record tiles as output-row ranges.
@@ -531,53 +539,24 @@ fn row_groups(f: &FlatRecords) -> Vec<Range<usize>> {
         .collect()
 }
 
-impl FlatStreamExecutor {
-    pub fn new(schedule: Arc<FlatStreamSchedule>, bf: usize, bc: usize) -> Self {
-        let w = vec![0.0; schedule.base.w.nnzb() * bf * bc];
+impl<K: ProductKernels> FlatStreamExecutor<K> {
+    pub fn new(schedule: Arc<FlatStreamSchedule>) -> Self {
+        let w = vec![0.0; schedule.base.w.nnzb() * K::BF * K::BC];
         let (ap_chunks, rw_chunks) = (row_groups(&schedule.ap), row_groups(&schedule.rw));
         let (unit_ap, unit_rw) = (vec![(); ap_chunks.len()], vec![(); rw_chunks.len()]);
         Self {
             schedule,
-            bf,
-            bc,
             w,
             ap_chunks,
             rw_chunks,
             unit_ap,
             unit_rw,
+            _k: PhantomData,
         }
     }
 }
 
-fn flat_numeric<const BF: usize, const BC: usize>(
-    e: &mut FlatStreamExecutor,
-    a: &BlockCsr,
-    p: &BlockCsr,
-    c: &mut BlockCsr,
-) {
-    let s = &e.schedule;
-    let (wp, cp) = (s.base.w.clone(), s.base.c.clone());
-    flat_numeric_stage::<BF, BF, BC, false>(
-        &s.ap,
-        &e.ap_chunks,
-        wp.row_ptr(),
-        a.values(),
-        p.values(),
-        &mut e.w,
-        &mut e.unit_ap,
-    );
-    flat_numeric_stage::<BC, BF, BC, true>(
-        &s.rw,
-        &e.rw_chunks,
-        cp.row_ptr(),
-        p.values(),
-        &e.w,
-        c.values_mut(),
-        &mut e.unit_rw,
-    );
-}
-
-impl GalerkinProduct for FlatStreamExecutor {
+impl<K: ProductKernels> GalerkinProduct for FlatStreamExecutor<K> {
     fn variant(&self) -> Variant {
         Variant::FlatStream
     }
@@ -585,9 +564,27 @@ impl GalerkinProduct for FlatStreamExecutor {
         &self.schedule.base.c
     }
     fn numeric(&mut self, a: &BlockCsr, p: &BlockCsr, c: &mut BlockCsr) -> Result<(), RuntimeError> {
-        let (bf, bc) = (self.bf, self.bc);
-        check_inputs(&self.schedule.base, a, p, c, bf, bc)?;
-        dispatch_rc!(bf, bc; flat_numeric(self, a, p, c); unreachable!("shape checked at construction"));
+        check_inputs(&self.schedule.base, a, p, c, K::BF, K::BC)?;
+        let s = &self.schedule;
+        let (wp, cp) = (s.base.w.clone(), s.base.c.clone());
+        flat_numeric_stage::<ApStage<K>>(
+            &s.ap,
+            &self.ap_chunks,
+            wp.row_ptr(),
+            a.values(),
+            p.values(),
+            &mut self.w,
+            &mut self.unit_ap,
+        );
+        flat_numeric_stage::<PtwStage<K>>(
+            &s.rw,
+            &self.rw_chunks,
+            cp.row_ptr(),
+            p.values(),
+            &self.w,
+            c.values_mut(),
+            &mut self.unit_rw,
+        );
         Ok(())
     }
     fn buffer_bytes(&self) -> usize {
@@ -597,31 +594,21 @@ impl GalerkinProduct for FlatStreamExecutor {
 
 // ---------------------------------------------------------------- V4
 
-/// `out[slot] += x y` (`x^T y` when `XT`) for every record, parallel over
-/// fine-row tiles, with element-wise atomic adds (compare-and-swap on the bits).
-fn scatter_stage<const M: usize, const K: usize, const N: usize, const XT: bool>(
-    f: &FlatRecords,
-    x: &[f64],
-    y: &[f64],
-    out: &mut [f64],
-) {
+/// `out[slot] += x y` (`x^T y` in the `P^T W` pass) for every record, parallel
+/// over fine-row tiles, with element-wise atomic adds (compare-and-swap on the bits).
+fn scatter_stage<S: Stage>(f: &FlatRecords, x: &[f64], y: &[f64], out: &mut [f64]) {
     out.par_iter_mut().with_min_len(4096).for_each(|v| *v = 0.0);
     // SAFETY: AtomicU64 has the size and alignment of f64 on every target with
     // 64-bit atomics, and `out` is exclusively borrowed for the whole pass.
     let atoms: &[AtomicU64] = unsafe { std::slice::from_raw_parts(out.as_mut_ptr() as *const AtomicU64, out.len()) };
+    let mn = S::M * S::N;
     (0..f.tiles()).into_par_iter().for_each(|t| {
-        let mut tmp = [0.0f64; MAX_BLOCK];
         for q in f.tile_records[t] as usize..f.tile_records[t + 1] as usize {
-            let tmp = &mut tmp[..M * N];
-            tmp.fill(0.0);
-            let (xb, yb) = (&x[f.x[q] as usize * K * M..], &y[f.y[q] as usize * K * N..]);
-            if XT {
-                gemm_tn_acc::<M, K, N>(xb, yb, tmp);
-            } else {
-                gemm_acc::<M, K, N>(xb, yb, tmp);
-            }
-            let base = f.slot[q] as usize * M * N;
-            for (e, v) in tmp.iter().enumerate() {
+            let mut tmp = S::Out::ZERO;
+            let (xb, yb) = (&x[f.x[q] as usize * S::X..], &y[f.y[q] as usize * S::Y..]);
+            S::acc(xb, yb, tmp.as_mut());
+            let base = f.slot[q] as usize * mn;
+            for (e, v) in tmp.as_ref().iter().enumerate() {
                 let cell = &atoms[base + e];
                 let mut old = cell.load(Ordering::Relaxed);
                 loop {
@@ -636,32 +623,25 @@ fn scatter_stage<const M: usize, const K: usize, const N: usize, const XT: bool>
     });
 }
 
-pub struct OuterProductExecutor {
+/// V4 over the kernels `K`.
+pub struct OuterProductExecutor<K> {
     schedule: Arc<OuterProductSchedule>,
-    bf: usize,
-    bc: usize,
     w: Vec<f64>,
+    _k: PhantomData<K>,
 }
 
-impl OuterProductExecutor {
-    pub fn new(schedule: Arc<OuterProductSchedule>, bf: usize, bc: usize) -> Self {
-        let w = vec![0.0; schedule.base.w.nnzb() * bf * bc];
-        Self { schedule, bf, bc, w }
+impl<K: ProductKernels> OuterProductExecutor<K> {
+    pub fn new(schedule: Arc<OuterProductSchedule>) -> Self {
+        let w = vec![0.0; schedule.base.w.nnzb() * K::BF * K::BC];
+        Self {
+            schedule,
+            w,
+            _k: PhantomData,
+        }
     }
 }
 
-fn outer_numeric<const BF: usize, const BC: usize>(
-    e: &mut OuterProductExecutor,
-    a: &BlockCsr,
-    p: &BlockCsr,
-    c: &mut BlockCsr,
-) {
-    let s = &e.schedule;
-    scatter_stage::<BF, BF, BC, false>(&s.pass1, a.values(), p.values(), &mut e.w);
-    scatter_stage::<BC, BF, BC, true>(&s.pass2, p.values(), &e.w, c.values_mut());
-}
-
-impl GalerkinProduct for OuterProductExecutor {
+impl<K: ProductKernels> GalerkinProduct for OuterProductExecutor<K> {
     fn variant(&self) -> Variant {
         Variant::OuterProductScatter
     }
@@ -669,9 +649,10 @@ impl GalerkinProduct for OuterProductExecutor {
         &self.schedule.base.c
     }
     fn numeric(&mut self, a: &BlockCsr, p: &BlockCsr, c: &mut BlockCsr) -> Result<(), RuntimeError> {
-        let (bf, bc) = (self.bf, self.bc);
-        check_inputs(&self.schedule.base, a, p, c, bf, bc)?;
-        dispatch_rc!(bf, bc; outer_numeric(self, a, p, c); unreachable!("shape checked at construction"));
+        check_inputs(&self.schedule.base, a, p, c, K::BF, K::BC)?;
+        let s = &self.schedule;
+        scatter_stage::<ApStage<K>>(&s.pass1, a.values(), p.values(), &mut self.w);
+        scatter_stage::<PtwStage<K>>(&s.pass2, p.values(), &self.w, c.values_mut());
         Ok(())
     }
     fn buffer_bytes(&self) -> usize {
@@ -681,17 +662,17 @@ impl GalerkinProduct for OuterProductExecutor {
 
 // ---------------------------------------------------------------- V2c
 
-pub struct PanelTiledExecutor {
+/// V2c over the kernels `K`.
+pub struct PanelTiledExecutor<K> {
     schedule: Arc<PanelTiledSchedule>,
-    bf: usize,
-    bc: usize,
     /// One scratch panel and column map per group of tiles.
     scratch: Vec<(Vec<f64>, Vec<u32>)>,
     chunks: Vec<Range<usize>>,
+    _k: PhantomData<K>,
 }
 
-impl PanelTiledExecutor {
-    pub fn new(schedule: Arc<PanelTiledSchedule>, bf: usize, bc: usize) -> Self {
+impl<K: ProductKernels> PanelTiledExecutor<K> {
+    pub fn new(schedule: Arc<PanelTiledSchedule>) -> Self {
         let chunks: Vec<Range<usize>> = schedule
             .groups
             .iter()
@@ -700,28 +681,27 @@ impl PanelTiledExecutor {
         let ncols = schedule.base.c.ncols();
         let scratch = chunks
             .iter()
-            .map(|_| (vec![0.0; schedule.max_panel_blocks * bf * bc], vec![u32::MAX; ncols]))
+            .map(|_| {
+                (
+                    vec![0.0; schedule.max_panel_blocks * K::BF * K::BC],
+                    vec![u32::MAX; ncols],
+                )
+            })
             .collect();
         Self {
             schedule,
-            bf,
-            bc,
             scratch,
             chunks,
+            _k: PhantomData,
         }
     }
 }
 
-fn panel_numeric<const BF: usize, const BC: usize>(
-    e: &mut PanelTiledExecutor,
-    a: &BlockCsr,
-    p: &BlockCsr,
-    c: &mut BlockCsr,
-) {
+fn panel_numeric<K: ProductKernels>(e: &mut PanelTiledExecutor<K>, a: &BlockCsr, p: &BlockCsr, c: &mut BlockCsr) {
+    let (fc, cc) = (K::BF * K::BC, K::BC * K::BC);
     let s = &e.schedule;
     let base = &s.base;
     let (ap, pp, wp, rp, cp) = (a.pattern(), p.pattern(), &base.w, &base.r, base.c.clone());
-    const { assert!(BF * BC <= MAX_BLOCK) };
     let body = |rows: Range<usize>, o: &mut [f64], (panel, map): &mut (Vec<f64>, Vec<u32>)| {
         let row0 = cp.row_ptr()[rows.start];
         let t0 = s.tile_rows.partition_point(|&r| (r as usize) < rows.start);
@@ -737,13 +717,13 @@ fn panel_numeric<const BF: usize, const BC: usize>(
                 for k in wr.clone() {
                     map[wp.col_idx()[k] as usize] = (k - wr.start) as u32;
                 }
-                let prow = &mut panel[off * BF * BC..(off + wr.len()) * BF * BC];
+                let prow = &mut panel[off * fc..(off + wr.len()) * fc];
                 prow.fill(0.0);
                 for ka in ap.row_range(j) {
                     let l = ap.col_idx()[ka] as usize;
                     for kp in pp.row_range(l) {
                         let q = map[pp.col_idx()[kp] as usize] as usize;
-                        gemm_acc::<BF, BF, BC>(a.block(ka), p.block(kp), &mut prow[q * BF * BC..(q + 1) * BF * BC]);
+                        K::ap_acc(a.block(ka), p.block(kp), &mut prow[q * fc..(q + 1) * fc]);
                     }
                 }
             }
@@ -753,7 +733,7 @@ fn panel_numeric<const BF: usize, const BC: usize>(
                 for k in cr.clone() {
                     map[cp.col_idx()[k] as usize] = (k - cr.start) as u32;
                 }
-                let crow = &mut o[(cr.start - row0) * BC * BC..(cr.end - row0) * BC * BC];
+                let crow = &mut o[(cr.start - row0) * cc..(cr.end - row0) * cc];
                 crow.fill(0.0);
                 for kr in rp.row_range(i) {
                     let j = rp.col_idx()[kr] as usize;
@@ -762,20 +742,20 @@ fn panel_numeric<const BF: usize, const BC: usize>(
                     let wr = wp.row_range(j);
                     for (q, k) in wr.enumerate() {
                         let slot = map[wp.col_idx()[k] as usize] as usize;
-                        gemm_tn_acc::<BC, BF, BC>(
+                        K::ptw_acc(
                             pji,
-                            &panel[(off + q) * BF * BC..(off + q + 1) * BF * BC],
-                            &mut crow[slot * BC * BC..(slot + 1) * BC * BC],
+                            &panel[(off + q) * fc..(off + q + 1) * fc],
+                            &mut crow[slot * cc..(slot + 1) * cc],
                         );
                     }
                 }
             }
         }
     };
-    for_each_row_chunk(&e.chunks, cp.row_ptr(), BC * BC, c.values_mut(), &mut e.scratch, &body);
+    for_each_row_chunk(&e.chunks, cp.row_ptr(), cc, c.values_mut(), &mut e.scratch, &body);
 }
 
-impl GalerkinProduct for PanelTiledExecutor {
+impl<K: ProductKernels> GalerkinProduct for PanelTiledExecutor<K> {
     fn variant(&self) -> Variant {
         Variant::PanelTiled
     }
@@ -783,9 +763,8 @@ impl GalerkinProduct for PanelTiledExecutor {
         &self.schedule.base.c
     }
     fn numeric(&mut self, a: &BlockCsr, p: &BlockCsr, c: &mut BlockCsr) -> Result<(), RuntimeError> {
-        let (bf, bc) = (self.bf, self.bc);
-        check_inputs(&self.schedule.base, a, p, c, bf, bc)?;
-        dispatch_rc!(bf, bc; panel_numeric(self, a, p, c); unreachable!("shape checked at construction"));
+        check_inputs(&self.schedule.base, a, p, c, K::BF, K::BC)?;
+        panel_numeric(self, a, p, c);
         Ok(())
     }
     fn buffer_bytes(&self) -> usize {

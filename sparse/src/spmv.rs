@@ -1,30 +1,68 @@
-//! Block sparse matrix-vector products (row-parallel reference CPU kernels).
+//! Block sparse matrix-vector products (row-parallel CPU kernels).
+//!
+//! The block-row product runs the generated, unrolled `gemv` of the block shape
+//! ([`crate::dispatch_block!`] for the shipped shapes, `*_with::<K>` for any
+//! declared one) and a size-generic loop for every other shape.
 use crate::csr::BlockCsr;
-use crate::dense::{gemv_acc, gemv_acc_dyn};
-use crate::dispatch_rc;
+use crate::dense::gemv_acc_dyn;
+use crate::dispatch::kernels::{Block, BlockKernels};
+use crate::dispatch_block;
 use rayon::prelude::*;
 
 const MIN_ROWS_PER_TASK: usize = 256;
 
 #[inline(always)]
-fn row_product<const R: usize, const C: usize>(a: &BlockCsr, i: usize, x: &[f64], y: &mut [f64]) {
+fn row_product<K: BlockKernels>(a: &BlockCsr, i: usize, x: &[f64], y: &mut [f64]) {
     let p = a.pattern();
     let cols = p.col_idx();
     for k in p.row_range(i) {
         let j = cols[k] as usize;
-        gemv_acc::<R, C>(a.block(k), &x[j * C..j * C + C], y);
+        K::gemv_acc(a.block(k), &x[j * K::C..j * K::C + K::C], y);
     }
 }
 
-fn spmv_fixed<const R: usize, const C: usize>(a: &BlockCsr, x: &[f64], y: &mut [f64], beta: f64) {
-    y.par_chunks_mut(R)
+fn check<K: BlockKernels>(a: &BlockCsr) {
+    assert_eq!(
+        a.block_shape(),
+        (K::R, K::C),
+        "kernels for {}x{} blocks handed a matrix of {:?} blocks",
+        K::R,
+        K::C,
+        a.block_shape()
+    );
+}
+
+/// `y = A x + beta y` with the kernels `K` of `A`'s block shape.
+pub fn spmv_beta_with<K: BlockKernels>(a: &BlockCsr, x: &[f64], beta: f64, y: &mut [f64]) {
+    check::<K>(a);
+    assert_eq!(x.len(), a.scalar_cols(), "x has the wrong length");
+    assert_eq!(y.len(), a.scalar_rows(), "y has the wrong length");
+    y.par_chunks_mut(K::R)
         .with_min_len(MIN_ROWS_PER_TASK)
         .enumerate()
         .for_each(|(i, yi)| {
-            let mut acc = [0.0f64; R];
-            row_product::<R, C>(a, i, x, &mut acc);
-            for r in 0..R {
+            let mut acc = K::Rows::ZERO;
+            let acc = acc.as_mut();
+            row_product::<K>(a, i, x, acc);
+            for r in 0..K::R {
                 yi[r] = if beta == 0.0 { acc[r] } else { beta * yi[r] + acc[r] };
+            }
+        });
+}
+
+/// `r = b - A x` in one pass over `A`, with the kernels `K` of `A`'s block shape.
+pub fn residual_with<K: BlockKernels>(a: &BlockCsr, x: &[f64], b: &[f64], r: &mut [f64]) {
+    check::<K>(a);
+    assert_eq!(b.len(), a.scalar_rows());
+    r.par_chunks_mut(K::R)
+        .with_min_len(MIN_ROWS_PER_TASK)
+        .enumerate()
+        .for_each(|(i, ri)| {
+            let mut acc = K::Rows::ZERO;
+            let acc = acc.as_mut();
+            row_product::<K>(a, i, x, acc);
+            for q in 0..K::R {
+                ri[q] = b[i * K::R + q] - acc[q];
             }
         });
 }
@@ -57,7 +95,7 @@ pub fn spmv_beta(a: &BlockCsr, x: &[f64], beta: f64, y: &mut [f64]) {
         br <= 64,
         "block rows above 64 are not supported by the SpMV accumulator"
     );
-    dispatch_rc!(br, bc; spmv_fixed(a, x, y, beta); spmv_dyn(a, x, y, beta))
+    dispatch_block!(br, bc; spmv_beta_with(a, x, beta, y); spmv_dyn(a, x, y, beta))
 }
 
 /// `y = A x`.
@@ -72,21 +110,9 @@ pub fn spmv_add(a: &BlockCsr, x: &[f64], y: &mut [f64]) {
 
 /// `r = b - A x` in one pass over `A`.
 pub fn residual(a: &BlockCsr, x: &[f64], b: &[f64], r: &mut [f64]) {
-    fn fixed<const R: usize, const C: usize>(a: &BlockCsr, x: &[f64], b: &[f64], r: &mut [f64]) {
-        r.par_chunks_mut(R)
-            .with_min_len(MIN_ROWS_PER_TASK)
-            .enumerate()
-            .for_each(|(i, ri)| {
-                let mut acc = [0.0f64; R];
-                row_product::<R, C>(a, i, x, &mut acc);
-                for q in 0..R {
-                    ri[q] = b[i * R + q] - acc[q];
-                }
-            });
-    }
     let (br, bc) = a.block_shape();
     assert_eq!(b.len(), a.scalar_rows());
-    dispatch_rc!(br, bc; fixed(a, x, b, r); {
+    dispatch_block!(br, bc; residual_with(a, x, b, r); {
         spmv(a, x, r);
         r.par_iter_mut().zip(b.par_iter()).for_each(|(ri, bi)| *ri = bi - *ri);
     })

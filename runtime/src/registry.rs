@@ -1,0 +1,231 @@
+//! Which generated kernels serve which block shapes.
+//!
+//! A [`KernelRegistry`] is a plain value: the shipped sets are in
+//! [`KernelRegistry::shipped`], and a crate that declares its own set with
+//! `ptap_kernels::kernels!` registers the set's type on a copy:
+//!
+//! ```ignore
+//! ptap_kernels::kernels!(pub mod four_field { 4x4 / 4x10 / 10x10 });
+//! let kernels = KernelRegistry::shipped().clone().with::<four_field::Set>();
+//! let mut product = kernels.executor_for(&schedule, 4, 10)?;
+//! ```
+//!
+//! Registering monomorphizes every executor, the SpMV and the point-block
+//! Jacobi over the set's kernel types in the registering crate; the registry
+//! keeps one function pointer per entry point, called once per product or
+//! vector operation, never per block.
+use crate::executor::{two_pass_numeric, TwoPassExecutor, TwoPassNumeric};
+use crate::smoother::update_with;
+use crate::variants::{executor_with, GalerkinProduct};
+use crate::RuntimeError;
+use ptap_schedules::VariantSchedule;
+use ptap_sparse::dispatch::kernels::{
+    elasticity_2d, elasticity_3d, scalar, BlockKernels, KernelSet, ProductKernels, SingularBlock, SquareBlockKernels,
+};
+use ptap_sparse::spmv::{residual_with, spmv_beta_with};
+use ptap_sparse::BlockCsr;
+use std::sync::OnceLock;
+
+/// `y = A x + beta y`.
+pub type SpmvFn = fn(&BlockCsr, &[f64], f64, &mut [f64]);
+/// `r = b - A x`.
+pub type ResidualFn = fn(&BlockCsr, &[f64], &[f64], &mut [f64]);
+/// `x += alpha D^-1 r + beta t` over all block rows.
+pub type JacobiUpdateFn = fn(&[f64], f64, &[f64], f64, &[f64], &mut [f64]);
+
+/// The Galerkin products of one `(bf, bc)`.
+#[derive(Clone, Copy, Debug)]
+pub struct ProductEntry {
+    pub bf: usize,
+    pub bc: usize,
+    /// The declaration that registered it, e.g. `"3x3 / 3x6 / 6x6"`.
+    pub declaration: &'static str,
+    make: fn(&VariantSchedule) -> Box<dyn GalerkinProduct>,
+    pub(crate) two_pass: TwoPassNumeric,
+}
+
+/// SpMV and residual of `r x c` blocks.
+#[derive(Clone, Copy, Debug)]
+pub struct BlockEntry {
+    pub r: usize,
+    pub c: usize,
+    pub spmv_beta: SpmvFn,
+    pub residual: ResidualFn,
+}
+
+/// Point-block Jacobi of `b x b` diagonal blocks.
+#[derive(Clone, Copy, Debug)]
+pub struct JacobiEntry {
+    pub b: usize,
+    pub invert: fn(&mut [f64]) -> Result<(), SingularBlock>,
+    pub update: JacobiUpdateFn,
+}
+
+/// Generated kernels by block shape. The first set registered for a shape serves it.
+#[derive(Clone, Debug, Default)]
+pub struct KernelRegistry {
+    products: Vec<ProductEntry>,
+    blocks: Vec<BlockEntry>,
+    jacobi: Vec<JacobiEntry>,
+    declarations: Vec<&'static str>,
+}
+
+impl KernelRegistry {
+    /// No kernels: every product but two-pass is refused, SpMV and Jacobi run size-generic loops.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The sets `ptap-kernels` ships: `1x1 / 1x1 / 1x1`, `2x2 / 2x3 / 3x3`, `3x3 / 3x6 / 6x6`.
+    pub fn shipped() -> &'static KernelRegistry {
+        static SHIPPED: OnceLock<KernelRegistry> = OnceLock::new();
+        SHIPPED.get_or_init(|| {
+            KernelRegistry::new()
+                .with::<scalar::Set>()
+                .with::<elasticity_2d::Set>()
+                .with::<elasticity_3d::Set>()
+        })
+    }
+
+    /// `self` with the set `S` registered.
+    pub fn with<S: KernelSet>(mut self) -> Self {
+        self.register::<S>();
+        self
+    }
+
+    /// Registers the products `(bf, bc)` and `(bc, bc)`, the SpMV of the four
+    /// block shapes and the Jacobi of `bf` and `bc` blocks of the set `S`.
+    pub fn register<S: KernelSet>(&mut self) -> &mut Self {
+        self.declarations.push(S::DECLARATION);
+        self.add_product::<S::FineProduct>(S::DECLARATION);
+        self.add_product::<S::CoarseProduct>(S::DECLARATION);
+        self.add_block::<S::Fine>();
+        self.add_block::<S::Prolongator>();
+        self.add_block::<S::Restriction>();
+        self.add_block::<S::Coarse>();
+        self.add_jacobi::<S::Fine>();
+        self.add_jacobi::<S::Coarse>();
+        self
+    }
+
+    fn add_product<K: ProductKernels>(&mut self, declaration: &'static str) {
+        if self.product(K::BF, K::BC).is_none() {
+            self.products.push(ProductEntry {
+                bf: K::BF,
+                bc: K::BC,
+                declaration,
+                make: executor_with::<K>,
+                two_pass: two_pass_numeric::<K>,
+            });
+        }
+    }
+
+    fn add_block<K: BlockKernels>(&mut self) {
+        if self.block(K::R, K::C).is_none() {
+            self.blocks.push(BlockEntry {
+                r: K::R,
+                c: K::C,
+                spmv_beta: spmv_beta_with::<K>,
+                residual: residual_with::<K>,
+            });
+        }
+    }
+
+    fn add_jacobi<K: SquareBlockKernels>(&mut self) {
+        if self.jacobi(K::R).is_none() {
+            self.jacobi.push(JacobiEntry {
+                b: K::R,
+                invert: K::invert,
+                update: update_with::<K>,
+            });
+        }
+    }
+
+    /// The declarations registered, in order.
+    pub fn declarations(&self) -> &[&'static str] {
+        &self.declarations
+    }
+
+    pub fn product(&self, bf: usize, bc: usize) -> Option<&ProductEntry> {
+        self.products.iter().find(|e| (e.bf, e.bc) == (bf, bc))
+    }
+
+    pub fn block(&self, r: usize, c: usize) -> Option<&BlockEntry> {
+        self.blocks.iter().find(|e| (e.r, e.c) == (r, c))
+    }
+
+    pub fn jacobi(&self, b: usize) -> Option<&JacobiEntry> {
+        self.jacobi.iter().find(|e| e.b == b)
+    }
+
+    /// The executor of `schedule`'s variant for `bf x bf` fine and `bc x bc`
+    /// coarse blocks. Without registered kernels for `(bf, bc)` the two-pass
+    /// variant runs the size-generic SpGEMM and every other variant is refused
+    /// with the declaration to add.
+    pub fn executor_for(
+        &self,
+        schedule: &VariantSchedule,
+        bf: usize,
+        bc: usize,
+    ) -> Result<Box<dyn GalerkinProduct>, RuntimeError> {
+        if let Some(e) = self.product(bf, bc) {
+            return Ok((e.make)(schedule));
+        }
+        match schedule {
+            VariantSchedule::TwoPass(s) => Ok(Box::new(TwoPassExecutor::generic(s.clone(), bf, bc))),
+            _ => Err(RuntimeError::UnsupportedShape {
+                variant: schedule.variant().name(),
+                bf,
+                bc,
+            }),
+        }
+    }
+
+    /// `y = A x + beta y` with `A`'s registered block kernels (else the shipped dispatch).
+    pub fn spmv_beta(&self, a: &BlockCsr, x: &[f64], beta: f64, y: &mut [f64]) {
+        let (r, c) = a.block_shape();
+        match self.block(r, c) {
+            Some(e) => (e.spmv_beta)(a, x, beta, y),
+            None => ptap_sparse::spmv::spmv_beta(a, x, beta, y),
+        }
+    }
+
+    /// `y = A x`.
+    pub fn spmv(&self, a: &BlockCsr, x: &[f64], y: &mut [f64]) {
+        self.spmv_beta(a, x, 0.0, y)
+    }
+
+    /// `r = b - A x`.
+    pub fn residual(&self, a: &BlockCsr, x: &[f64], b: &[f64], r: &mut [f64]) {
+        let (br, bc) = a.block_shape();
+        match self.block(br, bc) {
+            Some(e) => (e.residual)(a, x, b, r),
+            None => ptap_sparse::spmv::residual(a, x, b, r),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_registry_serves_every_product_and_block_of_the_shipped_sets() {
+        let k = KernelRegistry::shipped();
+        assert_eq!(
+            k.declarations(),
+            ["1x1 / 1x1 / 1x1", "2x2 / 2x3 / 3x3", "3x3 / 3x6 / 6x6"]
+        );
+        for (bf, bc) in [(1, 1), (2, 3), (3, 3), (3, 6), (6, 6)] {
+            assert!(k.product(bf, bc).is_some(), "{bf}x{bc}");
+        }
+        assert!(k.product(4, 10).is_none());
+        assert_eq!(k.product(3, 3).unwrap().declaration, "2x2 / 2x3 / 3x3");
+        for (r, c) in [(1, 1), (2, 2), (2, 3), (3, 2), (3, 3), (3, 6), (6, 3), (6, 6)] {
+            assert!(k.block(r, c).is_some(), "{r}x{c}");
+        }
+        for b in [1, 2, 3, 6] {
+            assert!(k.jacobi(b).is_some(), "{b}");
+        }
+    }
+}

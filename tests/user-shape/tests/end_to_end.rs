@@ -1,0 +1,194 @@
+//! The declared `4x4 / 4x10 / 10x10` set through the CPU path: inspect and
+//! replay every variant, SpMV, and the Chebyshev / point-block Jacobi smoother,
+//! against dense references, V0 and the size-generic loops.
+use ptap_runtime::smoother::ChebyshevSmoother;
+use ptap_runtime::{executor_for, KernelRegistry, TwoPassExecutor};
+use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
+use ptap_sparse::dense::Dense;
+use ptap_sparse::BlockCsr;
+use ptap_tests::{random_block_csr, Rng};
+use ptap_user_shape::registry;
+use std::sync::Arc;
+
+const BF: usize = 4;
+const BC: usize = 10;
+
+fn rel(x: &[f64], y: &[f64]) -> f64 {
+    let d: f64 = x.iter().zip(y).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt();
+    d / y.iter().map(|v| v * v).sum::<f64>().sqrt()
+}
+
+/// `A` (`nf x nf` blocks, SPD: `B^T B + n I`) and `P` (`nf x nc` blocks).
+fn case(seed: u64, nf: usize, nc: usize) -> (BlockCsr, BlockCsr) {
+    let mut rng = Rng::new(seed);
+    let b = random_block_csr(&mut rng, nf, nf, BF, BF, 0.1, true).to_dense();
+    let mut spd = b.transpose().matmul(&b);
+    for i in 0..spd.rows {
+        *spd.at_mut(i, i) += spd.rows as f64;
+    }
+    let a = BlockCsr::from_dense(&spd, BF, BF, true).unwrap();
+    let p = random_block_csr(&mut rng, nf, nc, BF, BC, 0.3, false);
+    (a, p)
+}
+
+fn galerkin_dense(a: &BlockCsr, p: &BlockCsr) -> Dense {
+    let pd = p.to_dense();
+    pd.transpose().matmul(&a.to_dense()).matmul(&pd)
+}
+
+#[test]
+fn shipped_kernels_refuse_the_shape_and_name_the_macro_line() {
+    let (a, p) = case(1, 12, 3);
+    let base = Arc::new(TwoPassSchedule::inspect(a.pattern_arc().clone(), p.pattern_arc().clone()).unwrap());
+    let s = VariantSchedule::inspect(Variant::SlotTiled, base, BF * BC);
+    let err = executor_for(&s, BF, BC).err().expect("4x10 is not shipped").to_string();
+    assert!(err.contains("ptap_kernels::kernels!(4x4 / 4x10 / 10x10);"), "{err}");
+    assert!(registry().executor_for(&s, BF, BC).is_ok());
+}
+
+#[test]
+fn every_variant_on_the_declared_shape_matches_v0_and_the_dense_product() {
+    let (a, p) = case(7, 40, 8);
+    let want = galerkin_dense(&a, &p);
+    let base = Arc::new(TwoPassSchedule::inspect(a.pattern_arc().clone(), p.pattern_arc().clone()).unwrap());
+    // V0 by the size-generic SpGEMM (no kernels for 4x10 in the shipped registry).
+    let mut generic = TwoPassExecutor::new(base.clone(), BF, BC);
+    let mut c_generic = BlockCsr::zeros(base.c.clone(), BC, BC);
+    generic.numeric(&a, &p, &mut c_generic).unwrap();
+    let kernels = registry();
+    let mut v0 = None;
+    for v in Variant::ALL {
+        let schedule = VariantSchedule::inspect(v, base.clone(), BF * BC);
+        let mut exec = kernels.executor_for(&schedule, BF, BC).unwrap();
+        let mut c = BlockCsr::zeros(base.c.clone(), BC, BC);
+        exec.numeric(&a, &p, &mut c).unwrap();
+        let got = c.values().to_vec();
+        let d = rel(&c.to_dense().data, &want.data);
+        assert!(d < 1e-13, "{v}: {d:e} from the dense P^T A P");
+        let v0: &Vec<f64> = v0.get_or_insert(got.clone());
+        if v.bitwise_v0() {
+            assert_eq!(&got, v0, "{v} is bitwise V0");
+        } else {
+            assert!(rel(&got, v0) < 1e-13, "{v}");
+        }
+    }
+    // The generated V0 adds in the generic loops' order: the same bits.
+    assert_eq!(v0.unwrap(), c_generic.values());
+}
+
+#[test]
+fn the_coarse_level_product_10x10_runs_on_the_declared_kernels() {
+    let (a, p) = case(3, 30, 6);
+    let kernels = registry();
+    let base = Arc::new(TwoPassSchedule::inspect(a.pattern_arc().clone(), p.pattern_arc().clone()).unwrap());
+    let mut e = kernels
+        .executor_for(&VariantSchedule::TwoPass(base.clone()), BF, BC)
+        .unwrap();
+    let mut ac = BlockCsr::zeros(base.c.clone(), BC, BC);
+    e.numeric(&a, &p, &mut ac).unwrap();
+    let mut rng = Rng::new(11);
+    let p2 = random_block_csr(&mut rng, ac.nrows(), 2, BC, BC, 0.6, false);
+    let want = galerkin_dense(&ac, &p2);
+    let base2 = Arc::new(TwoPassSchedule::inspect(ac.pattern_arc().clone(), p2.pattern_arc().clone()).unwrap());
+    for v in [
+        Variant::TwoPass,
+        Variant::SlotTiled,
+        Variant::ColumnSplit,
+        Variant::FusedRowWise,
+    ] {
+        let s = VariantSchedule::inspect(v, base2.clone(), BC * BC);
+        let mut exec = kernels.executor_for(&s, BC, BC).unwrap();
+        let mut c = BlockCsr::zeros(base2.c.clone(), BC, BC);
+        exec.numeric(&ac, &p2, &mut c).unwrap();
+        let d = rel(&c.to_dense().data, &want.data);
+        assert!(d < 1e-13, "{v}: {d:e}");
+    }
+}
+
+#[test]
+fn spmv_of_every_block_shape_matches_dense_and_the_generic_loops() {
+    let (a, p) = case(5, 25, 6);
+    let r = p.transpose();
+    let kernels = registry();
+    let ac = {
+        let base = Arc::new(TwoPassSchedule::inspect(a.pattern_arc().clone(), p.pattern_arc().clone()).unwrap());
+        let mut c = BlockCsr::zeros(base.c.clone(), BC, BC);
+        TwoPassExecutor::new(base, BF, BC).numeric(&a, &p, &mut c).unwrap();
+        c
+    };
+    for m in [&a, &p, &r, &ac] {
+        assert!(kernels.block(m.block_shape().0, m.block_shape().1).is_some());
+        let x: Vec<f64> = (0..m.scalar_cols()).map(|i| (i as f64 * 0.3).sin()).collect();
+        let want = m.to_dense().matvec(&x);
+        let mut y = vec![3.0; m.scalar_rows()];
+        kernels.spmv(m, &x, &mut y);
+        assert!(rel(&y, &want) < 1e-13, "{:?}", m.block_shape());
+        let mut y_generic = vec![0.0; m.scalar_rows()];
+        KernelRegistry::new().spmv(m, &x, &mut y_generic);
+        assert_eq!(y, y_generic, "{:?}", m.block_shape());
+        let b: Vec<f64> = (0..m.scalar_rows()).map(|i| i as f64).collect();
+        let mut res = vec![0.0; m.scalar_rows()];
+        kernels.residual(m, &x, &b, &mut res);
+        for i in 0..res.len() {
+            assert!((res[i] - (b[i] - want[i])).abs() <= 1e-13 * want[i].abs().max(1.0));
+        }
+    }
+}
+
+#[test]
+fn smoother_on_10x10_blocks_reduces_the_residual_and_equals_the_generic_loops() {
+    let (a, p) = case(9, 40, 8);
+    let base = Arc::new(TwoPassSchedule::inspect(a.pattern_arc().clone(), p.pattern_arc().clone()).unwrap());
+    let mut ac = BlockCsr::zeros(base.c.clone(), BC, BC);
+    TwoPassExecutor::new(base, BF, BC).numeric(&a, &p, &mut ac).unwrap();
+    let n = ac.scalar_rows();
+    let rhs: Vec<f64> = (0..n).map(|i| ((i * 7 % 13) as f64 - 6.0) / 6.0).collect();
+    let run = |reg: &KernelRegistry| {
+        let mut sm = ChebyshevSmoother::with_registry(&ac, (0.1, 1.1), 10, reg);
+        sm.refresh(&ac, 1).unwrap();
+        let (mut x, mut r, mut t) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+        for sweep in 0..4 {
+            sm.smooth(&ac, &rhs, &mut x, sweep == 0, &mut r, &mut t);
+        }
+        (x, sm.lambda_max)
+    };
+    let (x, lambda) = run(&registry());
+    let (x_generic, lambda_generic) = run(&KernelRegistry::new());
+    assert_eq!(lambda, lambda_generic);
+    assert_eq!(x, x_generic, "generated and size-generic smoothers agree bitwise");
+    let mut r = vec![0.0; n];
+    ptap_sparse::spmv::residual(&ac, &x, &rhs, &mut r);
+    let (rn, bn) = (ptap_sparse::par::norm2(&r), ptap_sparse::par::norm2(&rhs));
+    assert!(rn < 0.5 * bn, "four Chebyshev(2) sweeps: |r| = {rn:e}, |b| = {bn:e}");
+}
+
+#[test]
+fn declared_set_carries_its_cuda_source_and_launchers() {
+    use ptap_user_shape::four_field;
+    let names = four_field::CUDA_ENTRIES;
+    for want in [
+        "ptap_bsr_spmv_4x10",
+        "ptap_pbj_update_10x10",
+        "ptap_two_pass_ap_4x10",
+        "ptap_two_pass_rw_10x10",
+    ] {
+        assert!(names.contains(&want), "{want}");
+        assert!(four_field::CUDA_SOURCE.contains(&format!("void {want}(")));
+    }
+    assert_eq!(names.len(), 12);
+    // The typed launcher mirrors the kernel's parameter list (checked by the compiler).
+    use ptap_kernels::cudarc::driver::{CudaSlice, CudaStream, DriverError, LaunchConfig};
+    type GatherR = unsafe fn(
+        &four_field::launch::Functions,
+        &CudaStream,
+        LaunchConfig,
+        u32,
+        &CudaSlice<u32>,
+        &CudaSlice<f64>,
+        &mut CudaSlice<f64>,
+    ) -> Result<(), DriverError>;
+    let _: GatherR = four_field::launch::Functions::ptap_two_pass_gather_r_4x10;
+    // Left beside the test binaries for the NVRTC check on the GPU machine.
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ptap_4x4_4x10_10x10.cu");
+    std::fs::write(path, four_field::CUDA_SOURCE).unwrap();
+}
