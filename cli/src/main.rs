@@ -5,6 +5,7 @@ mod model;
 mod run;
 mod schedule_cmd;
 mod solve;
+mod solve_cuda;
 mod sweep;
 
 use clap::{Parser, Subcommand};

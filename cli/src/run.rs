@@ -11,6 +11,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use ptap_fem::{modulus_from_fn, BeamProblem, BoxMesh};
 use ptap_runtime::bundle::hierarchy_bundle;
+use ptap_runtime::cuda::{Device, DeviceHierarchy, DeviceSolveOptions, TransferCounters};
 use ptap_runtime::solver::CgWorkspace;
 use ptap_runtime::{CgOptions, Hierarchy, HierarchyOptions};
 use ptap_schedules::file::{write_bundle, MappedBundle};
@@ -27,8 +28,9 @@ pub struct RunArgs {
     /// Time steps; step 1 is cold, the rest refresh values only.
     #[arg(long, default_value_t = 5, value_name = "N")]
     steps: usize,
-    /// Backend. Only `cpu` runs the time loop so far; `cuda` and `auto` are refused
-    /// or fall back with a message.
+    /// Backend: `cpu`, `cuda` (matrix setup and solve on the GPU; fails in one
+    /// sentence without one) or `auto` (the GPU when there is one, else the CPU,
+    /// saying so). The mesh setup runs on the CPU either way.
     #[arg(long, default_value = "cpu", value_parser = ["cpu", "cuda", "auto"])]
     device: String,
     /// Cache the inspector's output (every level's schedule and P) in DIR: the
@@ -128,9 +130,25 @@ struct Report {
     steps: Vec<Step>,
     cold: Phases,
     hot_mean: Option<Phases>,
-    /// Host-device traffic: none on the CPU backend.
-    transfers: Option<()>,
+    /// Host-device traffic per phase (absent on the CPU backend).
+    transfers: Option<TransferCounters>,
+    /// Most device memory in use at any sample (after each matrix setup and solve).
+    peak_device_bytes: Option<u64>,
     peak_rss_bytes: Option<u64>,
+}
+
+/// High-water mark of used device memory (total minus free), sampled.
+#[derive(Default)]
+struct PeakDeviceMemory {
+    used: u64,
+}
+
+impl PeakDeviceMemory {
+    fn sample(&mut self, dev: &Device) {
+        if let Ok((free, total)) = dev.context().mem_get_info() {
+            self.used = self.used.max((total - free) as u64);
+        }
+    }
 }
 
 fn peak_rss_bytes() -> Option<u64> {
@@ -161,13 +179,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             args.pf_scale
         );
     }
-    match args.device.as_str() {
-        "cuda" => bail!(
-            "`ptap run --device cuda` is not available yet: the device time loop (device assembly and refresh) is not built; use --device cpu"
-        ),
-        "auto" if !args.quiet => eprintln!("note: the device time loop is not built yet; running on the CPU"),
-        _ => {}
-    }
+    let device = crate::solve_cuda::open(&args.device)?;
     let mut opts = HierarchyOptions::default();
     (opts.amg.pf, opts.amg.pf_scale) = (args.pf, args.pf_scale);
     opts.variant = Some(
@@ -260,6 +272,19 @@ pub fn run(args: &RunArgs) -> Result<()> {
             }
         }
     };
+    // On the device: the hierarchy's structure goes up once (part of the cold
+    // mesh setup); from then on matrix setup and solve run there.
+    let mut dev_h = match &device {
+        None => None,
+        Some(dev) => {
+            pb.set_message("uploading the hierarchy to the device");
+            dev.reset_counters();
+            let t = Instant::now();
+            let dh = DeviceHierarchy::new(dev, &h, DeviceSolveOptions::default())?;
+            Some((dh, t.elapsed().as_secs_f64()))
+        }
+    };
+    let mut peak_device = PeakDeviceMemory::default();
     let mut x = vec![0.0; dofs];
     let max_it = 500;
     let mut ws = CgWorkspace::new(dofs, max_it);
@@ -270,7 +295,28 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let mut steps = Vec::with_capacity(args.steps);
     for step in 1..=args.steps {
         let cold = step == 1;
-        let (assembly_s, mesh_setup_s, matrix_setup_s, galerkin_numeric_s) = if cold {
+        let (assembly_s, mesh_setup_s, matrix_setup_s, galerkin_numeric_s) = if let Some((dh, upload_s)) = &mut dev_h {
+            // Device: the host assembles, the values go up once per step
+            // (phase `fine values upload`), the device refreshes.
+            let t = Instant::now();
+            if !cold {
+                problem.reassemble(&stiffening_front(&problem.mesh, step, args.steps))?;
+            }
+            let assembly_s = if cold {
+                cold_assembly_s
+            } else {
+                t.elapsed().as_secs_f64()
+            };
+            dh.set_fine_values(problem.a.values())?;
+            let matrix_setup_s = dh.matrix_setup()?;
+            peak_device.sample(dh.device());
+            let mesh_setup_s = if cold {
+                h.timings.mesh_setup_s + h.timings.matrix_setup_s + *upload_s
+            } else {
+                0.0
+            };
+            (assembly_s, mesh_setup_s, matrix_setup_s, dh.timings.galerkin_numeric_s)
+        } else if cold {
             let t = &h.timings;
             (cold_assembly_s, t.mesh_setup_s, t.matrix_setup_s, t.galerkin_numeric_s)
         } else {
@@ -284,9 +330,16 @@ pub fn run(args: &RunArgs) -> Result<()> {
         pb.set_message("solving");
         x.fill(0.0);
         let t = Instant::now();
-        let rep = h
-            .solve(&problem.rhs, &mut x, &cg, &mut ws)
-            .with_context(|| format!("solving step {step}"))?;
+        let rep = match &mut dev_h {
+            Some((dh, _)) => {
+                let r = dh.solve(&problem.rhs, &mut x, &cg)?;
+                peak_device.sample(dh.device());
+                r.cg
+            }
+            None => h
+                .solve(&problem.rhs, &mut x, &cg, &mut ws)
+                .with_context(|| format!("solving step {step}"))?,
+        };
         let solve_s = t.elapsed().as_secs_f64();
         if !rep.converged {
             bail!(
@@ -317,7 +370,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let report = Report {
         k,
         dofs,
-        device: "cpu",
+        device: if dev_h.is_some() { "cuda" } else { "cpu" },
         threads: rayon::current_num_threads(),
         variant: args.variant.clone(),
         pf: args.pf,
@@ -327,7 +380,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
         cold: steps[0].phases,
         hot_mean: Phases::mean(&hot),
         steps,
-        transfers: None,
+        transfers: dev_h.as_ref().map(|(dh, _)| dh.device().counters()),
+        peak_device_bytes: dev_h.as_ref().map(|_| peak_device.used),
         peak_rss_bytes: peak_rss_bytes(),
     };
     if !args.quiet {
@@ -353,6 +407,17 @@ fn print_report(r: &Report) {
     );
     if let Some(c) = &r.schedule_cache {
         println!("schedule cache {}: {}", c.path, c.status);
+    }
+    if let Some(t) = &r.transfers {
+        for (phase, b) in &t.phases {
+            println!(
+                "  transfers, {phase}: {} B up in {} copies, {} B down in {} copies",
+                b.h2d_bytes, b.h2d_copies, b.d2h_bytes, b.d2h_copies
+            );
+        }
+    }
+    if let Some(b) = r.peak_device_bytes {
+        println!("  peak device memory {:.2} GB", b as f64 / 1e9);
     }
     println!(
         "{:>5} {:>6} {:>18} {:>10} {:>10} {:>10} {:>10}",
