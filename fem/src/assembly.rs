@@ -316,6 +316,15 @@ impl Assembler {
     pub fn colour(&self, c: usize) -> &[u32] {
         &self.colour_elements[self.colour_ptr[c]..self.colour_ptr[c + 1]]
     }
+    /// The whole element map: [`Assembler::element_blocks`] of every element, in element order.
+    pub fn element_map(&self) -> &[u32] {
+        &self.element_blocks
+    }
+    /// Each free node's element incidence in colour order, `e * npe + a` per entry
+    /// (node `r`'s entries are `incidence[ptr[r]..ptr[r + 1]]`): the order [`Assembler::assemble`] sums in.
+    pub fn incidence(&self) -> (&[usize], &[u32]) {
+        (&self.incidence_ptr, &self.incidence)
+    }
     /// Unit-modulus element stiffness shared by every element.
     pub fn reference_stiffness(&self) -> &ElementStiffness {
         &self.k_ref

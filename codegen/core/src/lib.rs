@@ -14,6 +14,7 @@
 pub mod cuda;
 pub mod entry;
 pub mod gpu;
+pub mod gpu_fem;
 pub mod gpu_solve;
 pub mod launcher;
 pub mod rust;

@@ -6,12 +6,14 @@
 //! The driver and NVRTC are loaded at run time (cudarc's `dynamic-loading`), so
 //! a build without CUDA links; [`Device::open`] checks both libraries and a
 //! device before touching anything and otherwise answers one sentence.
+mod assembly;
 mod compile;
 mod matrix;
 mod product;
 mod solve;
 mod spmv;
 
+pub use assembly::{AssemblyError, DeviceAssembler, Modulus};
 pub use compile::{CompileStats, KernelCache};
 pub use matrix::DeviceBlockCsr;
 pub use product::{DeviceProduct, DEVICE_VARIANTS};
