@@ -302,8 +302,16 @@ impl DeviceHierarchy {
             let transfer = match &lev.transfer {
                 Some(tr) => {
                     let (bf, bc) = tr.p.block_shape();
-                    let schedule = VariantSchedule::inspect(opts.variant, tr.schedule.clone(), bf * bc);
-                    let product = DeviceProduct::new(dev, &schedule, bf, bc)?;
+                    // Reuse the CPU hierarchy's schedule when it is the device's
+                    // variant (e.g. loaded from a schedule cache); inspect otherwise.
+                    let inspected;
+                    let schedule = if tr.variant_schedule.variant() == opts.variant {
+                        &tr.variant_schedule
+                    } else {
+                        inspected = VariantSchedule::inspect(opts.variant, tr.schedule.clone(), bf * bc);
+                        &inspected
+                    };
+                    let product = DeviceProduct::new(dev, schedule, bf, bc)?;
                     let p = DeviceBlockCsr::upload(dev, &tr.p)?;
                     let r = DeviceBlockCsr::upload(dev, &tr.r)?;
                     Some(DevTransfer {
@@ -387,6 +395,12 @@ impl DeviceHierarchy {
             .iter()
             .filter_map(|l| l.smoother.as_ref().map(|s| s.lambda_max))
             .collect()
+    }
+
+    /// The fine operator on the device, for a device assembly to overwrite
+    /// its values in place (then call [`DeviceHierarchy::matrix_setup`]).
+    pub fn fine_operator_mut(&mut self) -> &mut DeviceBlockCsr {
+        &mut self.levels[0].a
     }
 
     /// New fine-operator values from the host (phase `fine values upload`:
