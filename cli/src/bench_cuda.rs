@@ -92,7 +92,7 @@ struct CudaBenchReport {
 /// Hot matrix setup and solve on the device: best of `repeat` each.
 fn device_solve(dev: &Arc<Device>, h: &Hierarchy, rhs: &[f64], repeat: usize) -> Result<SolveResult> {
     let opts = DeviceSolveOptions::default();
-    let mut dh = DeviceHierarchy::new(dev, h, opts)?;
+    let mut dh = DeviceHierarchy::new(dev, h, opts.clone())?;
     let (mut setup_s, mut numeric_s) = (f64::INFINITY, f64::INFINITY);
     for _ in 0..repeat.max(1) {
         setup_s = setup_s.min(dh.matrix_setup()?);

@@ -45,9 +45,11 @@ pub struct RunArgs {
     /// Per-level factor on --pf (the paper: 0.5).
     #[arg(long, default_value_t = 0.5, value_name = "S")]
     pf_scale: f64,
-    /// Galerkin-product variant on every level (see `ptap solve --help`).
-    /// Default: two-pass on the CPU, column-split (the device's product) on
-    /// the GPU, so a schedule cache holds what the device replays.
+    /// Galerkin-product variant on every level (see `ptap solve --help`), or
+    /// `auto` for the traffic model's pick per level (on the GPU: among the
+    /// device variants, with the H200 preset). Default: two-pass on the CPU,
+    /// column-split (the device's product) on the GPU, so a schedule cache
+    /// holds what the device replays.
     #[arg(long)]
     variant: Option<String>,
     /// Relative tolerance on the unpreconditioned residual norm.
@@ -138,6 +140,8 @@ struct Report {
     steps: Vec<Step>,
     cold: Phases,
     hot_mean: Option<Phases>,
+    /// The product variant of each level on the device.
+    device_variants: Option<Vec<&'static str>>,
     /// Host-device traffic per phase (absent on the CPU backend).
     transfers: Option<TransferCounters>,
     /// Most device memory in use at any sample (after each matrix setup and solve).
@@ -194,7 +198,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
         .variant
         .clone()
         .unwrap_or_else(|| if device.is_some() { "column-split" } else { "two-pass" }.to_string());
-    opts.variant = Some(variant.parse().map_err(|e: String| anyhow::anyhow!("--variant: {e}"))?);
+    let auto = variant.eq_ignore_ascii_case("auto");
+    opts.variant = if auto {
+        opts.machine = ptap_schedules::model::MachineParams::cpu(crate::bench::measure_copy_bandwidth());
+        None
+    } else {
+        Some(variant.parse().map_err(|e: String| anyhow::anyhow!("--variant: {e}"))?)
+    };
     let pb = if args.quiet {
         ProgressBar::hidden()
     } else {
@@ -290,7 +300,11 @@ pub fn run(args: &RunArgs) -> Result<()> {
             pb.set_message("uploading the hierarchy and the assembly maps to the device");
             dev.reset_counters();
             let t = Instant::now();
-            let dh = DeviceHierarchy::new(dev, &h, DeviceSolveOptions::default())?;
+            let dev_opts = DeviceSolveOptions {
+                per_level: auto.then(ptap_schedules::model::MachineParams::h200),
+                ..DeviceSolveOptions::default()
+            };
+            let dh = DeviceHierarchy::new(dev, &h, dev_opts)?;
             let asm = DeviceAssembler::new(dev, &problem.assembler, problem.mesh.element_size(), POISSON_RATIO)?;
             Some((dh, asm, t.elapsed().as_secs_f64()))
         }
@@ -402,6 +416,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
         hot_mean: Phases::mean(&hot),
         steps,
         transfers: dev_h.as_ref().map(|(dh, _, _)| dh.device().counters()),
+        device_variants: dev_h
+            .as_ref()
+            .map(|(dh, _, _)| dh.level_variants().iter().map(|v| v.name()).collect()),
         peak_device_bytes: dev_h.as_ref().map(|_| peak_device.used),
         peak_rss_bytes: peak_rss_bytes(),
     };
@@ -436,6 +453,9 @@ fn print_report(r: &Report) {
                 b.h2d_bytes, b.h2d_copies, b.d2h_bytes, b.d2h_copies
             );
         }
+    }
+    if let Some(v) = &r.device_variants {
+        println!("  device products per level: {}", v.join(", "));
     }
     if let Some(b) = r.peak_device_bytes {
         println!("  peak device memory {:.2} GB", b as f64 / 1e9);

@@ -73,7 +73,7 @@ pub fn solve(
     dev.reset_counters();
     progress("uploading the hierarchy's structure to the device");
     let opts = DeviceSolveOptions::default();
-    let mut dh = DeviceHierarchy::new(dev, h, opts)?;
+    let mut dh = DeviceHierarchy::new(dev, h, opts.clone())?;
     progress("matrix setup on the device");
     let matrix_setup_s = dh.matrix_setup()?;
     progress("solving on the device");

@@ -32,22 +32,37 @@ use cudarc::driver::{CudaSlice, LaunchConfig};
 use ptap_amg::eig::{pseudo_random_vector, tridiagonal_max_eigenvalue};
 use ptap_codegen_core::gpu::{self, vector, DOT_THREADS};
 use ptap_codegen_core::gpu_solve as gs;
+use ptap_schedules::model::{select, MachineParams, ModelInput};
 use ptap_schedules::{Variant, VariantSchedule};
 use std::sync::Arc;
 use std::time::Instant;
 
 /// Choices of the device hierarchy.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct DeviceSolveOptions {
     /// Galerkin-product variant the device runs on every level (the schedule
     /// is inspected once from the CPU hierarchy's two-pass patterns).
     pub variant: Variant,
+    /// When set, each level's variant is instead the traffic model's pick
+    /// among [`DEVICE_VARIANTS`] for these machine parameters (the paper's
+    /// per-level selection, section `sec:model`).
+    pub per_level: Option<MachineParams>,
 }
+
+/// The Galerkin-product variants the device executes.
+pub const DEVICE_VARIANTS: [Variant; 5] = [
+    Variant::TwoPass,
+    Variant::SlotTiled,
+    Variant::ColumnSplit,
+    Variant::FlatStream,
+    Variant::OuterProductScatter,
+];
 
 impl Default for DeviceSolveOptions {
     fn default() -> Self {
         Self {
             variant: Variant::ColumnSplit,
+            per_level: None,
         }
     }
 }
@@ -302,13 +317,17 @@ impl DeviceHierarchy {
             let transfer = match &lev.transfer {
                 Some(tr) => {
                     let (bf, bc) = tr.p.block_shape();
+                    let variant = match &opts.per_level {
+                        Some(m) => select(&ModelInput::new(tr.schedule.stats, bf, bc), m, &DEVICE_VARIANTS),
+                        None => opts.variant,
+                    };
                     // Reuse the CPU hierarchy's schedule when it is the device's
                     // variant (e.g. loaded from a schedule cache); inspect otherwise.
                     let inspected;
-                    let schedule = if tr.variant_schedule.variant() == opts.variant {
+                    let schedule = if tr.variant_schedule.variant() == variant {
                         &tr.variant_schedule
                     } else {
-                        inspected = VariantSchedule::inspect(opts.variant, tr.schedule.clone(), bf * bc);
+                        inspected = VariantSchedule::inspect(variant, tr.schedule.clone(), bf * bc);
                         &inspected
                     };
                     let product = DeviceProduct::new(dev, schedule, bf, bc)?;
@@ -386,6 +405,13 @@ impl DeviceHierarchy {
         self.levels.len()
     }
     /// Scalar rows of the coarsest (directly solved) level.
+    /// The Galerkin-product variant each level's product runs.
+    pub fn level_variants(&self) -> Vec<Variant> {
+        self.levels
+            .iter()
+            .filter_map(|l| l.transfer.as_ref().map(|t| t.product.variant()))
+            .collect()
+    }
     pub fn coarse_rows(&self) -> usize {
         self.coarse_n
     }
