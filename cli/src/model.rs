@@ -15,15 +15,8 @@ use std::sync::Arc;
 
 #[derive(Args, Debug)]
 pub struct ModelArgs {
-    /// Model every product of the beam hierarchy at this k.
-    #[arg(long, value_name = "K", conflicts_with_all = ["a", "p"])]
-    beam: Option<usize>,
-    /// Fine operator A (Matrix Market or PETSc binary; block size from the file or inferred).
-    #[arg(long, value_name = "FILE", requires = "p")]
-    a: Option<PathBuf>,
-    /// Prolongator P (same formats).
-    #[arg(long, value_name = "FILE", requires = "a")]
-    p: Option<PathBuf>,
+    #[command(flatten)]
+    operands: crate::schedule_cmd::Operands,
     /// Machine parameters: a preset (cpu, a100, h200) or a JSON file of MachineParams.
     /// `cpu` measures this machine's copy bandwidth first.
     #[arg(long, default_value = "cpu")]
@@ -91,7 +84,7 @@ pub fn machine_from(arg: &str) -> Result<MachineParams> {
 
 pub fn run(args: &ModelArgs) -> Result<()> {
     let machine = machine_from(&args.machine)?;
-    let products: Vec<(String, BlockCsr, BlockCsr)> = match (&args.beam, &args.a, &args.p) {
+    let products: Vec<(String, BlockCsr, BlockCsr)> = match (&args.operands.beam, &args.operands.a, &args.operands.p) {
         (Some(k), _, _) => {
             let problem = BeamProblem::build(*k).with_context(|| format!("building the beam at k = {k}"))?;
             let h = Hierarchy::build(

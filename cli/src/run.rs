@@ -184,13 +184,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     if !(args.rtol > 0.0 && args.rtol < 1.0) {
         bail!("--rtol must be between 0 and 1, got {}", args.rtol);
     }
-    if !(args.pf >= 0.0 && args.pf < 1.0 && args.pf_scale > 0.0 && args.pf_scale <= 1.0) {
-        bail!(
-            "--pf must be in [0, 1) and --pf-scale in (0, 1], got {} and {}",
-            args.pf,
-            args.pf_scale
-        );
-    }
+    crate::solve::validate_pf(&[args.pf], args.pf_scale)?;
     let device = crate::solve_cuda::open(&args.device)?;
     let mut opts = HierarchyOptions::default();
     (opts.amg.pf, opts.amg.pf_scale) = (args.pf, args.pf_scale);

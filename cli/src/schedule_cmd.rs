@@ -23,13 +23,13 @@ use std::time::Instant;
 pub struct Operands {
     /// The beam at refinement K: its whole AMG hierarchy, one product per level.
     #[arg(long, value_name = "K", conflicts_with_all = ["a", "p"])]
-    beam: Option<usize>,
+    pub beam: Option<usize>,
     /// Fine operator A (Matrix Market or PETSc binary; block size from the file or inferred).
     #[arg(long, value_name = "FILE", requires = "p")]
-    a: Option<PathBuf>,
+    pub a: Option<PathBuf>,
     /// Prolongator P (same formats).
     #[arg(long, value_name = "FILE", requires = "a")]
-    p: Option<PathBuf>,
+    pub p: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -143,6 +143,17 @@ fn spinner(quiet: bool) -> ProgressBar {
     pb
 }
 
+/// Checks prolongator-filter thresholds (`[0, 1)`) and the per-level factor (`(0, 1]`).
+pub fn validate_pf(pf: &[f64], pf_scale: f64) -> Result<()> {
+    if let Some(bad) = pf.iter().find(|p| !(**p >= 0.0 && **p < 1.0)) {
+        bail!("--pf must be in [0, 1), got {bad}");
+    }
+    if !(pf_scale > 0.0 && pf_scale <= 1.0) {
+        bail!("--pf-scale must be in (0, 1], got {pf_scale}");
+    }
+    Ok(())
+}
+
 pub fn run(args: &SolveArgs) -> Result<()> {
     let dim = args.dim as usize;
     let k = validate_beam(dim, args.k)?;
@@ -152,13 +163,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     if !(args.threshold >= 0.0 && args.threshold < 1.0) {
         bail!("--threshold must be in [0, 1), got {}", args.threshold);
     }
-    if !(args.pf >= 0.0 && args.pf < 1.0 && args.pf_scale > 0.0 && args.pf_scale <= 1.0) {
-        bail!(
-            "--pf must be in [0, 1) and --pf-scale in (0, 1], got {} and {}",
-            args.pf,
-            args.pf_scale
-        );
-    }
+    validate_pf(&[args.pf], args.pf_scale)?;
     let gpu = crate::solve_cuda::open(&args.device)?;
     let pb = spinner(args.quiet);
 

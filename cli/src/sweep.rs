@@ -5,7 +5,7 @@
 //! few times to time the hot numeric Galerkin products. Filtering thins `P`,
 //! which thins `W = A P` and `A_c` and makes the hot product cheaper; the
 //! kernel-preserving projection keeps the iteration count close.
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::Args;
 use ptap_fem::BeamProblem;
 use ptap_runtime::cuda::{DeviceHierarchy, DeviceSolveOptions};
@@ -55,9 +55,7 @@ struct Row {
 
 pub fn run(args: &SweepArgs) -> Result<()> {
     let k = crate::solve::validate_k(args.k)?;
-    if args.pf.iter().any(|p| !(*p >= 0.0 && *p < 1.0)) || !(args.pf_scale > 0.0 && args.pf_scale <= 1.0) {
-        bail!("every --pf must be in [0, 1) and --pf-scale in (0, 1]");
-    }
+    crate::solve::validate_pf(&args.pf, args.pf_scale)?;
     let device = crate::solve_cuda::open(&args.device)?;
     let mut problem = BeamProblem::build(k).with_context(|| format!("building the beam at k = {k}"))?;
     let n = problem.a.scalar_rows();
