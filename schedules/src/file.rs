@@ -250,64 +250,40 @@ fn hash_bytes(h: &mut blake3::Hasher, b: &[u8]) {
     }
 }
 
-/// Little-endian bytes of a `u32` slice, in one piece on little-endian targets.
-fn for_le_bytes_u32(v: &[u32], mut f: impl FnMut(&[u8])) {
-    if cfg!(target_endian = "little") {
-        // SAFETY: any initialized memory is a valid `[u8]`; alignment 1; same extent.
+/// The little-endian bytes of `v` (`le` converts one element to its `N` bytes),
+/// handed to `f` in one piece where the memory already is that (little-endian
+/// target, `size_of::<T>() == N`), else in converted chunks.
+fn for_le_bytes<T: Copy, const N: usize>(v: &[T], le: impl Fn(T) -> [u8; N], mut f: impl FnMut(&[u8])) {
+    if cfg!(target_endian = "little") && std::mem::size_of::<T>() == N {
+        // SAFETY: the callers' `T` are plain integers or floats (every byte
+        // initialized, no padding); `[u8]` has alignment 1; same extent.
         f(unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) });
     } else {
         let mut buf = Vec::with_capacity(1 << 16);
-        for chunk in v.chunks(1 << 14) {
+        for chunk in v.chunks((1 << 16) / N) {
             buf.clear();
-            buf.extend(chunk.iter().flat_map(|x| x.to_le_bytes()));
+            buf.extend(chunk.iter().flat_map(|&x| le(x)));
             f(&buf);
         }
     }
 }
 
-/// Little-endian bytes of a `u64` slice, in one piece on little-endian targets.
-fn for_le_bytes_u64(v: &[u64], mut f: impl FnMut(&[u8])) {
-    if cfg!(target_endian = "little") {
-        // SAFETY: as in `for_le_bytes_u32`.
-        f(unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) });
-    } else {
-        let mut buf = Vec::with_capacity(1 << 16);
-        for chunk in v.chunks(1 << 13) {
-            buf.clear();
-            buf.extend(chunk.iter().flat_map(|x| x.to_le_bytes()));
-            f(&buf);
-        }
-    }
+fn for_le_bytes_u32(v: &[u32], f: impl FnMut(&[u8])) {
+    for_le_bytes(v, u32::to_le_bytes, f)
 }
 
-/// Little-endian bytes of an `f64` slice (bit patterns preserved, NaNs included).
-fn for_le_bytes_f64(v: &[f64], mut f: impl FnMut(&[u8])) {
-    if cfg!(target_endian = "little") {
-        // SAFETY: as in `for_le_bytes_u32`.
-        f(unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) });
-    } else {
-        let mut buf = Vec::with_capacity(1 << 16);
-        for chunk in v.chunks(1 << 13) {
-            buf.clear();
-            buf.extend(chunk.iter().flat_map(|x| x.to_bits().to_le_bytes()));
-            f(&buf);
-        }
-    }
+fn for_le_bytes_u64(v: &[u64], f: impl FnMut(&[u8])) {
+    for_le_bytes(v, u64::to_le_bytes, f)
 }
 
-/// `usize` values as u64 LE bytes, in one piece on 64-bit little-endian targets.
-fn for_le_bytes_usize(v: &[usize], mut f: impl FnMut(&[u8])) {
-    if cfg!(all(target_endian = "little", target_pointer_width = "64")) {
-        // SAFETY: as in `for_le_bytes_u32`; `usize` is `u64` LE here.
-        f(unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) });
-    } else {
-        let mut buf = Vec::with_capacity(1 << 16);
-        for chunk in v.chunks(1 << 13) {
-            buf.clear();
-            buf.extend(chunk.iter().flat_map(|&x| (x as u64).to_le_bytes()));
-            f(&buf);
-        }
-    }
+/// Bit patterns preserved, NaNs included.
+fn for_le_bytes_f64(v: &[f64], f: impl FnMut(&[u8])) {
+    for_le_bytes(v, |x: f64| x.to_bits().to_le_bytes(), f)
+}
+
+/// `usize` values as u64 LE bytes.
+fn for_le_bytes_usize(v: &[usize], f: impl FnMut(&[u8])) {
+    for_le_bytes(v, |x: usize| (x as u64).to_le_bytes(), f)
 }
 
 // ---------------------------------------------------------------------------
