@@ -239,6 +239,12 @@ pub fn run_inspect(args: &InspectArgs) -> Result<()> {
             let k = *k;
             crate::solve::validate_k(k as i64)?;
             let h = beam_hierarchy(k, variant)?;
+            if h.num_levels() < 2 {
+                bail!(
+                    "the beam at k = {k} has {} scalar rows, few enough to be solved directly: its hierarchy has one level and no Galerkin product to inspect; use k >= 2",
+                    h.operator().scalar_rows()
+                );
+            }
             let setup_s = h.timings.mesh_setup_s;
             let inspect_s = reinspect_seconds(&h);
             (hierarchy_bundle(&h, &format!("beam k={k}")), setup_s, inspect_s, Ok(h))

@@ -190,4 +190,8 @@ fn damaged_or_foreign_schedule_files_are_refused_clearly() {
         &["replay", "--schedule", s(&good), "--beam", "2", "--repeat", "0"],
         "--repeat must be at least 1",
     );
+    refused(
+        &["inspect", "--beam", "1", "--out", s(&dir.join("k1.ptaps"))],
+        "no Galerkin product to inspect",
+    );
 }
