@@ -1,6 +1,7 @@
 //! The smoothed-aggregation hierarchy: cold build and values-only refresh.
+use crate::registry::KernelRegistry;
 use crate::smoother::ChebyshevSmoother;
-use crate::variants::{executor_for, GalerkinProduct};
+use crate::variants::GalerkinProduct;
 use crate::RuntimeError;
 use ptap_amg::prolongator::smoothing_omega;
 use ptap_amg::{
@@ -29,6 +30,10 @@ pub struct HierarchyOptions {
     pub variant: Option<Variant>,
     /// Machine the model predicts for when `variant` is `None`.
     pub machine: MachineParams,
+    /// Generated kernels the products and smoothers use, by block shape: the
+    /// shipped sets, plus any a user declares with `ptap_kernels::kernels!` and
+    /// registers (`KernelRegistry::shipped().clone().with::<my::Set>()`).
+    pub kernels: KernelRegistry,
 }
 
 impl Default for HierarchyOptions {
@@ -39,6 +44,7 @@ impl Default for HierarchyOptions {
             max_coarse_rows: 8000,
             variant: Some(Variant::TwoPass),
             machine: MachineParams::cpu(10e9),
+            kernels: KernelRegistry::shipped().clone(),
         }
     }
 }
@@ -192,7 +198,7 @@ impl Hierarchy {
                 ),
             };
             let variant_schedule = VariantSchedule::inspect(variant, schedule.clone(), b * modes);
-            let mut product = executor_for(&variant_schedule, b, modes)?;
+            let mut product = options.kernels.executor_for(&variant_schedule, b, modes)?;
             let r = p.transpose();
             let mut ac = BlockCsr::zeros(schedule.c.clone(), modes, modes);
             timings.mesh_setup_s += t_mesh.elapsed().as_secs_f64();
@@ -268,7 +274,7 @@ impl Hierarchy {
                     given: a.block_shape().0,
                 });
             }
-            let mut product = executor_for(&stored.schedule, bf, bc)?;
+            let mut product = options.kernels.executor_for(&stored.schedule, bf, bc)?;
             let r = stored.p.transpose();
             let schedule = stored.schedule.base().clone();
             let mut ac = BlockCsr::zeros(schedule.c.clone(), bc, bc);
@@ -316,10 +322,11 @@ impl Hierarchy {
         let t_mesh = Instant::now();
         let nlev = levels.len();
         for lev in levels.iter_mut().take(nlev - 1) {
-            lev.smoother = Some(ChebyshevSmoother::new(
+            lev.smoother = Some(ChebyshevSmoother::with_registry(
                 &lev.a,
                 options.chebyshev_bounds,
                 opts.eig_iterations,
+                &options.kernels,
             ));
         }
         let work = levels
