@@ -68,6 +68,8 @@ impl Stage {
 
 /// Threads per block of the slot-tiled kernel (slots per tile).
 pub const SLOT_TILE: usize = 128;
+/// Largest column-split window the kernels' shared memory is sized for.
+pub const COLUMN_SPLIT_WINDOW_MAX: usize = 48;
 /// Warps per block of the merge-path SpMV.
 pub const SPMV_WARPS: usize = 4;
 
@@ -249,14 +251,86 @@ fn slot_tiled(out: &mut String, st: Stage) -> KernelEntry {
     e
 }
 
+/// How a column-split group walks its run: `unroll` contributions staged per
+/// step (memory-level parallelism), block indices fetched `n * index_rounds`
+/// at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ColumnSplitConfig {
+    pub unroll: usize,
+    pub index_rounds: usize,
+}
+
+/// The configuration the column-split product uses for `st`: two contributions
+/// per step for blocks of up to 18 scalars (the fine level's 3x3 / 3x6 stages,
+/// measured fastest on the H200 at k = 16), one for larger blocks (6x6: register
+/// and shared-memory pressure outweigh the extra loads in flight).
+pub fn column_split_config(st: Stage) -> ColumnSplitConfig {
+    ColumnSplitConfig {
+        unroll: if st.m * st.k <= 18 { 2 } else { 1 },
+        index_rounds: 1,
+    }
+}
+
+/// Dynamic shared memory a block may use without opting in.
+const SMEM_DEFAULT_LIMIT: usize = 48 * 1024;
+
+/// Doubles of one staged `x` block: even, so each starts on 16 bytes.
+fn x_stride(mk: usize) -> usize {
+    mk + (mk & 1)
+}
+
+/// The configuration actually generated for `st`: the unroll is halved until a
+/// block of `window` slots fits the default shared-memory limit.
+pub fn column_split_effective(st: Stage, cfg: ColumnSplitConfig, window: usize) -> ColumnSplitConfig {
+    let mut c = cfg;
+    while c.unroll > 1 && column_split_bytes(st, c, window) > SMEM_DEFAULT_LIMIT {
+        c.unroll /= 2;
+    }
+    c
+}
+
+fn column_split_bytes(st: Stage, cfg: ColumnSplitConfig, window: usize) -> usize {
+    let (gpw, bytes) = column_split_geometry(st, cfg);
+    window.div_ceil(gpw).max(1) * gpw * bytes
+}
+
+/// Geometry of the column-split kernel of `st`: slot groups per warp (a group
+/// never straddles a warp) and the dynamic shared memory of one group in bytes
+/// (an odd number of 16-byte units, so the groups of a warp start in distinct banks).
+pub fn column_split_geometry(st: Stage, cfg: ColumnSplitConfig) -> (usize, usize) {
+    assert!((1..=32).contains(&st.n), "column split needs 1..=32 lanes per slot");
+    let gpw = 32 / st.n;
+    let raw = cfg.unroll * x_stride(st.m * st.k) * 8 + 2 * st.n * cfg.index_rounds * 4;
+    let units = raw.div_ceil(16) | 1;
+    (gpw, units * 16)
+}
+
+/// Threads and dynamic shared-memory bytes of one column-split block of `window` slots.
+pub fn column_split_launch(st: Stage, cfg: ColumnSplitConfig, window: usize) -> (u32, u32) {
+    let (gpw, _) = column_split_geometry(st, cfg);
+    let warps = window.div_ceil(gpw).max(1);
+    ((warps * 32) as u32, column_split_bytes(st, cfg, window) as u32)
+}
+
 /// Column-split stage: `N` lanes per slot, one output column per lane, slots
-/// taken in the schedule's run-length-sorted order within each window.
-fn column_split(out: &mut String, st: Stage) -> KernelEntry {
+/// taken in the schedule's run-length-sorted order within each window. The
+/// lanes of a group fetch the run's block indices `N * R` at a time with
+/// coalesced loads, stage `U` contributions' `x` blocks per step in shared
+/// memory (16-byte loads where the block allows; every block read once per
+/// slot, not once per lane) and read them back as broadcasts; lane `j` reads
+/// only column `j` of each `y` block. Groups never straddle a warp, so
+/// `__syncwarp` over the group's lanes orders the staging. Each output element
+/// still sums its contributions one by one in the run's order.
+fn column_split(out: &mut String, st: Stage, cfg: ColumnSplitConfig, name: String) -> KernelEntry {
     use ParamTy::*;
     let (m, k, n) = (st.m, st.k, st.n);
-    let mn = m * n;
+    let (mk, kn, mn) = (m * k, k * n, m * n);
+    let (gpw, gbytes) = column_split_geometry(st, cfg);
+    let (unroll, chunk) = (cfg.unroll, n * cfg.index_rounds);
+    let xs = x_stride(mk);
+    let mask: u64 = if n == 32 { 0xffff_ffff } else { (1u64 << n) - 1 };
     let e = KernelEntry {
-        name: column_split_name(st),
+        name,
         params: vec![
             p("xv", PtrF64),
             p("yv", PtrF64),
@@ -268,29 +342,107 @@ fn column_split(out: &mut String, st: Stage) -> KernelEntry {
             p("nslots", U32),
             p("window", U32),
         ],
-        doc: format!("column-split stage ({m}x{k} by {k}x{n}), {n} lanes per slot, one window per block"),
+        doc: format!(
+            "column-split stage ({m}x{k} by {k}x{n}), {n} lanes per slot, {gpw} slots per warp, one window per block, \
+             x staged in shared memory, {unroll} contributions per step, {chunk} indices per fetch"
+        ),
     };
     signature(out, &e);
     writeln!(
         out,
-        "  u32 g = threadIdx.x / {n}, j = threadIdx.x % {n};\n  if (g >= window) return;\n  \
-         u32 idx = blockIdx.x * window + g;\n  if (idx >= nslots) return;\n  u32 s = order[idx];"
+        "  extern __shared__ double2 cs_smem[];\n  \
+         u32 lane = threadIdx.x & 31, gw = lane / {n};\n  if (gw >= {gpw}) return;\n  \
+         u32 j = lane - gw * {n};\n  u32 g = (threadIdx.x >> 5) * {gpw} + gw;\n  if (g >= window) return;\n  \
+         u32 idx = blockIdx.x * window + g;\n  if (idx >= nslots) return;\n  u32 s = order[idx];\n  \
+         double* sx = (double*)((char*)cs_smem + (u64)g * {gbytes});\n  u32* si = (u32*)(sx + {sxo});\n  \
+         const u32 gm = {mask}u << (gw * {n});",
+        sxo = unroll * xs
     )
     .unwrap();
     for i in 0..m {
         writeln!(out, "  double c{i} = 0.0;").unwrap();
     }
-    writeln!(out, "  for (u32 q = ptr[s]; q < ptr[s + 1]; ++q) {{").unwrap();
-    load_blocks(out, st, "    ");
-    for kk in 0..k {
-        writeln!(out, "    {{ double y = yb[{kk} * {n} + j];").unwrap();
-        for i in 0..m {
-            let xa = st.x_at("xb", &i.to_string(), &kk.to_string());
-            writeln!(out, "      c{i} = c{i} + {xa} * y;").unwrap();
-        }
-        writeln!(out, "    }}").unwrap();
+    writeln!(
+        out,
+        "  u32 q1 = ptr[s + 1];\n  for (u32 q0 = ptr[s]; q0 < q1; q0 += {chunk}) {{\n    \
+         u32 cnt = q1 - q0 < {chunk} ? q1 - q0 : {chunk};"
+    )
+    .unwrap();
+    for r in 0..cfg.index_rounds {
+        writeln!(
+            out,
+            "    {{ u32 e = {} + j; if (e < cnt) {{ si[e] = rx[q0 + e]; si[{chunk} + e] = ry[q0 + e]; }} }}",
+            r * n
+        )
+        .unwrap();
     }
-    writeln!(out, "  }}").unwrap();
+    writeln!(
+        out,
+        "    __syncwarp(gm);\n    for (u32 t = 0; t < cnt; t += {unroll}) {{"
+    )
+    .unwrap();
+    // Cooperative staging of the x blocks: 16-byte pieces when a block is a whole number of them.
+    let (units, ty) = if mk % 2 == 0 {
+        (mk / 2, "double2")
+    } else {
+        (mk, "double")
+    };
+    for u in 0..unroll {
+        let guard = if u == 0 {
+            String::new()
+        } else {
+            format!("if (t + {u} < cnt) ")
+        };
+        let decl: Vec<String> = (0..k).map(|kk| format!("y{u}_{kk} = 0.0")).collect();
+        writeln!(
+            out,
+            "      double {decl};\n      {guard}{{\n        \
+             const {ty}* xs_g = (const {ty}*)(xv + (u64)si[t + {u}] * {mk});\n        \
+             const double* yb = yv + (u64)si[{chunk} + t + {u}] * {kn};\n        \
+             {ty}* xs_s = ({ty}*)(sx + {off});",
+            off = u * xs,
+            decl = decl.join(", ")
+        )
+        .unwrap();
+        for r in 0..units.div_ceil(n) {
+            let e0 = r * n;
+            if e0 + n <= units {
+                writeln!(out, "        xs_s[{e0} + j] = xs_g[{e0} + j];").unwrap();
+            } else {
+                writeln!(out, "        if ({e0} + j < {units}) xs_s[{e0} + j] = xs_g[{e0} + j];").unwrap();
+            }
+        }
+        for kk in 0..k {
+            writeln!(out, "        y{u}_{kk} = yb[{kk} * {n} + j];").unwrap();
+        }
+        writeln!(out, "      }}").unwrap();
+    }
+    writeln!(out, "      __syncwarp(gm);").unwrap();
+    // The staged block comes back as 16-byte broadcasts (the groups of a warp hit distinct banks).
+    for u in 0..unroll {
+        if u > 0 {
+            writeln!(out, "      if (t + {u} < cnt) {{").unwrap();
+        }
+        for h in 0..xs / 2 {
+            writeln!(
+                out,
+                "      double2 x{u}_{h} = ((const double2*)(sx + {}))[{h}];",
+                u * xs
+            )
+            .unwrap();
+        }
+        for kk in 0..k {
+            for i in 0..m {
+                let e = if st.xt { kk * m + i } else { i * k + kk };
+                let half = if e % 2 == 0 { "x" } else { "y" };
+                writeln!(out, "      c{i} = c{i} + x{u}_{}.{half} * y{u}_{kk};", e / 2).unwrap();
+            }
+        }
+        if u > 0 {
+            writeln!(out, "      }}").unwrap();
+        }
+    }
+    writeln!(out, "      __syncwarp(gm);\n    }}\n  }}").unwrap();
     for i in 0..m {
         writeln!(out, "  cv[(u64)s * {mn} + {} + j] = c{i};", i * n).unwrap();
     }
@@ -394,7 +546,8 @@ pub fn product_module(s: ShapeSet) -> CudaModule {
     }
     for st in [ap, ptw] {
         entries.push(slot_tiled(&mut src, st));
-        entries.push(column_split(&mut src, st));
+        let cfg = column_split_effective(st, column_split_config(st), COLUMN_SPLIT_WINDOW_MAX);
+        entries.push(column_split(&mut src, st, cfg, column_split_name(st)));
         entries.push(flat_stream(&mut src, st));
         entries.push(scatter(&mut src, st));
     }

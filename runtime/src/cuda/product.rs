@@ -140,6 +140,15 @@ impl DeviceProduct {
                 ap: DevRuns::upload(dev, &s.ap)?,
                 rw: DevRuns::upload(dev, &s.rw)?,
             },
+            VariantSchedule::ColumnSplit(s) if s.window > gpu::COLUMN_SPLIT_WINDOW_MAX => {
+                return Err(CudaError::TooLarge {
+                    what: format!(
+                        "column-split window (the kernels take at most {})",
+                        gpu::COLUMN_SPLIT_WINDOW_MAX
+                    ),
+                    n: s.window,
+                })
+            }
             VariantSchedule::ColumnSplit(s) => Plan::ColumnSplit {
                 ap: DevRuns::upload(dev, &s.tiled.ap)?,
                 rw: DevRuns::upload(dev, &s.tiled.rw)?,
@@ -294,11 +303,12 @@ impl DeviceProduct {
                     (ptw, &*r2, &*rw_order, &p.values, &self.w, &c.values),
                 ] {
                     let n = runs.slots as u32;
-                    let threads = (*window as usize * st.n).div_ceil(32) * 32;
+                    let c = gpu::column_split_effective(st, gpu::column_split_config(st), gpu::COLUMN_SPLIT_WINDOW_MAX);
+                    let (threads, smem) = gpu::column_split_launch(st, c, *window as usize);
                     let cfg = LaunchConfig {
                         grid_dim: ((n as usize).div_ceil(*window as usize) as u32, 1, 1),
-                        block_dim: (threads as u32, 1, 1),
-                        shared_mem_bytes: 0,
+                        block_dim: (threads, 1, 1),
+                        shared_mem_bytes: smem,
                     };
                     dev.launch(
                         &self.kernels[&gpu::column_split_name(st)],
