@@ -63,3 +63,17 @@ pub fn asymmetry(a: &BlockCsr) -> f64 {
         .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
         / scale
 }
+
+/// The CUDA device for a GPU test, or `None` after printing `skipping: <why>`
+/// where CI shows it: straight to the process's stderr, past the test
+/// harness's capture of `eprintln!`.
+pub fn cuda_device_or_skip(options: ptap_runtime::cuda::DeviceOptions) -> Option<Arc<ptap_runtime::cuda::Device>> {
+    match ptap_runtime::cuda::Device::open(options) {
+        Ok(d) => Some(d),
+        Err(e) => {
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "skipping: {e}");
+            None
+        }
+    }
+}

@@ -16,13 +16,7 @@ use std::time::Instant;
 const TOL: f64 = 1e-13;
 
 fn device(fmad: bool) -> Option<Arc<Device>> {
-    match Device::open(DeviceOptions { fmad }) {
-        Ok(d) => Some(d),
-        Err(e) => {
-            eprintln!("skipping: {e}");
-            None
-        }
-    }
+    ptap_tests::cuda_device_or_skip(DeviceOptions { fmad })
 }
 
 /// A smooth, positive, spatially varying modulus (a stiffening front along x

@@ -18,13 +18,7 @@ use std::sync::Arc;
 const TOL: f64 = 1e-13;
 
 fn device(fmad: bool) -> Option<Arc<Device>> {
-    match Device::open(DeviceOptions { fmad }) {
-        Ok(d) => Some(d),
-        Err(e) => {
-            eprintln!("skipping: {e}");
-            None
-        }
-    }
+    ptap_tests::cuda_device_or_skip(DeviceOptions { fmad })
 }
 
 fn rel_frobenius(x: &[f64], y: &[f64]) -> f64 {

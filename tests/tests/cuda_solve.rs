@@ -15,13 +15,7 @@ use ptap_sparse::BlockCsr;
 use std::sync::Arc;
 
 fn device() -> Option<Arc<Device>> {
-    match Device::open(DeviceOptions::default()) {
-        Ok(d) => Some(d),
-        Err(e) => {
-            eprintln!("skipping: {e}");
-            None
-        }
-    }
+    ptap_tests::cuda_device_or_skip(DeviceOptions::default())
 }
 
 fn rel(x: &[f64], y: &[f64]) -> f64 {
