@@ -7,7 +7,7 @@
 //! the GPU executor's families in [`crate::gpu`]). Each output value is summed
 //! in the CPU's order; NVRTC contracts `a * b + c` into FMA unless compiled
 //! with `--fmad=false`, so results match the CPU to rounding, bitwise only then.
-use crate::entry::{CudaModule, KernelEntry, Param, ParamTy};
+use crate::entry::{param as p, CudaModule, KernelEntry, ParamTy};
 use crate::shape::ShapeSet;
 use std::fmt::Write;
 
@@ -32,26 +32,6 @@ pub fn rw_name(bf: usize, bc: usize) -> String {
     format!("ptap_two_pass_rw_{bf}x{bc}")
 }
 
-fn p(name: &str, ty: ParamTy) -> Param {
-    Param::new(name, ty)
-}
-
-fn signature(out: &mut String, e: &KernelEntry) {
-    let params: Vec<String> = e
-        .params
-        .iter()
-        .map(|q| format!("{} {}", q.ty.c_type(), q.name))
-        .collect();
-    writeln!(out, "// {}", e.doc).unwrap();
-    writeln!(
-        out,
-        "extern \"C\" __global__ void {}({})\n{{",
-        e.name,
-        params.join(", ")
-    )
-    .unwrap();
-}
-
 /// `y = A x + beta y` (`beta == 0` overwrites), one thread per block row.
 fn spmv(out: &mut String, r: usize, c: usize) -> KernelEntry {
     use ParamTy::*;
@@ -68,7 +48,7 @@ fn spmv(out: &mut String, r: usize, c: usize) -> KernelEntry {
         ],
         doc: format!("block SpMV y = A x + beta y with {r}x{c} blocks; one thread per block row"),
     };
-    signature(out, &e);
+    e.write_signature(out, "\n{");
     writeln!(
         out,
         "    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i >= nrows) return;"
@@ -118,7 +98,7 @@ fn pbj_update(out: &mut String, b: usize) -> KernelEntry {
         ],
         doc: format!("point-block Jacobi / Chebyshev update x += alpha D^-1 r + beta t, {b}x{b} blocks; one thread per block row"),
     };
-    signature(out, &e);
+    e.write_signature(out, "\n{");
     writeln!(
         out,
         "    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i >= nrows) return;\n    \
@@ -158,7 +138,7 @@ fn gather_r(out: &mut String, bf: usize, bc: usize) -> KernelEntry {
         ],
         doc: format!("two-pass R = P^T as a gather of transposed {bf}x{bc} blocks; one thread per block of R"),
     };
-    signature(out, &e);
+    e.write_signature(out, "\n{");
     writeln!(
         out,
         "    const unsigned int b = blockIdx.x * blockDim.x + threadIdx.x;\n    if (b >= nblocks) return;\n    \
@@ -208,7 +188,7 @@ fn row_owner(
         ],
         doc,
     };
-    signature(out, &e);
+    e.write_signature(out, "\n{");
     writeln!(
         out,
         "    const unsigned int t = blockIdx.x * blockDim.x + threadIdx.x;\n    \

@@ -68,6 +68,30 @@ pub struct KernelEntry {
     pub doc: String,
 }
 
+/// Shorthand for [`Param::new`] in the generators' parameter lists.
+pub fn param(name: &str, ty: ParamTy) -> Param {
+    Param::new(name, ty)
+}
+
+impl KernelEntry {
+    /// Writes `// doc` and `extern "C" __global__ void name(type name, ...)`,
+    /// then `open` (the opening brace with its spacing), so every generator
+    /// declares its entries from the same parameter list the launcher uses.
+    pub fn write_signature(&self, out: &mut String, open: &str) {
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .map(|q| format!("{} {}", q.ty.c_type(), q.name))
+            .collect();
+        out.push_str(&format!(
+            "// {}\nextern \"C\" __global__ void {}({}){open}\n",
+            self.doc,
+            self.name,
+            params.join(", ")
+        ));
+    }
+}
+
 /// A translation unit: the CUDA C source and the entry points it defines.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CudaModule {

@@ -12,7 +12,7 @@
 //! (`ptap_sparse::dense::gemm_acc`). Compiled with `--fmad=false`, the
 //! order-preserving kernels (two-pass, slot-tiled, column-split, flat stream)
 //! therefore reproduce the CPU two-pass product bit for bit.
-use crate::entry::{CudaModule, KernelEntry, Param, ParamTy};
+use crate::entry::{param as p, CudaModule, KernelEntry, ParamTy};
 use crate::shape::ShapeSet;
 use std::fmt::Write;
 
@@ -96,21 +96,7 @@ pub fn spmv_name(br: usize, bc: usize) -> String {
     format!("ptap_spmv_merge_{br}x{bc}")
 }
 
-fn p(name: &str, ty: ParamTy) -> Param {
-    Param::new(name, ty)
-}
-
 const PRELUDE: &str = "typedef unsigned int u32;\ntypedef unsigned long long u64;\n";
-
-fn signature(out: &mut String, e: &KernelEntry) {
-    let params: Vec<String> = e
-        .params
-        .iter()
-        .map(|q| format!("{} {}", q.ty.c_type(), q.name))
-        .collect();
-    writeln!(out, "// {}", e.doc).unwrap();
-    writeln!(out, "extern \"C\" __global__ void {}({}) {{", e.name, params.join(", ")).unwrap();
-}
 
 /// `R = P^T` as a gather: one thread per scalar of `R`.
 fn gather_r(out: &mut String, s: ShapeSet) -> KernelEntry {
@@ -121,7 +107,7 @@ fn gather_r(out: &mut String, s: ShapeSet) -> KernelEntry {
         params: vec![p("pv", PtrF64), p("src", PtrU32), p("rv", PtrMutF64), p("nblocks", U32)],
         doc: format!("R = P^T, {bc}x{bf} blocks gathered from transposed {bf}x{bc} blocks of P"),
     };
-    signature(out, &e);
+    e.write_signature(out, " {");
     let l = bf * bc;
     writeln!(
         out,
@@ -156,7 +142,7 @@ fn row_owner(out: &mut String, st: Stage) -> KernelEntry {
         ],
         doc: format!("two-pass stage C = X Y ({m}x{k} by {k}x{n}), one thread per output scalar"),
     };
-    signature(out, &e);
+    e.write_signature(out, " {");
     writeln!(
         out,
         "  u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (t >= (u64)nslots * {mn}) return;\n  \
@@ -207,7 +193,7 @@ fn slot_tiled(out: &mut String, st: Stage) -> KernelEntry {
         ],
         doc: format!("slot-tiled stage ({m}x{k} by {k}x{n}), {SLOT_TILE} slots per block, register accumulators"),
     };
-    signature(out, &e);
+    e.write_signature(out, " {");
     writeln!(
         out,
         "  __shared__ double tile[{SLOT_TILE} * {mn}];\n  u32 s0 = blockIdx.x * {SLOT_TILE};\n  \
@@ -347,7 +333,7 @@ fn column_split(out: &mut String, st: Stage, cfg: ColumnSplitConfig, name: Strin
              x staged in shared memory, {unroll} contributions per step, {chunk} indices per fetch"
         ),
     };
-    signature(out, &e);
+    e.write_signature(out, " {");
     writeln!(
         out,
         "  extern __shared__ double2 cs_smem[];\n  \
@@ -473,7 +459,7 @@ fn flat_stream(out: &mut String, st: Stage) -> KernelEntry {
         ],
         doc: format!("flat-stream stage ({m}x{k} by {k}x{n}), one warp per record tile"),
     };
-    signature(out, &e);
+    e.write_signature(out, " {");
     writeln!(
         out,
         "  u32 w = (u32)(((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;\n  \
@@ -516,7 +502,7 @@ fn scatter(out: &mut String, st: Stage) -> KernelEntry {
         ],
         doc: format!("outer-product scatter pass ({m}x{k} by {k}x{n}), atomic accumulation"),
     };
-    signature(out, &e);
+    e.write_signature(out, " {");
     writeln!(
         out,
         "  u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (t >= (u64)nrecords * {mn}) return;\n  \
@@ -587,7 +573,7 @@ pub fn spmv_module(br: usize, bc: usize) -> CudaModule {
     };
     // Shared staging: 32 blocks per warp, rounded up to whole double2.
     let stage_d = (32 * bl).div_ceil(2) * 2;
-    signature(&mut src, &e);
+    e.write_signature(&mut src, " {");
     writeln!(
         src,
         "  __shared__ double2 stage2[{SPMV_WARPS}][{half}];\n  \
@@ -712,7 +698,7 @@ pub fn vector_module() -> CudaModule {
         params: vec![p("a", F64), p("x", PtrF64), p("b", F64), p("y", PtrMutF64), p("n", U64)],
         doc: "y = a x + b y (b = 0 overwrites y)".into(),
     };
-    signature(&mut src, &axpby);
+    axpby.write_signature(&mut src, " {");
     writeln!(
         src,
         "  u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (t >= n) return;\n  \
@@ -725,7 +711,7 @@ pub fn vector_module() -> CudaModule {
         params: vec![p("x", PtrF64), p("y", PtrMutF64), p("n", U64)],
         doc: "y = x, grid-stride with 16-byte accesses where aligned".into(),
     };
-    signature(&mut src, &copy);
+    copy.write_signature(&mut src, " {");
     writeln!(
         src,
         "  u64 stride = (u64)gridDim.x * blockDim.x;\n  u64 n2 = n / 2;\n  \
@@ -740,7 +726,7 @@ pub fn vector_module() -> CudaModule {
         params: vec![p("x", PtrF64), p("y", PtrF64), p("part", PtrMutF64), p("n", U64)],
         doc: format!("per-block partial sums of x . y ({DOT_THREADS} threads, grid-stride, fixed tree)"),
     };
-    signature(&mut src, &dot);
+    dot.write_signature(&mut src, " {");
     writeln!(
         src,
         "  __shared__ double sh[{DOT_THREADS}];\n  double s = 0.0;\n  u64 stride = (u64)gridDim.x * blockDim.x;\n  \
@@ -757,7 +743,7 @@ pub fn vector_module() -> CudaModule {
         params: vec![p("part", PtrF64), p("out", PtrMutF64), p("slot", U32), p("n", U32)],
         doc: format!("out[slot] = sum of n partials (one block of {DOT_THREADS} threads, fixed tree)"),
     };
-    signature(&mut src, &sum);
+    sum.write_signature(&mut src, " {");
     writeln!(
         src,
         "  __shared__ double sh[{DOT_THREADS}];\n  double s = 0.0;\n  \

@@ -21,7 +21,7 @@
 //! Compiled with `--fmad=false` both reproduce the CPU bit for bit (every
 //! product and sum is rounded as the CPU rounds it); with FMA contraction they
 //! agree to round-off.
-use crate::entry::{CudaModule, KernelEntry, Param, ParamTy};
+use crate::entry::{param as p, CudaModule, KernelEntry, ParamTy};
 use std::fmt::Write;
 
 /// Warps (block rows) per thread block of the gather kernel.
@@ -46,20 +46,6 @@ pub fn gather_name(dim: usize) -> String {
 }
 
 const PRELUDE: &str = "typedef unsigned int u32;\ntypedef unsigned long long u64;\n";
-
-fn p(name: &str, ty: ParamTy) -> Param {
-    Param::new(name, ty)
-}
-
-fn signature(out: &mut String, e: &KernelEntry) {
-    let params: Vec<String> = e
-        .params
-        .iter()
-        .map(|q| format!("{} {}", q.ty.c_type(), q.name))
-        .collect();
-    writeln!(out, "// {}", e.doc).unwrap();
-    writeln!(out, "extern \"C\" __global__ void {}({}) {{", e.name, params.join(", ")).unwrap();
-}
 
 /// A C literal that parses to exactly `v` (Rust's shortest round-trip form).
 fn lit(v: f64) -> String {
@@ -91,7 +77,7 @@ fn kref_kernel(out: &mut String, dim: usize) -> KernelEntry {
             "unit-modulus Q2 stiffness, {dim}D, {n} nodes, {n}-point Gauss rule; one thread per node pair (hz unused in 2D)"
         ),
     };
-    signature(out, &e);
+    e.write_signature(out, " {");
     let hs = ["hx", "hy", "hz"];
     let pow3: Vec<String> = (0..dim)
         .map(|axis| 3usize.pow((dim - 1 - axis) as u32).to_string())
@@ -180,7 +166,7 @@ fn gather_kernel(out: &mut String, dim: usize) -> KernelEntry {
              {GATHER_WARPS} warps per block, rows staged in shared memory"
         ),
     };
-    signature(out, &e);
+    e.write_signature(out, " {");
     writeln!(
         out,
         "  extern __shared__ double stage_all[];\n  \

@@ -7,7 +7,7 @@
 //! same pivoting, the same thresholds, the same sequential update order where
 //! the device allows it (the forward substitution subtracts in the CPU's
 //! order; the Cholesky dot products are warp reductions).
-use crate::entry::{CudaModule, KernelEntry, Param, ParamTy};
+use crate::entry::{param as p, CudaModule, KernelEntry, ParamTy};
 use std::fmt::Write;
 
 /// Kernel names of the solve module of `b x b` blocks and of the coarse module.
@@ -37,20 +37,6 @@ pub fn failing_row(status: u32) -> Option<usize> {
 
 const PRELUDE: &str = "typedef unsigned int u32;\ntypedef unsigned long long u64;\n";
 
-fn p(name: &str, ty: ParamTy) -> Param {
-    Param::new(name, ty)
-}
-
-fn signature(out: &mut String, e: &KernelEntry) {
-    let params: Vec<String> = e
-        .params
-        .iter()
-        .map(|q| format!("{} {}", q.ty.c_type(), q.name))
-        .collect();
-    writeln!(out, "// {}", e.doc).unwrap();
-    writeln!(out, "extern \"C\" __global__ void {}({}) {{", e.name, params.join(", ")).unwrap();
-}
-
 /// Jacobi kernels of `b x b` blocks: inversion, the update, densification.
 pub fn jacobi_module(b: usize) -> CudaModule {
     use ParamTy::*;
@@ -73,7 +59,7 @@ pub fn jacobi_module(b: usize) -> CudaModule {
              a singular or missing block records its row in status[0]"
         ),
     };
-    signature(&mut src, &inv);
+    inv.write_signature(&mut src, " {");
     writeln!(
         src,
         "  u32 i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i >= nrows) return;\n  \
@@ -112,7 +98,7 @@ pub fn jacobi_module(b: usize) -> CudaModule {
         ],
         doc: format!("x += alpha D^-1 r + beta t ({b}x{b} blocks; t unread when beta = 0), one thread per scalar"),
     };
-    signature(&mut src, &upd);
+    upd.write_signature(&mut src, " {");
     writeln!(
         src,
         "  u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (s >= (u64)nrows * {b}) return;\n  \
@@ -142,7 +128,7 @@ pub fn jacobi_module(b: usize) -> CudaModule {
         ],
         doc: format!("scatter {b}x{b} block-CSR values into a zeroed row-major n x n matrix"),
     };
-    signature(&mut src, &dens);
+    dens.write_signature(&mut src, " {");
     writeln!(
         src,
         "  u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (t >= (u64)nblocks * {bb}) return;\n  \
@@ -170,7 +156,7 @@ pub fn coarse_module() -> CudaModule {
         params: vec![p("y", PtrMutF64), p("v", F64), p("n", U64)],
         doc: "y = v".into(),
     };
-    signature(&mut src, &fill);
+    fill.write_signature(&mut src, " {");
     writeln!(
         src,
         "  u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (t < n) y[t] = v;\n}}\n"
@@ -183,7 +169,7 @@ pub fn coarse_module() -> CudaModule {
         params: vec![p("a", PtrF64), p("out", PtrMutF64), p("n", U32)],
         doc: "out[0] = max |a_ii| (one block of 256 threads)".into(),
     };
-    signature(&mut src, &scale);
+    scale.write_signature(&mut src, " {");
     writeln!(
         src,
         "  __shared__ double sh[256];\n  double m = 0.0;\n  \
@@ -212,7 +198,7 @@ pub fn coarse_module() -> CudaModule {
              finite records j in status[0]"
         ),
     };
-    signature(&mut src, &col);
+    col.write_signature(&mut src, " {");
     writeln!(
         src,
         "  u32 w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;\n  \
@@ -238,7 +224,7 @@ pub fn coarse_module() -> CudaModule {
              substitution, one block of {CHOL_SOLVE_THREADS} threads"
         ),
     };
-    signature(&mut src, &solve);
+    solve.write_signature(&mut src, " {");
     writeln!(
         src,
         "  __shared__ double piv;\n  u32 tid = threadIdx.x;\n  \
