@@ -87,6 +87,15 @@ pub fn estimate_lambda_max(
         rz = rz_new;
         xpby(z, beta, p);
     }
+    Ok(cg_lanczos_lambda_max(&alphas[..m], &betas[..m]))
+}
+
+/// The largest Ritz value of `m` CG steps with step lengths `alphas` and
+/// direction updates `betas` (at least `m - 1` of them): the Lanczos
+/// tridiagonal `T` (`T_jj = 1/alpha_j + beta_{j-1}/alpha_{j-1}`,
+/// `T_j,j+1 = sqrt(beta_j)/alpha_j`, at most 64 steps) and its top eigenvalue.
+pub fn cg_lanczos_lambda_max(alphas: &[f64], betas: &[f64]) -> f64 {
+    let m = alphas.len().min(64);
     let mut diag = [0.0f64; 64];
     let mut off = [0.0f64; 64];
     for j in 0..m {
@@ -95,7 +104,7 @@ pub fn estimate_lambda_max(
             off[j] = betas[j].sqrt() / alphas[j];
         }
     }
-    Ok(tridiagonal_max_eigenvalue(&diag[..m], &off[..m.saturating_sub(1)]))
+    tridiagonal_max_eigenvalue(&diag[..m], &off[..m.saturating_sub(1)])
 }
 
 /// Largest eigenvalue of the symmetric tridiagonal matrix by Sturm bisection.

@@ -29,7 +29,7 @@ use crate::hierarchy::Hierarchy;
 use crate::solver::{CgOptions, CgReport};
 use crate::RuntimeError;
 use cudarc::driver::{CudaSlice, LaunchConfig};
-use ptap_amg::eig::{pseudo_random_vector, tridiagonal_max_eigenvalue};
+use ptap_amg::eig::{cg_lanczos_lambda_max, pseudo_random_vector};
 use ptap_codegen_core::gpu::{self, vector, DOT_THREADS};
 use ptap_codegen_core::gpu_solve as gs;
 use ptap_schedules::model::{select, MachineParams, ModelInput};
@@ -572,15 +572,7 @@ impl DeviceHierarchy {
             rz = rz_new;
             ops.axpby(1.0, z, beta, p, n)?;
         }
-        let mut diag = [0.0f64; 64];
-        let mut off = [0.0f64; 64];
-        for j in 0..m {
-            diag[j] = 1.0 / alphas[j] + if j > 0 { betas[j - 1] / alphas[j - 1] } else { 0.0 };
-            if j + 1 < m {
-                off[j] = betas[j].sqrt() / alphas[j];
-            }
-        }
-        Ok(tridiagonal_max_eigenvalue(&diag[..m], &off[..m.saturating_sub(1)]))
+        Ok(cg_lanczos_lambda_max(&alphas[..m], &betas[..m]))
     }
 
     /// Dense coarsest operator and its Cholesky factor, on the device.
