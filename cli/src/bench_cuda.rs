@@ -14,6 +14,7 @@ use ptap_runtime::cuda::{
 };
 use ptap_runtime::{executor_for, CgOptions, Hierarchy, HierarchyOptions};
 use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
+use ptap_sparse::dense::relative_frobenius;
 use ptap_sparse::BlockCsr;
 use serde::Serialize;
 use std::path::Path;
@@ -148,16 +149,6 @@ fn copy_bandwidth(dev: &Arc<Device>) -> Result<(f64, f64)> {
     })?;
     let bytes = 2.0 * (n * 8) as f64;
     Ok((bytes / t_memcpy, bytes / t_kernel))
-}
-
-fn rel_frobenius(x: &[f64], y: &[f64]) -> f64 {
-    let d: f64 = x.iter().zip(y).map(|(a, b)| (a - b) * (a - b)).sum();
-    let n: f64 = y.iter().map(|b| b * b).sum();
-    if n > 0.0 {
-        (d / n).sqrt()
-    } else {
-        d.sqrt()
-    }
 }
 
 /// Writes `m` expanded to scalar CSR: `NAME.indptr` (i64), `NAME.indices`
@@ -300,7 +291,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             let s = dev.time(args.repeat, || prod.numeric(&dev_a[l], &dev_p[l], &mut dc))?;
             dev.set_phase("verification downloads");
             let got = dc.download_values(&dev)?;
-            let err = rel_frobenius(&got, cpu.values());
+            let err = relative_frobenius(&got, cpu.values());
             if v == Variant::TwoPass {
                 v0_s = s;
                 total_v0 += s;
@@ -389,7 +380,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                 bytes,
                 bandwidth_bytes_per_s: bytes / s,
                 fraction_of_copy: bytes / s / bw,
-                rel_err_vs_cpu: rel_frobenius(&got[..want.len()], &want),
+                rel_err_vs_cpu: relative_frobenius(&got[..want.len()], &want),
             };
             println!(
                 "{:<6} {:<4} {:>6} {:>10} {:>10.1} {:>10.0} {:>8.1}%",

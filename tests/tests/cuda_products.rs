@@ -10,6 +10,7 @@ use ptap_fem::BeamProblem;
 use ptap_runtime::cuda::{Device, DeviceBlockCsr, DeviceOptions, DeviceProduct, DeviceSpmv, DEVICE_VARIANTS};
 use ptap_runtime::{executor_for, Hierarchy, HierarchyOptions};
 use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
+use ptap_sparse::dense::relative_frobenius;
 use ptap_sparse::spmv::spmv;
 use ptap_sparse::BlockCsr;
 use ptap_tests::{random_block_csr, Rng};
@@ -19,16 +20,6 @@ const TOL: f64 = 1e-13;
 
 fn device(fmad: bool) -> Option<Arc<Device>> {
     ptap_tests::cuda_device_or_skip(DeviceOptions { fmad })
-}
-
-fn rel_frobenius(x: &[f64], y: &[f64]) -> f64 {
-    let d: f64 = x.iter().zip(y).map(|(a, b)| (a - b) * (a - b)).sum();
-    let n: f64 = y.iter().map(|b| b * b).sum();
-    if n > 0.0 {
-        (d / n).sqrt()
-    } else {
-        d.sqrt()
-    }
 }
 
 fn cpu_v0(a: &BlockCsr, p: &BlockCsr) -> (Arc<TwoPassSchedule>, Vec<f64>) {
@@ -76,10 +67,10 @@ fn check_all(dev: &Arc<Device>, a: &BlockCsr, p: &BlockCsr, what: &str) {
             assert!(
                 same,
                 "{v} {what}: not bitwise identical to the CPU two-pass (rel {:e})",
-                rel_frobenius(&got, &want)
+                relative_frobenius(&got, &want)
             );
         } else {
-            let err = rel_frobenius(&got, &want);
+            let err = relative_frobenius(&got, &want);
             assert!(err <= TOL, "{v} {what}: relative error {err:e}");
         }
     }
@@ -157,7 +148,7 @@ fn check_spmv(dev: &Arc<Device>, m: &BlockCsr, what: &str) {
     let mut dy = dev.upload(&vec![f64::NAN; m.scalar_rows()]).unwrap();
     plan.apply(dev, &dm, &dx, &mut dy).unwrap();
     let got = dev.download(&dy).unwrap();
-    let err = rel_frobenius(&got[..want.len()], &want);
+    let err = relative_frobenius(&got[..want.len()], &want);
     assert!(err <= TOL, "spmv {what}: relative error {err:e}");
     plan.apply(dev, &dm, &dx, &mut dy).unwrap();
     let again = dev.download(&dy).unwrap();

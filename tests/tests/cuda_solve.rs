@@ -10,18 +10,13 @@ use ptap_fem::BeamProblem;
 use ptap_runtime::cuda::{Device, DeviceHierarchy, DeviceOptions, DeviceSolveOptions};
 use ptap_runtime::solver::CgWorkspace;
 use ptap_runtime::{CgOptions, Hierarchy, HierarchyOptions};
+use ptap_sparse::dense::relative_frobenius;
 use ptap_sparse::dense::{invert_in_place, Cholesky};
 use ptap_sparse::BlockCsr;
 use std::sync::Arc;
 
 fn device() -> Option<Arc<Device>> {
     ptap_tests::cuda_device_or_skip(DeviceOptions::default())
-}
-
-fn rel(x: &[f64], y: &[f64]) -> f64 {
-    let d: f64 = x.iter().zip(y).map(|(a, b)| (a - b) * (a - b)).sum();
-    let n: f64 = y.iter().map(|b| b * b).sum();
-    (d / n.max(f64::MIN_POSITIVE)).sqrt()
 }
 
 /// The beam at `k` with a low coarsening limit, so 3x3 and 6x6 levels occur.
@@ -71,7 +66,7 @@ fn device_cg_takes_the_cpu_iterations_and_solution_at_k2_and_k4() {
         let got = dh.solve(&rhs, &mut x_dev, &opts).unwrap();
         assert!(got.cg.converged, "k = {k}: device CG did not converge");
         assert_eq!(got.cg.iterations, cpu.iterations, "k = {k}: iteration counts differ");
-        let err = rel(&x_dev, &x_cpu);
+        let err = relative_frobenius(&x_dev, &x_cpu);
         assert!(err <= 1e-10, "k = {k}: solution differs by {err:e}");
         for (i, (d, c)) in got.history.iter().zip(ws.history()).enumerate() {
             assert!(
@@ -102,7 +97,7 @@ fn device_operators_jacobi_inverses_and_coarse_cholesky_match_cpu_references() {
     for l in 0..nl {
         let a = &h.levels()[l].a;
         let got = dh.operator_values(l).unwrap();
-        let err = rel(&got[..a.values().len()], a.values());
+        let err = relative_frobenius(&got[..a.values().len()], a.values());
         assert!(err <= 1e-13, "level {l}: device A differs from the CPU's by {err:e}");
         if l + 1 == nl {
             continue;
@@ -118,7 +113,7 @@ fn device_operators_jacobi_inverses_and_coarse_cholesky_match_cpu_references() {
             blk.copy_from_slice(&got[k * b * b..(k + 1) * b * b]);
             invert_in_place(b, blk).unwrap();
         }
-        let err = rel(&dinv[..want.len()], &want);
+        let err = relative_frobenius(&dinv[..want.len()], &want);
         assert!(err <= 1e-13, "level {l}: Jacobi inverses differ by {err:e}");
     }
     // Coarse Cholesky: the factor against a CPU factor of the device's coarse
@@ -152,7 +147,7 @@ fn device_operators_jacobi_inverses_and_coarse_cholesky_match_cpu_references() {
         }
     }
     let lower = |m: &[f64]| -> Vec<f64> { (0..n * n).map(|q| if q % n <= q / n { m[q] } else { 0.0 }).collect() };
-    let err = rel(&lower(&l_dev), &l_ref);
+    let err = relative_frobenius(&lower(&l_dev), &l_ref);
     assert!(err <= 1e-12, "coarse Cholesky factor differs by {err:e}");
     let b: Vec<f64> = (0..n).map(|i| ((i * 13 + 5) as f64 * 0.29).sin()).collect();
     let mut chol = Cholesky::with_order(n);
@@ -160,7 +155,7 @@ fn device_operators_jacobi_inverses_and_coarse_cholesky_match_cpu_references() {
     let mut want = b.clone();
     chol.solve_in_place(&mut want);
     let got = dh.coarse_solve_host(&b).unwrap();
-    let err = rel(&got, &want);
+    let err = relative_frobenius(&got, &want);
     assert!(err <= 1e-11, "coarse solve differs by {err:e}");
     dev.synchronize().unwrap();
 }

@@ -5,6 +5,7 @@ use proptest::prelude::*;
 use ptap_fem::BeamProblem;
 use ptap_runtime::{executor_for, Hierarchy, HierarchyOptions};
 use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
+use ptap_sparse::dense::relative_frobenius;
 use ptap_sparse::BlockCsr;
 use ptap_tests::{random_block_csr, Rng};
 use std::sync::Arc;
@@ -23,17 +24,6 @@ fn product(variant: Variant, a: &BlockCsr, p: &BlockCsr) -> BlockCsr {
     c
 }
 
-fn rel_frobenius(x: &[f64], y: &[f64]) -> f64 {
-    let d: f64 = x.iter().zip(y).map(|(a, b)| (a - b) * (a - b)).sum();
-    let n: f64 = y.iter().map(|b| b * b).sum();
-    // An empty or zero reference (tiny random cases) leaves the absolute error.
-    if n > 0.0 {
-        (d / n).sqrt()
-    } else {
-        d.sqrt()
-    }
-}
-
 fn assert_matches_v0(variant: Variant, a: &BlockCsr, p: &BlockCsr, what: &str) {
     let v0 = product(Variant::TwoPass, a, p);
     let got = product(variant, a, p);
@@ -47,10 +37,10 @@ fn assert_matches_v0(variant: Variant, a: &BlockCsr, p: &BlockCsr, what: &str) {
         assert!(
             same,
             "{variant} {what}: not bitwise identical to V0 (rel {:e})",
-            rel_frobenius(got.values(), v0.values())
+            relative_frobenius(got.values(), v0.values())
         );
     } else {
-        let err = rel_frobenius(got.values(), v0.values());
+        let err = relative_frobenius(got.values(), v0.values());
         assert!(err <= TOL, "{variant} {what}: relative error {err:e}");
     }
 }

@@ -4,6 +4,7 @@
 use ptap_runtime::smoother::ChebyshevSmoother;
 use ptap_runtime::{executor_for, KernelRegistry, TwoPassExecutor};
 use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
+use ptap_sparse::dense::relative_frobenius;
 use ptap_sparse::dense::Dense;
 use ptap_sparse::BlockCsr;
 use ptap_tests::{random_block_csr, Rng};
@@ -12,11 +13,6 @@ use std::sync::Arc;
 
 const BF: usize = 4;
 const BC: usize = 10;
-
-fn rel(x: &[f64], y: &[f64]) -> f64 {
-    let d: f64 = x.iter().zip(y).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt();
-    d / y.iter().map(|v| v * v).sum::<f64>().sqrt()
-}
 
 /// `A` (`nf x nf` blocks, SPD: `B^T B + n I`) and `P` (`nf x nc` blocks).
 fn case(seed: u64, nf: usize, nc: usize) -> (BlockCsr, BlockCsr) {
@@ -63,13 +59,13 @@ fn every_variant_on_the_declared_shape_matches_v0_and_the_dense_product() {
         let mut c = BlockCsr::zeros(base.c.clone(), BC, BC);
         exec.numeric(&a, &p, &mut c).unwrap();
         let got = c.values().to_vec();
-        let d = rel(&c.to_dense().data, &want.data);
+        let d = relative_frobenius(&c.to_dense().data, &want.data);
         assert!(d < 1e-13, "{v}: {d:e} from the dense P^T A P");
         let v0: &Vec<f64> = v0.get_or_insert(got.clone());
         if v.bitwise_v0() {
             assert_eq!(&got, v0, "{v} is bitwise V0");
         } else {
-            assert!(rel(&got, v0) < 1e-13, "{v}");
+            assert!(relative_frobenius(&got, v0) < 1e-13, "{v}");
         }
     }
     // The generated V0 adds in the generic loops' order: the same bits.
@@ -100,7 +96,7 @@ fn the_coarse_level_product_10x10_runs_on_the_declared_kernels() {
         let mut exec = kernels.executor_for(&s, BC, BC).unwrap();
         let mut c = BlockCsr::zeros(base2.c.clone(), BC, BC);
         exec.numeric(&ac, &p2, &mut c).unwrap();
-        let d = rel(&c.to_dense().data, &want.data);
+        let d = relative_frobenius(&c.to_dense().data, &want.data);
         assert!(d < 1e-13, "{v}: {d:e}");
     }
 }
@@ -122,7 +118,7 @@ fn spmv_of_every_block_shape_matches_dense_and_the_generic_loops() {
         let want = m.to_dense().matvec(&x);
         let mut y = vec![3.0; m.scalar_rows()];
         kernels.spmv(m, &x, &mut y);
-        assert!(rel(&y, &want) < 1e-13, "{:?}", m.block_shape());
+        assert!(relative_frobenius(&y, &want) < 1e-13, "{:?}", m.block_shape());
         let mut y_generic = vec![0.0; m.scalar_rows()];
         KernelRegistry::new().spmv(m, &x, &mut y_generic);
         assert_eq!(y, y_generic, "{:?}", m.block_shape());
