@@ -7,11 +7,11 @@
 //! scalar CSR for the cuSPARSE peer (`benches/peers/cusparse_ptap.py`).
 use crate::bench::{v0_floor, BenchArgs};
 use anyhow::{Context, Result};
-use ptap_fem::BeamProblem;
-use ptap_runtime::cuda::{
+use ptap_cuda::{
     Arg, Device, DeviceBlockCsr, DeviceHierarchy, DeviceOptions, DeviceProduct, DeviceSolveOptions, DeviceSolveReport,
     DeviceSpmv, TransferCounters, DEVICE_VARIANTS,
 };
+use ptap_fem::BeamProblem;
 use ptap_runtime::{executor_for, CgOptions, Hierarchy, HierarchyOptions};
 use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
 use ptap_sparse::dense::relative_frobenius;

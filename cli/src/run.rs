@@ -9,10 +9,11 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use ptap_cuda::{Device, DeviceHierarchy, DeviceSolveOptions, TransferCounters};
+use ptap_fem::device::{DeviceAssembler, Modulus};
 use ptap_fem::POISSON_RATIO;
 use ptap_fem::{modulus_from_fn, BeamProblem, BoxMesh};
 use ptap_runtime::bundle::hierarchy_bundle;
-use ptap_runtime::cuda::{Device, DeviceAssembler, DeviceHierarchy, DeviceSolveOptions, Modulus, TransferCounters};
 use ptap_runtime::solver::CgWorkspace;
 use ptap_runtime::{CgOptions, Hierarchy, HierarchyOptions};
 use ptap_schedules::file::{write_bundle, MappedBundle};

@@ -1,9 +1,9 @@
 //! `ptap solve --device cuda|auto`: the CPU builds the hierarchy (mesh
 //! setup), the device takes its structure once and runs the matrix setup and
-//! the CG solve (`ptap_runtime::cuda::DeviceHierarchy`). The report gets the
+//! the CG solve (`ptap_cuda::DeviceHierarchy`). The report gets the
 //! device's phases and its transfer counters per phase.
 use anyhow::{anyhow, bail, Result};
-use ptap_runtime::cuda::{Device, DeviceHierarchy, DeviceOptions, DeviceSolveOptions, TransferCounters};
+use ptap_cuda::{Device, DeviceHierarchy, DeviceOptions, DeviceSolveOptions, TransferCounters};
 use ptap_runtime::{CgOptions, CgReport, Hierarchy};
 use serde::Serialize;
 use std::sync::Arc;

@@ -7,8 +7,8 @@
 //! kernel-preserving projection keeps the iteration count close.
 use anyhow::{Context, Result};
 use clap::Args;
+use ptap_cuda::{DeviceHierarchy, DeviceSolveOptions};
 use ptap_fem::BeamProblem;
-use ptap_runtime::cuda::{DeviceHierarchy, DeviceSolveOptions};
 use ptap_runtime::solver::CgWorkspace;
 use ptap_runtime::{CgOptions, Hierarchy, HierarchyOptions};
 use serde::Serialize;

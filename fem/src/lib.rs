@@ -21,6 +21,8 @@
 
 pub mod assembly;
 pub mod beam;
+#[cfg(feature = "cuda")]
+pub mod device;
 pub mod element;
 pub mod error;
 pub mod loads;

@@ -20,7 +20,7 @@
 //! and `P` are frozen at build time. [`bundle::hierarchy_bundle`] writes the
 //! hierarchy's schedules and prolongators to a file that
 //! [`Hierarchy::from_bundle`] loads in a later process (refusing it for another
-//! pattern or other options). `runtime/examples/time_loop.rs` is a complete,
+//! pattern or other options). `cli/examples/time_loop.rs` is a complete,
 //! runnable loop to copy.
 //!
 //! # Modules
@@ -38,7 +38,6 @@
 //! given input whatever the number of threads.
 
 pub mod bundle;
-pub mod cuda;
 pub mod executor;
 pub mod hierarchy;
 pub mod registry;

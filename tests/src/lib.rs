@@ -67,8 +67,8 @@ pub fn asymmetry(a: &BlockCsr) -> f64 {
 /// The CUDA device for a GPU test, or `None` after printing `skipping: <why>`
 /// where CI shows it: straight to the process's stderr, past the test
 /// harness's capture of `eprintln!`.
-pub fn cuda_device_or_skip(options: ptap_runtime::cuda::DeviceOptions) -> Option<Arc<ptap_runtime::cuda::Device>> {
-    match ptap_runtime::cuda::Device::open(options) {
+pub fn cuda_device_or_skip(options: ptap_cuda::DeviceOptions) -> Option<Arc<ptap_cuda::Device>> {
+    match ptap_cuda::Device::open(options) {
         Ok(d) => Some(d),
         Err(e) => {
             use std::io::Write;

@@ -8,8 +8,9 @@
 //! Without a CUDA driver every test prints `skipping: ...` and passes, so
 //! CPU-only CI stays green. The k = 16 timing is `#[ignore]`d: run it with
 //! `--include-ignored` on the GPU machine.
+use ptap_cuda::{Device, DeviceBlockCsr, DeviceOptions};
+use ptap_fem::device::{DeviceAssembler, Modulus};
 use ptap_fem::{modulus_from_fn, BeamProblem, POISSON_RATIO};
-use ptap_runtime::cuda::{Device, DeviceAssembler, DeviceBlockCsr, DeviceOptions, Modulus};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -207,7 +208,7 @@ fn device_assembly_timing_k16() {
         .time(10, || {
             dasm.assemble(Modulus::Device(&dmod), &mut da.values)
                 .map_err(|e| match e {
-                    ptap_runtime::cuda::AssemblyError::Cuda(c) => c,
+                    ptap_fem::device::AssemblyError::Cuda(c) => c,
                     other => panic!("{other}"),
                 })
         })
@@ -216,7 +217,7 @@ fn device_assembly_timing_k16() {
         .time(10, || {
             dasm.assemble(Modulus::Host(&modulus), &mut da.values)
                 .map_err(|e| match e {
-                    ptap_runtime::cuda::AssemblyError::Cuda(c) => c,
+                    ptap_fem::device::AssemblyError::Cuda(c) => c,
                     other => panic!("{other}"),
                 })
         })

@@ -6,8 +6,8 @@
 //!
 //! Without a CUDA driver every test prints `skipping: ...` and passes, so
 //! CPU-only CI stays green.
+use ptap_cuda::{Device, DeviceBlockCsr, DeviceOptions, DeviceProduct, DeviceSpmv, DEVICE_VARIANTS};
 use ptap_fem::BeamProblem;
-use ptap_runtime::cuda::{Device, DeviceBlockCsr, DeviceOptions, DeviceProduct, DeviceSpmv, DEVICE_VARIANTS};
 use ptap_runtime::{executor_for, Hierarchy, HierarchyOptions};
 use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
 use ptap_sparse::dense::relative_frobenius;

@@ -6,8 +6,8 @@
 //!
 //! Without a CUDA driver every test prints `skipping: ...` and passes, so
 //! CPU-only CI stays green.
+use ptap_cuda::{Device, DeviceHierarchy, DeviceOptions, DeviceSolveOptions};
 use ptap_fem::BeamProblem;
-use ptap_runtime::cuda::{Device, DeviceHierarchy, DeviceOptions, DeviceSolveOptions};
 use ptap_runtime::solver::CgWorkspace;
 use ptap_runtime::{CgOptions, Hierarchy, HierarchyOptions};
 use ptap_sparse::dense::relative_frobenius;

@@ -14,11 +14,10 @@
 pub mod cuda;
 pub mod entry;
 pub mod gpu;
-pub mod gpu_fem;
 pub mod gpu_solve;
 pub mod launcher;
 pub mod rust;
 pub mod shape;
 
-pub use entry::{CudaModule, KernelEntry, Param, ParamTy};
+pub use entry::{param, CudaModule, KernelEntry, Param, ParamTy};
 pub use shape::{ShapeError, ShapeSet, MAX_BLOCK_DIM};

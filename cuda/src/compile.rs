@@ -1,7 +1,7 @@
 //! NVRTC compilation to CUBIN for the device's own architecture, with an
 //! on-disk cache keyed by blake3 of (source, options, NVRTC version), so a
 //! second process start compiles nothing.
-use super::CudaError;
+use crate::CudaError;
 use cudarc::nvrtc::{result, sys};
 use std::ffi::CString;
 use std::path::{Path, PathBuf};

@@ -8,7 +8,7 @@
 //! per output slot, and the scatter one thread per record scalar, so coarse
 //! levels still fill the device. The flat stream's warps follow the
 //! inspector's record tiles.
-use super::{grid_for, to_u32, Arg, CudaError, Device, DeviceBlockCsr, Kernels};
+use crate::{grid_for, to_u32, Arg, CudaError, Device, DeviceBlockCsr, Kernels};
 use cudarc::driver::{CudaSlice, LaunchConfig};
 use ptap_codegen_core::gpu::{self, Stage, SLOT_TILE};
 use ptap_codegen_core::ShapeSet;
@@ -30,7 +30,7 @@ impl DevPattern {
         Ok(Self {
             rp: dev.upload(&to_u32("row pointers", p.row_ptr())?)?,
             ci: dev.upload(p.col_idx())?,
-            row: dev.upload(&super::matrix::block_rows(p))?,
+            row: dev.upload(&crate::matrix::block_rows(p))?,
             nnzb: p.nnzb(),
         })
     }
@@ -204,7 +204,7 @@ impl DeviceProduct {
             && c.nnzb == b.c.nnzb()
             && (a.br, a.bc, p.br, p.bc, c.br, c.bc) == (bf, bf, bf, bc, bc, bc);
         if !ok {
-            return Err(CudaError::Runtime(crate::RuntimeError::PatternMismatch {
+            return Err(CudaError::Runtime(ptap_runtime::RuntimeError::PatternMismatch {
                 what: "device operands",
                 detail: format!(
                     "schedule has A {} / P {} / A_c {} blocks of {bf}x{bf} / {bf}x{bc}, got {} / {} / {}",

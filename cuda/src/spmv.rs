@@ -1,5 +1,5 @@
 //! The merge-path block SpMV (paper, `sec:perf-spmv`) on device matrices.
-use super::{Arg, CudaError, Device, DeviceBlockCsr, Kernel};
+use crate::{Arg, CudaError, Device, DeviceBlockCsr, Kernel};
 use cudarc::driver::{CudaSlice, LaunchConfig};
 use ptap_codegen_core::gpu::{self, SPMV_WARPS};
 use std::sync::Arc;

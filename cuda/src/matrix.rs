@@ -1,5 +1,5 @@
 //! Block-CSR matrices resident on the device.
-use super::{to_u32, CudaError, Device};
+use crate::{to_u32, CudaError, Device};
 use cudarc::driver::CudaSlice;
 use ptap_sparse::{BlockCsr, BlockPattern};
 

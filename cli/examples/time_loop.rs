@@ -6,7 +6,7 @@
 //! refreshes smoothers and the coarse factor; `solve` runs CG + AMG. Nothing is
 //! aggregated, searched or allocated inside the loop.
 //!
-//! Run: `cargo run --release -p ptap-runtime --example time_loop -- [K] [STEPS] [CACHE]`
+//! Run: `cargo run --release -p ptap-cli --example time_loop -- [K] [STEPS] [CACHE]`
 //! (defaults 4, 5, no cache). Replace the beam by your own assembly: all the
 //! loop needs is the fine operator's values in the same block pattern.
 use ptap_fem::{modulus_from_fn, BeamProblem};

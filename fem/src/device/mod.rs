@@ -7,11 +7,13 @@
 //! bytes, counted under the device's current phase, none when the field is
 //! already on the device); the operator's values are written on the device
 //! and never leave it.
-use super::{grid_for, to_u32, Arg, CudaError, Device, DeviceBlockCsr, Kernel};
+use self::kernels::{self as gpu_fem, GATHER_WARPS, KREF_THREADS};
+use crate::{Assembler, FemError};
 use cudarc::driver::{CudaSlice, LaunchConfig};
-use ptap_codegen_core::gpu_fem::{self, GATHER_WARPS, KREF_THREADS};
-use ptap_fem::{Assembler, FemError};
+use ptap_cuda::{grid_for, to_u32, Arg, CudaError, Device, DeviceBlockCsr, Kernel};
 use std::sync::Arc;
+
+pub mod kernels;
 use thiserror::Error;
 
 /// Errors of the device assembly.

@@ -6,14 +6,12 @@
 //! The driver and NVRTC are loaded at run time (cudarc's `dynamic-loading`), so
 //! a build without CUDA links; [`Device::open`] checks both libraries and a
 //! device before touching anything and otherwise answers one sentence.
-mod assembly;
 mod compile;
 mod matrix;
 mod product;
 mod solve;
 mod spmv;
 
-pub use assembly::{AssemblyError, DeviceAssembler, Modulus};
 pub use compile::{CompileStats, KernelCache};
 pub use matrix::DeviceBlockCsr;
 pub use product::{DeviceProduct, DEVICE_VARIANTS};
@@ -46,7 +44,7 @@ pub enum CudaError {
     #[error("the device has no {variant} executor; use two-pass, slot-tiled, column-split, flat-stream or outer-product-scatter")]
     UnsupportedVariant { variant: &'static str },
     #[error(transparent)]
-    Runtime(#[from] crate::RuntimeError),
+    Runtime(#[from] ptap_runtime::RuntimeError),
 }
 
 /// Whether a CUDA driver and NVRTC can be loaded here (never panics).
@@ -348,7 +346,7 @@ impl Device {
 }
 
 /// `n` threads in blocks of `threads`.
-pub(crate) fn grid_for(n: u64, threads: u32) -> LaunchConfig {
+pub fn grid_for(n: u64, threads: u32) -> LaunchConfig {
     LaunchConfig {
         grid_dim: (n.div_ceil(threads as u64) as u32, 1, 1),
         block_dim: (threads, 1, 1),
@@ -357,7 +355,7 @@ pub(crate) fn grid_for(n: u64, threads: u32) -> LaunchConfig {
 }
 
 /// Converts an index array to the kernels' `u32`, refusing what does not fit.
-pub(crate) fn to_u32<T: Copy + TryInto<u32>>(what: &str, v: &[T]) -> Result<Vec<u32>, CudaError> {
+pub fn to_u32<T: Copy + TryInto<u32>>(what: &str, v: &[T]) -> Result<Vec<u32>, CudaError> {
     v.iter()
         .map(|&x| x.try_into().map_err(|_| ()))
         .collect::<Result<Vec<u32>, ()>>()

@@ -21,7 +21,7 @@
 //! Compiled with `--fmad=false` both reproduce the CPU bit for bit (every
 //! product and sum is rounded as the CPU rounds it); with FMA contraction they
 //! agree to round-off.
-use crate::entry::{param as p, CudaModule, KernelEntry, ParamTy};
+use ptap_codegen_core::{param as p, CudaModule, KernelEntry, ParamTy};
 use std::fmt::Write;
 
 /// Warps (block rows) per thread block of the gather kernel.

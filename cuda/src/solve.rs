@@ -24,14 +24,14 @@
 //! Transfers are counted per phase: `mesh setup (upload)` (structure, once),
 //! `matrix setup` and `solve` (scalars only), and the vector-sized
 //! `rhs upload` / `solution download` around a host-facing solve.
-use super::{grid_for, Arg, CudaError, Device, DeviceBlockCsr, DeviceProduct, DeviceSpmv, Kernel, Kernels};
-use crate::hierarchy::Hierarchy;
-use crate::solver::{CgOptions, CgReport};
-use crate::RuntimeError;
+use crate::{grid_for, Arg, CudaError, Device, DeviceBlockCsr, DeviceProduct, DeviceSpmv, Kernel, Kernels};
 use cudarc::driver::{CudaSlice, LaunchConfig};
 use ptap_amg::eig::{cg_lanczos_lambda_max, pseudo_random_vector};
 use ptap_codegen_core::gpu::{self, vector, DOT_THREADS};
 use ptap_codegen_core::gpu_solve as gs;
+use ptap_runtime::Hierarchy;
+use ptap_runtime::RuntimeError;
+use ptap_runtime::{CgOptions, CgReport};
 use ptap_schedules::model::{select, MachineParams, ModelInput};
 use ptap_schedules::{Variant, VariantSchedule};
 use std::sync::Arc;
