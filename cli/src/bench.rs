@@ -6,7 +6,6 @@ use ptap_fem::BeamProblem;
 use ptap_runtime::{executor_for, Hierarchy, HierarchyOptions};
 use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
 use ptap_sparse::BlockCsr;
-use rayon::prelude::*;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -78,22 +77,7 @@ struct HierarchyLoad {
     load_speedup: f64,
 }
 
-/// Best-of-5 parallel copy of 256 MiB, counting read plus write bytes.
-pub fn measure_copy_bandwidth() -> f64 {
-    let n = 32 << 20;
-    let src = vec![1.0f64; n];
-    let mut dst = vec![0.0f64; n];
-    let mut best = f64::INFINITY;
-    for _ in 0..5 {
-        let t = Instant::now();
-        dst.par_chunks_mut(1 << 16)
-            .zip(src.par_chunks(1 << 16))
-            .for_each(|(d, s)| d.copy_from_slice(s));
-        best = best.min(t.elapsed().as_secs_f64());
-    }
-    std::hint::black_box(&dst);
-    2.0 * (n * 8) as f64 / best
-}
+pub use ptap_drivers::measure_copy_bandwidth;
 
 /// V0's stream floor (paper, sec:variants): `B_A Z_A + 2 B_P Z_P + 2 B_W Z_W + B_C Z_C`.
 pub(crate) fn v0_floor(s: &TwoPassSchedule, bf: usize, bc: usize) -> f64 {

@@ -1,13 +1,15 @@
-//! `ptap solve`: the beam end to end on the CPU.
+//! `ptap solve`: the beam end to end, on the CPU or a GPU.
+use crate::solve_cuda::solve_on;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use ptap_cuda::Cuda;
 use ptap_fem::BeamProblem;
-use ptap_runtime::solver::CgWorkspace;
-use ptap_runtime::{CgOptions, Hierarchy, HierarchyOptions, LevelSummary};
+use ptap_runtime::{CgOptions, Cpu, HierarchyOptions, LevelSummary, MeshSetup};
+use ptap_schedules::Variant;
 use serde::Serialize;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[derive(Args, Debug)]
 pub struct SolveArgs {
@@ -46,8 +48,10 @@ pub struct SolveArgs {
     pf_scale: f64,
     /// Galerkin-product variant on every level (two-pass, fused, fused-rcm,
     /// slot-tiled, panel-tiled, flat-stream, outer-product, column-split, or the
-    /// paper's labels V0..V4), or `auto` to pick per level from the traffic model.
-    #[arg(long, default_value = "two-pass")]
+    /// paper's labels V0..V4), `auto` to pick per level from the traffic model
+    /// of this machine (measured), or `default`: two-pass on the CPU, column
+    /// split on the GPU.
+    #[arg(long, default_value = "default")]
     variant: String,
     /// Do not print progress or the human-readable report.
     #[arg(long)]
@@ -177,44 +181,58 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     opts.amg.coarse_eq_limit = args.coarse_eq_limit;
     opts.amg.threshold = args.threshold;
     (opts.amg.pf, opts.amg.pf_scale) = (args.pf, args.pf_scale);
-    opts.variant = if args.variant.eq_ignore_ascii_case("auto") {
-        None
-    } else {
-        Some(
-            args.variant
-                .parse()
-                .map_err(|e: String| anyhow::anyhow!("--variant: {e}"))?,
-        )
-    };
-    if opts.variant.is_none() {
-        opts.machine = ptap_schedules::model::MachineParams::cpu(crate::bench::measure_copy_bandwidth());
-    }
-    let mut progress = |m: &str| pb.set_message(m.to_string());
-    let mut h = Hierarchy::build(problem.a, &problem.near_null, problem.modes, &opts, &mut progress)
-        .context("setting up the AMG hierarchy")?;
-
-    pb.set_message("solving with CG + AMG V-cycle");
-    let mut x = vec![0.0; dofs];
-    let mut ws = CgWorkspace::new(dofs, args.max_iterations);
     let cg = CgOptions {
         rtol: args.rtol,
         max_iterations: args.max_iterations,
     };
-    let t = Instant::now();
-    let (rep, cuda) = match &gpu {
+    let mut x = vec![0.0; dofs];
+    let mut progress = |m: &str| pb.set_message(m.to_string());
+    // Mesh setup on the host, then matrix setup and CG on the backend.
+    let (rep, history, levels, operator_complexity, timings, cuda) = match &gpu {
         Some(dev) => {
-            let mut progress = |m: &str| pb.set_message(m.to_string());
-            let (rep, info) = crate::solve_cuda::solve(dev, &h, &problem.rhs, &cg, &mut x, &mut progress)
+            let backend = Cuda::new(dev).context("starting the CUDA backend")?;
+            let variant = (args.variant != "default").then_some(args.variant.as_str());
+            crate::solve_cuda::device_product_options(&mut opts, &backend, variant)?;
+            let setup = MeshSetup::build(problem.a, &problem.near_null, problem.modes, &opts, &mut progress)
+                .context("setting up the AMG hierarchy")?;
+            let mut s = solve_on(backend, setup, &problem.rhs, &cg, &mut x, &mut progress)
                 .context("solving the beam on the device")?;
-            (rep, Some(info))
+            let info = crate::solve_cuda::device_info(&mut s, &problem.rhs, &cg)?;
+            let h = &s.h;
+            (
+                s.cg,
+                s.history,
+                h.summary(),
+                h.operator_complexity(),
+                h.timings,
+                Some(info),
+            )
         }
-        None => (
-            h.solve(&problem.rhs, &mut x, &cg, &mut ws)
-                .context("solving the beam")?,
-            None,
-        ),
+        None => {
+            opts.variant = match args.variant.as_str() {
+                "default" => Some(Variant::TwoPass),
+                v if v.eq_ignore_ascii_case("auto") => None,
+                v => Some(v.parse().map_err(|e: String| anyhow::anyhow!("--variant: {e}"))?),
+            };
+            if opts.variant.is_none() {
+                opts.machine = ptap_schedules::model::MachineParams::cpu(crate::bench::measure_copy_bandwidth());
+            }
+            let setup = MeshSetup::build(problem.a, &problem.near_null, problem.modes, &opts, &mut progress)
+                .context("setting up the AMG hierarchy")?;
+            let s = solve_on(
+                Cpu::new(opts.kernels.clone()),
+                setup,
+                &problem.rhs,
+                &cg,
+                &mut x,
+                &mut progress,
+            )
+            .context("solving the beam")?;
+            let h = &s.h;
+            (s.cg, s.history, h.summary(), h.operator_complexity(), h.timings, None)
+        }
     };
-    let solve_s = cuda.as_ref().map_or(t.elapsed().as_secs_f64(), |c| c.solve_s);
+    let solve_s = rep.solve_s;
     pb.finish_and_clear();
 
     let max_displacement = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
@@ -233,17 +251,17 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         converged: rep.converged,
         relative_residual: rep.residual_norm / rep.rhs_norm,
         max_displacement,
-        operator_complexity: h.operator_complexity(),
-        levels: h.summary(),
+        operator_complexity,
+        levels,
         phases: Phases {
             problem_setup_s,
             assembly_s,
-            mesh_setup_s: h.timings.mesh_setup_s,
-            matrix_setup_s: h.timings.matrix_setup_s,
-            galerkin_numeric_s: h.timings.galerkin_numeric_s,
+            mesh_setup_s: timings.mesh_setup_s,
+            matrix_setup_s: timings.matrix_setup_s,
+            galerkin_numeric_s: timings.galerkin_numeric_s,
             solve_s,
         },
-        residual_history: cuda.as_ref().map_or(ws.history().to_vec(), |c| c.history.clone()),
+        residual_history: history,
         device: cuda.as_ref().map_or("cpu".into(), |c| c.name.clone()),
         cuda,
     };

@@ -1,10 +1,11 @@
-//! `ptap solve --device cuda|auto`: the CPU builds the hierarchy (mesh
-//! setup), the device takes its structure once and runs the matrix setup and
-//! the CG solve (`ptap_cuda::DeviceHierarchy`). The report gets the
-//! device's phases and its transfer counters per phase.
+//! Where `--device` puts the hierarchy, and what a device run adds to a
+//! report. The solve itself is the one generic path over
+//! `ptap_runtime::Backend` (mesh setup on the host, matrix setup and CG on the
+//! backend).
 use anyhow::{anyhow, bail, Result};
-use ptap_cuda::{Device, DeviceHierarchy, DeviceOptions, DeviceSolveOptions, TransferCounters};
-use ptap_runtime::{CgOptions, CgReport, Hierarchy};
+use ptap_cuda::{Cuda, Device, DeviceOptions, TransferCounters, DEVICE_VARIANTS};
+use ptap_runtime::{Backend, CgOptions, CgReport, CgWorkspace, Hierarchy, HierarchyOptions, MeshSetup};
+use ptap_schedules::Variant;
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -30,21 +31,34 @@ pub fn open(device: &str) -> Result<Option<Arc<Device>>> {
     }
 }
 
+/// Product options for the CUDA backend: `variant` as given (`None` = the
+/// device default, column split); `auto` picks per level among the device's
+/// variants with the model of this device, measured.
+pub fn device_product_options(opts: &mut HierarchyOptions, cuda: &Cuda, variant: Option<&str>) -> Result<()> {
+    match variant {
+        Some(v) if v.eq_ignore_ascii_case("auto") => {
+            opts.variant = None;
+            opts.machine = cuda.machine()?;
+            opts.candidates = DEVICE_VARIANTS.to_vec();
+        }
+        Some(v) => opts.variant = Some(v.parse().map_err(|e: String| anyhow!("--variant: {e}"))?),
+        None => opts.variant = Some(Variant::ColumnSplit),
+    }
+    Ok(())
+}
+
 /// What the device solve adds to the report (JSON key `cuda`).
 #[derive(Serialize)]
 pub struct CudaSolveInfo {
     pub name: String,
     pub arch: String,
-    pub product_variant: &'static str,
+    pub product_variants: Vec<&'static str>,
     pub coarse_rows: usize,
-    /// `lambda_max(D^-1 A)` per smoothed level, estimated on the device, and the CPU's.
+    /// `lambda_max(D^-1 A)` per smoothed level, estimated on the device.
     pub lambda_max: Vec<f64>,
-    pub cpu_lambda_max: Vec<f64>,
     pub kernels_compiled: usize,
     pub kernels_from_cache: usize,
-    /// Structure upload and device-variant inspection (once).
-    pub upload_s: f64,
-    /// First matrix setup on the device, and a second one (hot).
+    /// First matrix setup on the device (cold), and a second one (hot).
     pub matrix_setup_s: f64,
     pub hot_matrix_setup_s: f64,
     pub hot_galerkin_numeric_s: f64,
@@ -53,80 +67,86 @@ pub struct CudaSolveInfo {
     pub hot_solve_s: f64,
     pub hot_iterations: usize,
     pub hot_s_per_iteration: f64,
-    /// Bytes per phase over the first upload, matrix setup and solve (the
+    /// Bytes per phase over the upload, the first matrix setup and solve (the
     /// hot repetitions are not counted).
     pub transfers: TransferCounters,
-    #[serde(skip)]
+}
+
+/// The outcome of one solve on any backend.
+pub struct Solved<B: Backend> {
+    pub h: Hierarchy<B>,
+    pub cg: CgReport,
     pub history: Vec<f64>,
 }
 
-/// Matrix setup and solve on the device from the CPU-built `h`; `x` comes
-/// back with the solution of the first solve (from the `x` given).
-pub fn solve(
-    dev: &Arc<Device>,
-    h: &Hierarchy,
+/// Puts `setup` on `backend` (matrix setup there) and solves `A x = b` from the `x` given.
+pub fn solve_on<B: Backend>(
+    backend: B,
+    setup: MeshSetup,
     b: &[f64],
     cg: &CgOptions,
     x: &mut [f64],
     progress: &mut dyn FnMut(&str),
-) -> Result<(CgReport, CudaSolveInfo)> {
-    dev.reset_counters();
-    progress("uploading the hierarchy's structure to the device");
-    let opts = DeviceSolveOptions::default();
-    let mut dh = DeviceHierarchy::new(dev, h, opts.clone())?;
-    progress("matrix setup on the device");
-    let matrix_setup_s = dh.matrix_setup()?;
-    progress("solving on the device");
-    let first = dh.solve(b, x, cg)?;
+) -> Result<Solved<B>> {
+    let mut h = Hierarchy::new(backend, setup, progress)?;
+    progress("solving with CG + AMG V-cycle");
+    let mut ws: CgWorkspace<B> = h.workspace(cg.max_iterations)?;
+    let rep = h.solve(b, x, cg, &mut ws)?;
+    Ok(Solved {
+        cg: rep,
+        history: ws.history().to_vec(),
+        h,
+    })
+}
+
+/// The device's figures after a solve: a hot matrix setup and a hot solve from
+/// zero are run again and timed (not counted in the transfers).
+pub fn device_info(s: &mut Solved<Cuda>, b: &[f64], cg: &CgOptions) -> Result<CudaSolveInfo> {
+    let dev = s.h.backend().device().clone();
     let transfers = dev.counters();
-    // Hot repetitions: matrix setup and a solve from zero again.
-    let hot_matrix_setup_s = dh.matrix_setup()?;
-    let mut x2 = vec![0.0; x.len()];
-    let hot = dh.solve(b, &mut x2, cg)?;
-    if hot.cg.iterations != first.cg.iterations {
+    let matrix_setup_s = s.h.timings.matrix_setup_s;
+    let hot_matrix_setup_s = s.h.matrix_setup()?;
+    let mut ws = s.h.workspace(cg.max_iterations)?;
+    let mut x2 = vec![0.0; b.len()];
+    let hot = s.h.solve(b, &mut x2, cg, &mut ws)?;
+    if hot.iterations != s.cg.iterations {
         bail!(
             "the device solve is not repeatable: {} then {} iterations",
-            first.cg.iterations,
-            hot.cg.iterations
+            s.cg.iterations,
+            hot.iterations
         );
     }
     let stats = dev.compile_stats();
-    let info = CudaSolveInfo {
+    Ok(CudaSolveInfo {
         name: dev.name().to_string(),
         arch: dev.arch().to_string(),
-        product_variant: opts.variant.name(),
-        coarse_rows: dh.coarse_rows(),
-        lambda_max: dh.lambda_max(),
-        cpu_lambda_max: h
-            .levels()
-            .iter()
-            .filter_map(|l| l.smoother.as_ref().map(|s| s.lambda_max))
-            .collect(),
+        product_variants: s.h.level_variants().iter().map(|v| v.name()).collect(),
+        coarse_rows: s.h.coarse_rows(),
+        lambda_max: s.h.lambda_max(),
         kernels_compiled: stats.compiled,
         kernels_from_cache: stats.cached,
-        upload_s: dh.timings.upload_s,
         matrix_setup_s,
         hot_matrix_setup_s,
-        hot_galerkin_numeric_s: dh.timings.galerkin_numeric_s,
-        solve_s: first.solve_s,
+        hot_galerkin_numeric_s: s.h.timings.galerkin_numeric_s,
+        solve_s: s.cg.solve_s,
         hot_solve_s: hot.solve_s,
-        hot_iterations: hot.cg.iterations,
-        hot_s_per_iteration: hot.solve_s / hot.cg.iterations.max(1) as f64,
+        hot_iterations: hot.iterations,
+        hot_s_per_iteration: hot.solve_s / hot.iterations.max(1) as f64,
         transfers,
-        history: first.history,
-    };
-    Ok((first.cg, info))
+    })
 }
 
 pub fn print(c: &CudaSolveInfo) {
     println!();
     println!(
         "device {} ({}), products {}, coarse Cholesky of {} rows on the device",
-        c.name, c.arch, c.product_variant, c.coarse_rows
+        c.name,
+        c.arch,
+        c.product_variants.join(" / "),
+        c.coarse_rows
     );
     println!(
-        "device phases: upload {:.3} s, matrix setup {:.4} s (hot {:.4} s, numeric P^T A P {:.4} s), solve {:.4} s (hot {:.4} s, {:.3} ms per iteration)",
-        c.upload_s,
+        "device phases: matrix setup {:.4} s (hot {:.4} s, numeric P^T A P {:.4} s), solve {:.4} s (hot {:.4} s, {:.3} ms per iteration)",
         c.matrix_setup_s,
         c.hot_matrix_setup_s,
         c.hot_galerkin_numeric_s,
@@ -134,15 +154,16 @@ pub fn print(c: &CudaSolveInfo) {
         c.hot_solve_s,
         1e3 * c.hot_s_per_iteration
     );
-    println!(
-        "lambda_max per level: device {:?}, CPU {:?}",
-        c.lambda_max, c.cpu_lambda_max
-    );
+    println!("lambda_max per level (device): {:?}", c.lambda_max);
+    print_transfers(&c.transfers);
+}
+
+pub fn print_transfers(t: &TransferCounters) {
     println!(
         "{:<22} {:>14} {:>8} {:>14} {:>8}",
         "transfers", "host->device", "copies", "device->host", "copies"
     );
-    for (phase, t) in &c.transfers.phases {
+    for (phase, t) in &t.phases {
         println!(
             "{:<22} {:>14} {:>8} {:>14} {:>8}",
             phase, t.h2d_bytes, t.h2d_copies, t.d2h_bytes, t.d2h_copies

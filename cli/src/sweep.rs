@@ -7,10 +7,9 @@
 //! kernel-preserving projection keeps the iteration count close.
 use anyhow::{Context, Result};
 use clap::Args;
-use ptap_cuda::{DeviceHierarchy, DeviceSolveOptions};
+use ptap_cuda::Cuda;
 use ptap_fem::BeamProblem;
-use ptap_runtime::solver::CgWorkspace;
-use ptap_runtime::{CgOptions, Hierarchy, HierarchyOptions};
+use ptap_runtime::{Backend, CgOptions, Cpu, Hierarchy, HierarchyOptions, MeshSetup};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -48,7 +47,7 @@ struct Row {
     /// Fastest hot numeric Galerkin products (all levels).
     hot_numeric_s: f64,
     hot_matrix_setup_s: f64,
-    /// Operators, prolongators, restrictions and product buffers of the hierarchy.
+    /// Operators, prolongators, restrictions and `W` of the hierarchy.
     hierarchy_bytes: usize,
     operator_complexity: f64,
 }
@@ -57,7 +56,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     let k = crate::solve::validate_k(args.k)?;
     crate::solve::validate_pf(&args.pf, args.pf_scale)?;
     let device = crate::solve_cuda::open(&args.device)?;
-    let mut problem = BeamProblem::build(k).with_context(|| format!("building the beam at k = {k}"))?;
+    let problem = BeamProblem::build(k).with_context(|| format!("building the beam at k = {k}"))?;
     let n = problem.a.scalar_rows();
     let mut rows = Vec::new();
     println!(
@@ -67,45 +66,36 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     for &pf in &args.pf {
         let mut opts = HierarchyOptions::default();
         (opts.amg.pf, opts.amg.pf_scale) = (pf, args.pf_scale);
-        let mut h = Hierarchy::build(problem.a.clone(), &problem.near_null, problem.modes, &opts, &mut |_| {})
+        let setup = MeshSetup::build(problem.a.clone(), &problem.near_null, problem.modes, &opts, &mut |_| {})
             .with_context(|| format!("building the hierarchy at pf = {pf}"))?;
-        let mut x = vec![0.0; n];
-        let mut ws = CgWorkspace::new(n, 500);
-        let rep = h.solve(&problem.rhs, &mut x, &CgOptions::default(), &mut ws)?;
-        let (mut numeric, mut matrix) = (f64::INFINITY, f64::INFINITY);
-        let values = problem.a.values().to_vec();
-        match &device {
-            None => {
-                for _ in 0..args.repeat.max(1) {
-                    matrix = matrix.min(h.refresh(&values)?);
-                    numeric = numeric.min(h.timings.galerkin_numeric_s);
-                }
-            }
-            Some(dev) => {
-                let mut dh = DeviceHierarchy::new(dev, &h, DeviceSolveOptions::default())?;
-                dh.matrix_setup()?; // first call: kernels load
-                for _ in 0..args.repeat.max(1) {
-                    matrix = matrix.min(dh.matrix_setup()?);
-                    numeric = numeric.min(dh.timings.galerkin_numeric_s);
-                }
-            }
-        }
-        let transfers = || h.levels().iter().filter_map(|l| l.transfer.as_ref());
-        let hierarchy_bytes: usize = h.levels().iter().map(|l| l.a.bytes()).sum::<usize>()
+        let transfers = || setup.levels.iter().filter_map(|l| l.transfer.as_ref());
+        // Operators, P and R, and the intermediate W every variant keeps.
+        let hierarchy_bytes: usize = setup.levels.iter().map(|l| l.a.bytes()).sum::<usize>()
             + transfers()
-                .map(|t| t.p.bytes() + t.r.bytes() + t.product.buffer_bytes())
+                .map(|t| {
+                    let (bf, bc) = t.p.block_shape();
+                    2 * t.p.bytes() + t.schedule.w.nnzb() * bf * bc * 8
+                })
                 .sum::<usize>();
+        let fine_p_blocks = transfers().next().map_or(0, |t| t.p.nnzb());
+        let all_p_blocks = transfers().map(|t| t.p.nnzb()).sum();
+        let coarse_block_rows = setup.levels.iter().skip(1).map(|l| l.a.nrows()).collect();
+        let mut x = vec![0.0; n];
+        let hot = match &device {
+            None => hot_refreshes(Cpu::new(opts.kernels.clone()), setup, &problem.rhs, &mut x, args.repeat)?,
+            Some(dev) => hot_refreshes(Cuda::new(dev)?, setup, &problem.rhs, &mut x, args.repeat)?,
+        };
         let row = Row {
             pf,
-            iterations: rep.iterations,
+            iterations: hot.iterations,
             max_displacement: x.iter().fold(0.0f64, |m, v| m.max(v.abs())),
-            fine_p_blocks: transfers().next().map_or(0, |t| t.p.nnzb()),
-            all_p_blocks: transfers().map(|t| t.p.nnzb()).sum(),
-            coarse_block_rows: h.levels().iter().skip(1).map(|l| l.a.nrows()).collect(),
-            hot_numeric_s: numeric,
-            hot_matrix_setup_s: matrix,
+            fine_p_blocks,
+            all_p_blocks,
+            coarse_block_rows,
+            hot_numeric_s: hot.numeric_s,
+            hot_matrix_setup_s: hot.matrix_setup_s,
             hierarchy_bytes,
-            operator_complexity: h.operator_complexity(),
+            operator_complexity: hot.operator_complexity,
         };
         println!(
             "{:>6} {:>5} {:>14.9} {:>11} {:>11} {:>12.2} {:>12.2} {:>11.1} {:>6.3}",
@@ -120,8 +110,6 @@ pub fn run(args: &SweepArgs) -> Result<()> {
             row.operator_complexity
         );
         rows.push(row);
-        // Keep the fine operator for the next threshold.
-        problem.a.values_mut().copy_from_slice(&values);
     }
     if let Some(base) = rows.first() {
         for r in rows.iter().skip(1) {
@@ -139,4 +127,29 @@ pub fn run(args: &SweepArgs) -> Result<()> {
             .with_context(|| format!("cannot write the JSON report to {}", path.display()))?;
     }
     Ok(())
+}
+
+struct Hot {
+    iterations: usize,
+    operator_complexity: f64,
+    numeric_s: f64,
+    matrix_setup_s: f64,
+}
+
+/// Solves once on `backend`, then times `repeat` hot matrix setups (the fastest counts).
+fn hot_refreshes<B: Backend>(backend: B, setup: MeshSetup, rhs: &[f64], x: &mut [f64], repeat: usize) -> Result<Hot> {
+    let mut h = Hierarchy::new(backend, setup, &mut |_| {})?;
+    let mut ws = h.workspace(500)?;
+    let rep = h.solve(rhs, x, &CgOptions::default(), &mut ws)?;
+    let (mut numeric, mut matrix) = (f64::INFINITY, f64::INFINITY);
+    for _ in 0..repeat.max(1) {
+        matrix = matrix.min(h.matrix_setup()?);
+        numeric = numeric.min(h.timings.galerkin_numeric_s);
+    }
+    Ok(Hot {
+        iterations: rep.iterations,
+        operator_complexity: h.operator_complexity(),
+        numeric_s: numeric,
+        matrix_setup_s: matrix,
+    })
 }

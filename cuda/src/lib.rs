@@ -1,21 +1,23 @@
-//! The CUDA backend: one device context and stream, NVRTC compilation of the
-//! generated kernels to CUBIN with an on-disk cache, device-resident block
+//! The CUDA backend ([`Cuda`], an implementation of `ptap_runtime::Backend`):
+//! one device context and stream, NVRTC compilation of the generated kernels
+//! to CUBIN with an on-disk cache, checked launches, device-resident block
 //! matrices, the numeric Galerkin products replaying the inspector's
-//! schedules, the merge-path block SpMV, and transfer counters per phase.
+//! schedules, the merge-path block SpMV, and transfer counters per phase. The
+//! solver itself (V-cycle, Chebyshev, CG) is `ptap-runtime`'s, written once.
 //!
 //! The driver and NVRTC are loaded at run time (cudarc's `dynamic-loading`), so
 //! a build without CUDA links; [`Device::open`] checks both libraries and a
 //! device before touching anything and otherwise answers one sentence.
+mod backend;
 mod compile;
 mod matrix;
 mod product;
-mod solve;
 mod spmv;
 
+pub use backend::{Cuda, CudaCoarse, CudaJacobi, CudaMatrix};
 pub use compile::{CompileStats, KernelCache};
 pub use matrix::DeviceBlockCsr;
 pub use product::{DeviceProduct, DEVICE_VARIANTS};
-pub use solve::{DeviceHierarchy, DeviceSolveOptions, DeviceSolveReport};
 pub use spmv::DeviceSpmv;
 
 use cudarc::driver::{sys, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig};
@@ -151,6 +153,9 @@ pub struct Device {
     counters: Mutex<TransferCounters>,
     phase: Mutex<String>,
     sm_count: u32,
+    l2_bytes: u64,
+    clock_hz: f64,
+    machine: std::sync::OnceLock<ptap_schedules::model::MachineParams>,
 }
 
 impl Device {
@@ -170,6 +175,8 @@ impl Device {
         let (major, minor) = ctx.compute_capability()?;
         let sm_count = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
         let name = ctx.name()?;
+        let l2_bytes = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as u64;
+        let clock_hz = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)? as f64 * 1e3;
         Ok(Arc::new(Self {
             ctx,
             stream,
@@ -181,6 +188,9 @@ impl Device {
             counters: Mutex::new(TransferCounters::default()),
             phase: Mutex::new("setup".into()),
             sm_count,
+            l2_bytes,
+            clock_hz,
+            machine: std::sync::OnceLock::new(),
         }))
     }
 
@@ -196,6 +206,48 @@ impl Device {
     pub fn sm_count(&self) -> u32 {
         self.sm_count
     }
+    /// L2 cache size the driver reports.
+    pub fn l2_bytes(&self) -> u64 {
+        self.l2_bytes
+    }
+
+    /// Best of 3 device-to-device copies of 256 MiB, read plus write bytes
+    /// per second (the denominator of every "fraction of the memory roof").
+    pub fn measure_copy_bandwidth(&self) -> Result<f64, CudaError> {
+        let n = 1usize << 25;
+        let src = self.zeros::<f64>(n)?;
+        let mut dst = self.zeros::<f64>(n)?;
+        let t = self.time(3, || {
+            self.stream.memcpy_dtod(&src, &mut dst)?;
+            Ok(())
+        })?;
+        Ok(2.0 * (n * 8) as f64 / t)
+    }
+
+    /// This device as the traffic model sees it, measured once per process:
+    /// DRAM bandwidth measured ([`Self::measure_copy_bandwidth`]); L2 size, SM
+    /// count and clock from the driver; L2 bandwidth 2.4x DRAM and on-chip
+    /// bandwidth 128 B per SM per clock (Hopper/Ampere figures: the model
+    /// only ranks variants, and these terms rarely decide); FP64 64 FMA per SM
+    /// per clock; atomics at the price of a plain access (L2-resident).
+    pub fn machine_params(&self) -> Result<ptap_schedules::model::MachineParams, CudaError> {
+        if let Some(m) = self.machine.get() {
+            return Ok(m.clone());
+        }
+        let bw = self.measure_copy_bandwidth()?;
+        let sms = self.sm_count as f64;
+        let m = ptap_schedules::model::MachineParams {
+            name: format!("{} (measured)", self.name),
+            dram_bandwidth: bw,
+            l2_bandwidth: 2.4 * bw,
+            l2_bytes: self.l2_bytes as f64,
+            onchip_bandwidth: sms * 128.0 * self.clock_hz,
+            fp64_flops: sms * 64.0 * 2.0 * self.clock_hz,
+            atomic_penalty: 1.0,
+        };
+        Ok(self.machine.get_or_init(|| m).clone())
+    }
+
     pub fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
     }

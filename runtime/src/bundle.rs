@@ -10,6 +10,7 @@
 //! Level 0's record also carries a hash of the options that shaped the
 //! hierarchy (AMG options and near-null modes): a bundle written under other
 //! options is refused, not silently reused.
+use crate::backend::Backend;
 use crate::hierarchy::{Hierarchy, HierarchyOptions};
 use crate::RuntimeError;
 use ptap_schedules::file::{MappedBundle, NamedArray, RecordView, ScheduleBundle, ScheduleFileError, ScheduleRecord};
@@ -59,8 +60,8 @@ pub fn level_record(level: u32, stored: &StoredLevel) -> ScheduleRecord {
 }
 
 /// The bundle of a built hierarchy (`problem` is free text for humans).
-pub fn hierarchy_bundle(h: &Hierarchy, problem: &str) -> ScheduleBundle {
-    let modes = h.levels().get(1).map_or(0, |l| l.a.block_shape().0);
+pub fn hierarchy_bundle<B: Backend>(h: &Hierarchy<B>, problem: &str) -> ScheduleBundle {
+    let modes = h.levels().get(1).map_or(0, |l| l.block);
     let mut records: Vec<ScheduleRecord> = h
         .levels()
         .iter()
@@ -68,7 +69,7 @@ pub fn hierarchy_bundle(h: &Hierarchy, problem: &str) -> ScheduleBundle {
         .filter_map(|(l, lev)| {
             let t = lev.transfer.as_ref()?;
             let stored = StoredLevel {
-                p: t.p.clone(),
+                p: h.host_prolongator(l).expect("a transfer keeps P on the host").clone(),
                 schedule: t.variant_schedule.clone(),
                 aggregates: t.aggregates,
                 merged_aggregates: t.merged_aggregates,

@@ -1,8 +1,26 @@
-//! The smoothed-aggregation hierarchy: cold build and values-only refresh.
+//! The smoothed-aggregation hierarchy, in two steps (AMGCL's `amg` over a
+//! backend):
+//!
+//! 1. **Mesh setup** ([`MeshSetup::build`], or [`MeshSetup::from_bundle`] from
+//!    a schedule file) runs on the host once per sparsity pattern: strength
+//!    graphs, aggregation, `P` (tentative, smoothed, filtered), the inspector
+//!    (one [`ptap_schedules`] schedule per level product). Its result is
+//!    backend-neutral: host matrices and schedules. Aggregating level `l + 1`
+//!    needs `A_{l+1}`'s values, so mesh setup computes those coarse operators
+//!    (two-pass product); it never computes the coarsest one, and nothing
+//!    else of the matrix setup.
+//! 2. **A hierarchy on a backend** ([`Hierarchy::new`]) copies each level's
+//!    matrices to the backend once and runs the **matrix setup** there, and
+//!    only there: numeric Galerkin products, point-block Jacobi inverses and
+//!    eigen-estimates, the coarse factorization. [`Hierarchy::refresh`] redoes
+//!    the matrix setup for new fine-operator values (AMGCL's `rebuild`);
+//!    aggregates and `P` are frozen.
+use crate::backend::Backend;
+use crate::cpu::Cpu;
+use crate::cycle::{estimate_lambda_max, EigenError, EIG_SEED};
 use crate::registry::KernelRegistry;
-use crate::smoother::ChebyshevSmoother;
-use crate::variants::GalerkinProduct;
 use crate::RuntimeError;
+use ptap_amg::eig::pseudo_random_vector;
 use ptap_amg::prolongator::smoothing_omega;
 use ptap_amg::{
     aggregate_mis1, aggregate_mis2, merge_rank_deficient, smooth_prolongator, strength_graph, tentative_prolongator,
@@ -11,8 +29,7 @@ use ptap_amg::{
 use ptap_schedules::file::MappedBundle;
 use ptap_schedules::model::{select, MachineParams, ModelInput};
 use ptap_schedules::{ProductStats, TwoPassSchedule, Variant, VariantSchedule};
-use ptap_sparse::dense::Cholesky;
-use ptap_sparse::BlockCsr;
+use ptap_sparse::{BlockCsr, BlockPattern};
 use serde::Serialize;
 use std::sync::Arc;
 use std::time::Instant;
@@ -26,10 +43,12 @@ pub struct HierarchyOptions {
     /// Largest coarsest level the dense direct solve accepts (scalar rows).
     pub max_coarse_rows: usize,
     /// Galerkin-product variant of every level; `None` picks per level from the
-    /// traffic model on `machine`.
+    /// traffic model on `machine` among `candidates`.
     pub variant: Option<Variant>,
     /// Machine the model predicts for when `variant` is `None`.
     pub machine: MachineParams,
+    /// Variants the model may pick (the ones the target backend runs).
+    pub candidates: Vec<Variant>,
     /// Generated kernels the products and smoothers use, by block shape: the
     /// shipped sets, plus any a user declares with `ptap_kernels::kernels!` and
     /// registers (`KernelRegistry::shipped().clone().with::<my::Set>()`).
@@ -44,22 +63,35 @@ impl Default for HierarchyOptions {
             max_coarse_rows: 8000,
             variant: Some(Variant::TwoPass),
             machine: MachineParams::cpu(10e9),
+            candidates: Variant::ALL.to_vec(),
             kernels: KernelRegistry::shipped().clone(),
         }
     }
 }
 
-/// The coarse-space map from one level to the next.
-pub struct Transfer {
-    /// Smoothed prolongator (`b_f x b_c` blocks).
+/// Wall time of the setup phases (the paper's four-phase split).
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct SetupTimings {
+    /// Strength graphs, aggregation, `P0`, smoothing, symbolic products (and,
+    /// for a backend that cannot adopt host values, the coarse operators the
+    /// aggregation needed).
+    pub mesh_setup_s: f64,
+    /// Copying the mesh setup's matrices and schedules to the backend (once).
+    pub upload_s: f64,
+    /// Numeric products, smoother inverses and eigen-estimates, coarse factorization.
+    pub matrix_setup_s: f64,
+    /// Of which the numeric Galerkin products.
+    pub galerkin_numeric_s: f64,
+}
+
+/// The transfer from one level to the next, as mesh setup built it.
+#[derive(Clone, Debug)]
+pub struct TransferSetup {
+    /// Smoothed (and filtered) prolongator, `b_f x b_c` blocks.
     pub p: BlockCsr,
-    /// `R = P^T`, built once (P is frozen), used for restriction.
-    pub r: BlockCsr,
-    /// The numeric Galerkin product of the chosen variant.
-    pub product: Box<dyn GalerkinProduct>,
     /// The patterns and statistics every variant shares.
     pub schedule: Arc<TwoPassSchedule>,
-    /// The product's own schedule (what a schedule bundle stores).
+    /// The chosen variant's schedule (what a schedule bundle stores).
     pub variant_schedule: VariantSchedule,
     pub aggregates: usize,
     pub merged_aggregates: usize,
@@ -67,63 +99,31 @@ pub struct Transfer {
     pub omega: f64,
 }
 
-pub struct Level {
+/// One level of a mesh setup.
+#[derive(Clone, Debug)]
+pub struct MeshLevel {
+    /// The level's operator; its values are current only where `has_values`.
     pub a: BlockCsr,
-    pub transfer: Option<Transfer>,
-    pub smoother: Option<ChebyshevSmoother>,
+    /// Level 0, and the coarse levels the aggregation needed.
+    pub has_values: bool,
+    pub transfer: Option<TransferSetup>,
 }
 
-/// Wall time of the setup phases (the paper's four-phase split).
-#[derive(Clone, Copy, Debug, Default, Serialize)]
-pub struct SetupTimings {
-    /// Strength graphs, aggregation, `P0`, smoothing, symbolic products.
-    pub mesh_setup_s: f64,
-    /// Numeric products, smoother inverses and eigen-estimates, coarse factorization.
-    pub matrix_setup_s: f64,
-    /// Of which the numeric Galerkin products.
-    pub galerkin_numeric_s: f64,
-}
-
-/// One row of the per-level table.
-#[derive(Clone, Debug, Serialize)]
-pub struct LevelSummary {
-    pub level: usize,
-    pub block_rows: usize,
-    pub blocks: usize,
-    pub blocks_per_row: f64,
-    pub block_size: usize,
-    pub scalar_rows: usize,
-    /// Statistics of the product that builds the next level (absent on the coarsest).
-    pub product: Option<ProductStats>,
-    /// Variant of the product that builds the next level.
-    pub variant: Option<&'static str>,
-    pub aggregates: Option<usize>,
-    pub merged_aggregates: Option<usize>,
-    pub unaggregated_nodes: Option<usize>,
-    pub chebyshev_lambda_max: Option<f64>,
-}
-
-/// A built hierarchy with its V-cycle workspace.
-pub struct Hierarchy {
-    pub(crate) levels: Vec<Level>,
-    pub(crate) coarse: Cholesky,
-    pub(crate) coarse_dense: Vec<f64>,
-    pub(crate) work: Vec<LevelWork>,
+/// The backend-neutral result of mesh setup: every level's pattern, `P` and
+/// product schedule. [`Hierarchy::new`] puts it on a backend.
+#[derive(Clone, Debug)]
+pub struct MeshSetup {
+    pub levels: Vec<MeshLevel>,
+    pub options: HierarchyOptions,
+    /// Near-null modes (columns of `B`), the coarse block size.
+    pub modes: usize,
+    /// `mesh_setup_s`, and in `galerkin_numeric_s` the coarse operators computed for aggregation.
     pub timings: SetupTimings,
-    options: HierarchyOptions,
 }
 
-/// Per-level vectors of the V-cycle: solution, right-hand side, two scratch.
-pub(crate) struct LevelWork {
-    pub x: Vec<f64>,
-    pub rhs: Vec<f64>,
-    pub r: Vec<f64>,
-    pub t: Vec<f64>,
-}
-
-impl Hierarchy {
-    /// Cold setup from the fine operator and its near-null space (row-major
-    /// `scalar_rows x modes`). `progress` receives one line per step.
+impl MeshSetup {
+    /// Cold mesh setup from the fine operator and its near-null space
+    /// (row-major `scalar_rows x modes`). `progress` receives one line per step.
     pub fn build(
         a0: BlockCsr,
         near_null: &[f64],
@@ -152,19 +152,37 @@ impl Hierarchy {
         a0.check_finite("the fine operator")
             .map_err(|e| RuntimeError::NotFinite { what: e.to_string() })?;
         let mut timings = SetupTimings::default();
-        let mut levels = vec![Level {
+        let mut levels = vec![MeshLevel {
             a: a0,
+            has_values: true,
             transfer: None,
-            smoother: None,
         }];
         let mut near_null = near_null.to_vec();
         loop {
             let l = levels.len() - 1;
+            {
+                let a = &levels[l].a;
+                if a.scalar_rows() <= opts.coarse_eq_limit || levels.len() >= opts.max_levels {
+                    break;
+                }
+            }
+            if !levels[l].has_values {
+                // Aggregation reads values: compute this coarse operator (V0).
+                progress(&format!("level {}: numeric P^T A P", l - 1));
+                let t = Instant::now();
+                let (fine, coarse) = levels.split_at_mut(l);
+                let prev = &fine[l - 1];
+                let tr = prev.transfer.as_ref().expect("a coarse level has a transfer above it");
+                let (bf, bc) = tr.p.block_shape();
+                let mut v0 = options
+                    .kernels
+                    .executor_for(&VariantSchedule::TwoPass(tr.schedule.clone()), bf, bc)?;
+                v0.numeric(&prev.a, &tr.p, &mut coarse[0].a)?;
+                coarse[0].has_values = true;
+                timings.galerkin_numeric_s += t.elapsed().as_secs_f64();
+            }
             let a = &levels[l].a;
             let b = a.block_shape().0;
-            if a.scalar_rows() <= opts.coarse_eq_limit || levels.len() >= opts.max_levels {
-                break;
-            }
             progress(&format!("level {l}: aggregating {} block rows", a.nrows()));
             let t_mesh = Instant::now();
             let g = strength_graph(a, opts.threshold_at(l));
@@ -194,29 +212,14 @@ impl Hierarchy {
                 None => select(
                     &ModelInput::new(schedule.stats, b, modes),
                     &options.machine,
-                    &Variant::ALL,
+                    &options.candidates,
                 ),
             };
             let variant_schedule = VariantSchedule::inspect(variant, schedule.clone(), b * modes);
-            let mut product = options.kernels.executor_for(&variant_schedule, b, modes)?;
-            let r = p.transpose();
-            let mut ac = BlockCsr::zeros(schedule.c.clone(), modes, modes);
+            let ac = BlockCsr::zeros(schedule.c.clone(), modes, modes);
             timings.mesh_setup_s += t_mesh.elapsed().as_secs_f64();
-
-            progress(&format!(
-                "level {l}: numeric P^T A P ({} coarse block rows)",
-                aggs.count
-            ));
-            let t_num = Instant::now();
-            product.numeric(a, &p, &mut ac)?;
-            let dt = t_num.elapsed().as_secs_f64();
-            timings.matrix_setup_s += dt;
-            timings.galerkin_numeric_s += dt;
-
-            levels[l].transfer = Some(Transfer {
+            levels[l].transfer = Some(TransferSetup {
                 p,
-                r,
-                product,
                 schedule,
                 variant_schedule,
                 aggregates: aggs.count,
@@ -224,20 +227,25 @@ impl Hierarchy {
                 unaggregated_nodes: aggs.unaggregated(),
                 omega,
             });
-            levels.push(Level {
+            levels.push(MeshLevel {
                 a: ac,
+                has_values: false,
                 transfer: None,
-                smoother: None,
             });
             near_null = tent.coarse_near_null;
         }
-        Self::finish(levels, timings, options, progress)
+        Ok(Self {
+            levels,
+            options: options.clone(),
+            modes,
+            timings,
+        })
     }
 
-    /// Rebuilds a hierarchy from a schedule bundle written for a fine operator
-    /// of `a0`'s pattern under the same options ([`crate::bundle`]): every
-    /// level's `P` and product schedule are loaded, nothing is aggregated,
-    /// smoothed or inspected. Each level keeps the variant stored in the bundle.
+    /// Mesh setup loaded from a schedule bundle written for a fine operator of
+    /// `a0`'s pattern under the same options ([`crate::bundle`]): every level's
+    /// `P` and product schedule are loaded, nothing is aggregated, smoothed,
+    /// inspected or multiplied. Each level keeps the variant stored in the bundle.
     pub fn from_bundle(
         a0: BlockCsr,
         modes: usize,
@@ -255,10 +263,10 @@ impl Hierarchy {
             });
         }
         let mut timings = SetupTimings::default();
-        let mut levels = vec![Level {
+        let mut levels = vec![MeshLevel {
             a: a0,
+            has_values: true,
             transfer: None,
-            smoother: None,
         }];
         for l in 0..bundle.len() {
             progress(&format!("level {l}: loading P and the product schedule"));
@@ -274,20 +282,10 @@ impl Hierarchy {
                     given: a.block_shape().0,
                 });
             }
-            let mut product = options.kernels.executor_for(&stored.schedule, bf, bc)?;
-            let r = stored.p.transpose();
             let schedule = stored.schedule.base().clone();
-            let mut ac = BlockCsr::zeros(schedule.c.clone(), bc, bc);
-            timings.mesh_setup_s += t_mesh.elapsed().as_secs_f64();
-            let t_num = Instant::now();
-            product.numeric(a, &stored.p, &mut ac)?;
-            let dt = t_num.elapsed().as_secs_f64();
-            timings.matrix_setup_s += dt;
-            timings.galerkin_numeric_s += dt;
-            levels[l].transfer = Some(Transfer {
+            let ac = BlockCsr::zeros(schedule.c.clone(), bc, bc);
+            levels[l].transfer = Some(TransferSetup {
                 p: stored.p,
-                r,
-                product,
                 schedule,
                 variant_schedule: stored.schedule,
                 aggregates: stored.aggregates,
@@ -295,152 +293,455 @@ impl Hierarchy {
                 unaggregated_nodes: stored.unaggregated_nodes,
                 omega: stored.omega,
             });
-            levels.push(Level {
+            levels.push(MeshLevel {
                 a: ac,
+                has_values: false,
                 transfer: None,
-                smoother: None,
             });
+            timings.mesh_setup_s += t_mesh.elapsed().as_secs_f64();
         }
-        Self::finish(levels, timings, options, progress)
+        Ok(Self {
+            levels,
+            options: options.clone(),
+            modes,
+            timings,
+        })
     }
+}
 
-    /// Smoothers, V-cycle vectors and the coarse factorization of built levels.
-    fn finish(
-        mut levels: Vec<Level>,
-        timings: SetupTimings,
+impl MeshSetup {
+    /// Every level's product schedule re-inspected for `variant` (from the
+    /// two-pass base each level keeps), e.g. to put a hierarchy built for one
+    /// backend on another whose products differ.
+    pub fn with_variant(mut self, variant: Variant) -> Self {
+        for t in self.levels.iter_mut().filter_map(|l| l.transfer.as_mut()) {
+            if t.variant_schedule.variant() != variant {
+                let (bf, bc) = t.p.block_shape();
+                t.variant_schedule = VariantSchedule::inspect(variant, t.schedule.clone(), bf * bc);
+            }
+        }
+        self.options.variant = Some(variant);
+        self
+    }
+}
+
+/// The coarse-space map from one level to the next, on a backend.
+pub struct Transfer<B: Backend> {
+    /// Smoothed prolongator (`b_f x b_c` blocks).
+    pub p: B::Matrix,
+    /// `R = P^T`, built once (P is frozen), used for restriction.
+    pub r: B::Matrix,
+    /// The numeric Galerkin product of the chosen variant.
+    pub product: B::Product,
+    /// The patterns and statistics every variant shares.
+    pub schedule: Arc<TwoPassSchedule>,
+    /// The product's own schedule (what a schedule bundle stores).
+    pub variant_schedule: VariantSchedule,
+    /// `P` on the host where the backend's own copy is not one (bundles).
+    pub host_p: Option<BlockCsr>,
+    pub aggregates: usize,
+    pub merged_aggregates: usize,
+    pub unaggregated_nodes: usize,
+    pub omega: f64,
+}
+
+/// Chebyshev/point-block-Jacobi smoother state of one level.
+pub struct Smoother<B: Backend> {
+    pub jacobi: B::Jacobi,
+    /// `lambda_max(D^-1 A)` from the last matrix setup.
+    pub lambda_max: f64,
+    /// The eigen-estimate's fixed start vector.
+    start: B::Vector,
+}
+
+/// Per-level vectors of the V-cycle: solution, right-hand side, two scratch
+/// (also the eigen-estimate's `z`, `p`, `r`, `A p` at matrix setup).
+pub(crate) struct LevelWork<V> {
+    pub x: V,
+    pub rhs: V,
+    pub r: V,
+    pub t: V,
+}
+
+pub struct Level<B: Backend> {
+    pub a: B::Matrix,
+    /// `a`'s pattern and block size on the host.
+    pub pattern: Arc<BlockPattern>,
+    pub block: usize,
+    pub transfer: Option<Transfer<B>>,
+    pub smoother: Option<Smoother<B>>,
+    pub(crate) work: LevelWork<B::Vector>,
+    /// `a`'s values are current without a product (a cold host backend
+    /// adopting the two-pass values mesh setup computed).
+    fresh: bool,
+}
+
+impl<B: Backend> Level<B> {
+    pub fn scalar_rows(&self) -> usize {
+        self.pattern.nrows() * self.block
+    }
+}
+
+/// One row of the per-level table.
+#[derive(Clone, Debug, Serialize)]
+pub struct LevelSummary {
+    pub level: usize,
+    pub block_rows: usize,
+    pub blocks: usize,
+    pub blocks_per_row: f64,
+    pub block_size: usize,
+    pub scalar_rows: usize,
+    /// Statistics of the product that builds the next level (absent on the coarsest).
+    pub product: Option<ProductStats>,
+    /// Variant of the product that builds the next level.
+    pub variant: Option<&'static str>,
+    pub aggregates: Option<usize>,
+    pub merged_aggregates: Option<usize>,
+    pub unaggregated_nodes: Option<usize>,
+    pub chebyshev_lambda_max: Option<f64>,
+}
+
+/// An AMG hierarchy resident on backend `B` (the CPU by default).
+pub struct Hierarchy<B: Backend = Cpu> {
+    pub(crate) backend: B,
+    pub(crate) levels: Vec<Level<B>>,
+    pub(crate) coarse: B::Coarse,
+    pub timings: SetupTimings,
+    options: HierarchyOptions,
+    modes: usize,
+}
+
+impl Hierarchy<Cpu> {
+    /// Cold setup on the CPU: [`MeshSetup::build`], then [`Hierarchy::new`].
+    pub fn build(
+        a0: BlockCsr,
+        near_null: &[f64],
+        modes: usize,
         options: &HierarchyOptions,
         progress: &mut dyn FnMut(&str),
     ) -> Result<Self, RuntimeError> {
-        let opts = &options.amg;
-        let coarse_n = levels.last().unwrap().a.scalar_rows();
-        if coarse_n > options.max_coarse_rows {
-            return Err(RuntimeError::CoarseTooLarge {
-                n: coarse_n,
-                limit: options.max_coarse_rows,
-            });
-        }
-        let t_mesh = Instant::now();
-        let nlev = levels.len();
-        for lev in levels.iter_mut().take(nlev - 1) {
-            lev.smoother = Some(ChebyshevSmoother::with_registry(
-                &lev.a,
-                options.chebyshev_bounds,
-                opts.eig_iterations,
-                &options.kernels,
-            ));
-        }
-        let work = levels
-            .iter()
-            .map(|lev| {
-                let n = lev.a.scalar_rows();
-                LevelWork {
-                    x: vec![0.0; n],
-                    rhs: vec![0.0; n],
-                    r: vec![0.0; n],
-                    t: vec![0.0; n],
-                }
-            })
-            .collect();
-        let mut h = Hierarchy {
-            levels,
-            coarse: Cholesky::with_order(coarse_n),
-            coarse_dense: vec![0.0; coarse_n * coarse_n],
-            work,
-            timings,
-            options: options.clone(),
-        };
-        h.timings.mesh_setup_s += t_mesh.elapsed().as_secs_f64();
-        progress("smoother eigen-estimates and coarse factorization");
-        let t = Instant::now();
-        h.refresh_smoothers_and_coarse()?;
-        h.timings.matrix_setup_s += t.elapsed().as_secs_f64();
-        Ok(h)
+        let setup = MeshSetup::build(a0, near_null, modes, options, progress)?;
+        Self::new(Cpu::new(options.kernels.clone()), setup, progress)
     }
 
-    /// Matrix setup for new fine-operator values (same pattern): numeric
-    /// products on every level, smoothers, coarse factorization. Aggregates and
-    /// `P` are reused. Allocates nothing. Returns the elapsed seconds.
-    pub fn refresh(&mut self, a0_values: &[f64]) -> Result<f64, RuntimeError> {
-        let t = Instant::now();
-        let expected = self.levels[0].a.values().len();
-        if a0_values.len() != expected {
-            return Err(RuntimeError::ValuesLength {
-                got: a0_values.len(),
-                expected,
-            });
-        }
-        if let Some(i) = a0_values.iter().position(|v| !v.is_finite()) {
-            return Err(RuntimeError::NotFinite {
-                what: format!("new fine-operator value {i}"),
-            });
-        }
-        self.levels[0].a.values_mut().copy_from_slice(a0_values);
-        let t_num = Instant::now();
-        for l in 0..self.levels.len() - 1 {
-            let (fine, coarse) = self.levels.split_at_mut(l + 1);
-            let lev = &mut fine[l];
-            let tr = lev
-                .transfer
-                .as_mut()
-                .expect("every level but the coarsest has a transfer");
-            tr.product.numeric(&lev.a, &tr.p, &mut coarse[0].a)?;
-        }
-        self.timings.galerkin_numeric_s = t_num.elapsed().as_secs_f64();
-        self.refresh_smoothers_and_coarse()?;
-        let dt = t.elapsed().as_secs_f64();
-        self.timings.matrix_setup_s = dt;
-        Ok(dt)
+    /// Setup on the CPU from a schedule bundle: [`MeshSetup::from_bundle`],
+    /// then [`Hierarchy::new`].
+    pub fn from_bundle(
+        a0: BlockCsr,
+        modes: usize,
+        bundle: &Arc<MappedBundle>,
+        options: &HierarchyOptions,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<Self, RuntimeError> {
+        let setup = MeshSetup::from_bundle(a0, modes, bundle, options, progress)?;
+        Self::new(Cpu::new(options.kernels.clone()), setup, progress)
     }
 
-    fn refresh_smoothers_and_coarse(&mut self) -> Result<(), RuntimeError> {
-        for (l, lev) in self.levels.iter_mut().enumerate() {
-            if let Some(s) = lev.smoother.as_mut() {
-                s.refresh(&lev.a, l)?;
-            }
-        }
-        let l = self.levels.len() - 1;
-        let a = &self.levels[l].a;
-        let n = a.scalar_rows();
-        let b = a.block_shape().0;
-        let d = &mut self.coarse_dense;
-        d.fill(0.0);
-        let p = a.pattern();
-        for i in 0..a.nrows() {
-            for k in p.row_range(i) {
-                let j = p.col_idx()[k] as usize;
-                let blk = a.block(k);
-                for r in 0..b {
-                    for c in 0..b {
-                        d[(i * b + r) * n + j * b + c] = blk[r * b + c];
-                    }
-                }
-            }
-        }
-        self.coarse.refactor(d).map_err(|e| RuntimeError::CoarseFactorization {
-            level: l,
-            n,
-            why: e.to_string(),
-        })
-    }
-
-    pub fn num_levels(&self) -> usize {
-        self.levels.len()
-    }
-    pub fn levels(&self) -> &[Level] {
-        &self.levels
-    }
-    pub fn options(&self) -> &HierarchyOptions {
-        &self.options
-    }
     /// The fine operator.
     pub fn operator(&self) -> &BlockCsr {
         &self.levels[0].a
     }
 
+    /// This hierarchy's mesh setup (a copy), to put on another backend: every
+    /// level's operator with its current values, `P` and schedules.
+    pub fn mesh_setup(&self) -> MeshSetup {
+        let levels = self
+            .levels
+            .iter()
+            .map(|l| MeshLevel {
+                a: l.a.clone(),
+                has_values: true,
+                transfer: l.transfer.as_ref().map(|t| TransferSetup {
+                    p: t.p.clone(),
+                    schedule: t.schedule.clone(),
+                    variant_schedule: t.variant_schedule.clone(),
+                    aggregates: t.aggregates,
+                    merged_aggregates: t.merged_aggregates,
+                    unaggregated_nodes: t.unaggregated_nodes,
+                    omega: t.omega,
+                }),
+            })
+            .collect();
+        MeshSetup {
+            levels,
+            options: self.options.clone(),
+            modes: self.modes,
+            timings: SetupTimings::default(),
+        }
+    }
+}
+
+impl<B: Backend> Hierarchy<B> {
+    /// Puts a mesh setup on `backend` (each level's matrices copied once;
+    /// only the fine operator's values, or the values a host backend adopts)
+    /// and runs the matrix setup there.
+    pub fn new(backend: B, setup: MeshSetup, progress: &mut dyn FnMut(&str)) -> Result<Self, B::Error> {
+        let MeshSetup {
+            levels: mesh,
+            options,
+            modes,
+            timings: mesh_timings,
+        } = setup;
+        let coarse_host = &mesh.last().expect("one level at least").a;
+        let coarse_n = coarse_host.scalar_rows();
+        if coarse_n > options.max_coarse_rows {
+            return Err(RuntimeError::CoarseTooLarge {
+                n: coarse_n,
+                limit: options.max_coarse_rows,
+            }
+            .into());
+        }
+        let t_up = Instant::now();
+        backend.set_phase("mesh setup (upload)");
+        let host = backend.host_resident();
+        let coarse = backend.coarse(coarse_host)?;
+        let nl = mesh.len();
+        let mut adopted = false;
+        let mut levels = Vec::with_capacity(nl);
+        let mut upper_variant = None;
+        for (l, ml) in mesh.into_iter().enumerate() {
+            let MeshLevel {
+                a,
+                has_values,
+                transfer,
+            } = ml;
+            let (pattern, block, n) = (a.pattern_arc().clone(), a.block_shape().0, a.scalar_rows());
+            // A host backend keeps the two-pass values mesh setup computed when
+            // its own product is two-pass (the same bits); others recompute.
+            let fresh = l > 0 && host && has_values && upper_variant == Some(Variant::TwoPass);
+            adopted |= fresh;
+            let smoother = if l + 1 < nl {
+                Some(Smoother {
+                    jacobi: backend.jacobi(&a)?,
+                    lambda_max: 0.0,
+                    start: backend.vector_from(&pseudo_random_vector(n, EIG_SEED))?,
+                })
+            } else {
+                None
+            };
+            let transfer = match transfer {
+                Some(t) => {
+                    let (bf, bc) = t.p.block_shape();
+                    upper_variant = Some(t.variant_schedule.variant());
+                    let product = backend.product(&t.variant_schedule, bf, bc)?;
+                    let r = backend.matrix(t.p.transpose(), true)?;
+                    let (p, host_p) = if host {
+                        (backend.matrix(t.p, true)?, None)
+                    } else {
+                        (backend.matrix_ref(&t.p)?, Some(t.p))
+                    };
+                    Some(Transfer {
+                        p,
+                        r,
+                        product,
+                        schedule: t.schedule,
+                        variant_schedule: t.variant_schedule,
+                        host_p,
+                        aggregates: t.aggregates,
+                        merged_aggregates: t.merged_aggregates,
+                        unaggregated_nodes: t.unaggregated_nodes,
+                        omega: t.omega,
+                    })
+                }
+                None => None,
+            };
+            let work = LevelWork {
+                x: backend.vector(n)?,
+                rhs: backend.vector(n)?,
+                r: backend.vector(n)?,
+                t: backend.vector(n)?,
+            };
+            levels.push(Level {
+                a: backend.matrix(a, l == 0)?,
+                pattern,
+                block,
+                transfer,
+                smoother,
+                work,
+                fresh,
+            });
+        }
+        backend.synchronize()?;
+        let mut timings = SetupTimings {
+            mesh_setup_s: mesh_timings.mesh_setup_s,
+            upload_s: t_up.elapsed().as_secs_f64(),
+            ..SetupTimings::default()
+        };
+        // Coarse operators mesh setup computed count as matrix setup where the
+        // backend adopts them (the CPU's cold step), as mesh setup otherwise.
+        if adopted {
+            timings.matrix_setup_s += mesh_timings.galerkin_numeric_s;
+            timings.galerkin_numeric_s += mesh_timings.galerkin_numeric_s;
+        } else {
+            timings.mesh_setup_s += mesh_timings.galerkin_numeric_s;
+        }
+        let mut h = Self {
+            backend,
+            levels,
+            coarse,
+            timings,
+            options,
+            modes,
+        };
+        progress("matrix setup: numeric products, smoother eigen-estimates, coarse factorization");
+        let (numeric, total) = h.run_matrix_setup()?;
+        h.timings.galerkin_numeric_s += numeric;
+        h.timings.matrix_setup_s += total;
+        Ok(h)
+    }
+
+    /// Matrix setup for new fine-operator values (same pattern): numeric
+    /// products on every level, smoothers, coarse factorization, all on the
+    /// backend. Aggregates and `P` are reused. Allocates nothing. Returns the
+    /// elapsed seconds.
+    pub fn refresh(&mut self, a0_values: &[f64]) -> Result<f64, B::Error> {
+        let t = Instant::now();
+        self.set_fine_values(a0_values)?;
+        let (numeric, _) = self.run_matrix_setup()?;
+        let dt = t.elapsed().as_secs_f64();
+        self.timings.galerkin_numeric_s = numeric;
+        self.timings.matrix_setup_s = dt;
+        Ok(dt)
+    }
+
+    /// New fine-operator values (same pattern, checked finite) onto the
+    /// backend (phase `fine values upload`), without the matrix setup.
+    pub fn set_fine_values(&mut self, a0_values: &[f64]) -> Result<(), B::Error> {
+        let expected = self.levels[0].pattern.nnzb() * self.levels[0].block * self.levels[0].block;
+        if a0_values.len() != expected {
+            return Err(RuntimeError::ValuesLength {
+                got: a0_values.len(),
+                expected,
+            }
+            .into());
+        }
+        if let Some(i) = a0_values.iter().position(|v| !v.is_finite()) {
+            return Err(RuntimeError::NotFinite {
+                what: format!("new fine-operator value {i}"),
+            }
+            .into());
+        }
+        self.backend.set_phase("fine values upload");
+        self.backend.set_values(&mut self.levels[0].a, a0_values)
+    }
+
+    /// Matrix setup from the fine values already on the backend (after a
+    /// backend-side assembly wrote them through [`Self::fine_operator_mut`]).
+    /// Returns the elapsed seconds.
+    pub fn matrix_setup(&mut self) -> Result<f64, B::Error> {
+        let (numeric, total) = self.run_matrix_setup()?;
+        self.timings.galerkin_numeric_s = numeric;
+        self.timings.matrix_setup_s = total;
+        Ok(total)
+    }
+
+    /// Products (levels not already fresh), smoothers, coarse factor; returns
+    /// (seconds of the products, seconds in all).
+    fn run_matrix_setup(&mut self) -> Result<(f64, f64), B::Error> {
+        let be = &self.backend;
+        be.set_phase("matrix setup");
+        let t = Instant::now();
+        let nl = self.levels.len();
+        for l in 0..nl - 1 {
+            let (fine, coarse) = self.levels.split_at_mut(l + 1);
+            let (lev, next) = (&mut fine[l], &mut coarse[0]);
+            if std::mem::take(&mut next.fresh) {
+                continue;
+            }
+            let tr = lev
+                .transfer
+                .as_mut()
+                .expect("every level but the coarsest has a transfer");
+            be.galerkin(&mut tr.product, &lev.a, &tr.p, &mut next.a)?;
+        }
+        be.synchronize()?;
+        let numeric = t.elapsed().as_secs_f64();
+        let iterations = self.options.amg.eig_iterations;
+        for (l, lev) in self.levels.iter_mut().enumerate() {
+            let Some(sm) = lev.smoother.as_mut() else { continue };
+            be.jacobi_invert(&lev.a, &mut sm.jacobi, l)?;
+            let LevelWork { x, rhs, r, t } = &mut lev.work;
+            sm.lambda_max = estimate_lambda_max(be, &lev.a, &sm.jacobi, &sm.start, iterations, r, x, rhs, t).map_err(
+                |e| match e {
+                    EigenError::Backend(e) => e,
+                    EigenError::Breakdown(why) => RuntimeError::from(AmgError::EigenBreakdown { level: l, why }).into(),
+                },
+            )?;
+        }
+        let l = nl - 1;
+        be.coarse_factor(&self.levels[l].a, &mut self.coarse, l)?;
+        be.synchronize()?;
+        Ok((numeric, t.elapsed().as_secs_f64()))
+    }
+
+    pub fn backend(&self) -> &B {
+        &self.backend
+    }
+    pub fn num_levels(&self) -> usize {
+        self.levels.len()
+    }
+    pub fn levels(&self) -> &[Level<B>] {
+        &self.levels
+    }
+    pub fn options(&self) -> &HierarchyOptions {
+        &self.options
+    }
+    /// Near-null modes (the coarse block size).
+    pub fn modes(&self) -> usize {
+        self.modes
+    }
+    /// Scalar rows of the fine level.
+    pub fn scalar_rows(&self) -> usize {
+        self.levels[0].scalar_rows()
+    }
+    /// Scalar rows of the coarsest (directly solved) level.
+    pub fn coarse_rows(&self) -> usize {
+        self.levels.last().unwrap().scalar_rows()
+    }
+    /// The fine operator on the backend, for a backend-side assembly to
+    /// overwrite its values in place (then call [`Self::matrix_setup`]).
+    pub fn fine_operator_mut(&mut self) -> &mut B::Matrix {
+        &mut self.levels[0].a
+    }
+    /// The coarse factor on the backend.
+    pub fn coarse(&self) -> &B::Coarse {
+        &self.coarse
+    }
+    /// `P` of level `l` on the host (what a schedule bundle stores).
+    pub fn host_prolongator(&self, l: usize) -> Option<&BlockCsr> {
+        let t = self.levels.get(l)?.transfer.as_ref()?;
+        t.host_p.as_ref().or_else(|| self.backend.host_matrix(&t.p))
+    }
+    /// The values of level `l`'s operator as the backend computed them.
+    pub fn operator_values(&self, l: usize) -> Result<Vec<f64>, B::Error> {
+        self.backend.set_phase("verification");
+        self.backend.values(&self.levels[l].a)
+    }
+    /// The diagonal-block inverses of level `l` (row-major blocks).
+    pub fn jacobi_inverses(&self, l: usize) -> Result<Vec<f64>, B::Error> {
+        self.backend.set_phase("verification");
+        let sm = self.levels[l].smoother.as_ref().expect("a smoothed level");
+        self.backend.jacobi_values(&sm.jacobi)
+    }
+    /// `lambda_max(D^-1 A)` per smoothed level, from the last matrix setup.
+    pub fn lambda_max(&self) -> Vec<f64> {
+        self.levels
+            .iter()
+            .filter_map(|l| l.smoother.as_ref().map(|s| s.lambda_max))
+            .collect()
+    }
+    /// The Galerkin-product variant of each level's product.
+    pub fn level_variants(&self) -> Vec<Variant> {
+        self.levels
+            .iter()
+            .filter_map(|l| l.transfer.as_ref().map(|t| t.variant_schedule.variant()))
+            .collect()
+    }
+
     /// Total stored scalars over all levels divided by the fine level's.
     pub fn operator_complexity(&self) -> f64 {
-        let f = self.levels[0].a.values().len() as f64;
-        self.levels.iter().map(|l| l.a.values().len() as f64).sum::<f64>() / f
+        let size = |l: &Level<B>| (l.pattern.nnzb() * l.block * l.block) as f64;
+        self.levels.iter().map(size).sum::<f64>() / size(&self.levels[0])
     }
 
     pub fn summary(&self) -> Vec<LevelSummary> {
@@ -449,13 +750,13 @@ impl Hierarchy {
             .enumerate()
             .map(|(l, lev)| LevelSummary {
                 level: l,
-                block_rows: lev.a.nrows(),
-                blocks: lev.a.nnzb(),
-                blocks_per_row: lev.a.nnzb() as f64 / lev.a.nrows().max(1) as f64,
-                block_size: lev.a.block_shape().0,
-                scalar_rows: lev.a.scalar_rows(),
+                block_rows: lev.pattern.nrows(),
+                blocks: lev.pattern.nnzb(),
+                blocks_per_row: lev.pattern.nnzb() as f64 / lev.pattern.nrows().max(1) as f64,
+                block_size: lev.block,
+                scalar_rows: lev.scalar_rows(),
                 product: lev.transfer.as_ref().map(|t| t.schedule.stats),
-                variant: lev.transfer.as_ref().map(|t| t.product.variant().name()),
+                variant: lev.transfer.as_ref().map(|t| t.variant_schedule.variant().name()),
                 aggregates: lev.transfer.as_ref().map(|t| t.aggregates),
                 merged_aggregates: lev.transfer.as_ref().map(|t| t.merged_aggregates),
                 unaggregated_nodes: lev.transfer.as_ref().map(|t| t.unaggregated_nodes),

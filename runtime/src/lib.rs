@@ -25,29 +25,38 @@
 //!
 //! # Modules
 //!
-//! * [`executor`]: numeric Galerkin products replaying an inspector's schedule
-//!   (V0 here, every other variant in [`variants`]), allocation-free per call.
-//! * [`smoother`]: point-block Jacobi and the degree-2 Chebyshev smoother.
-//! * [`hierarchy`]: the AMG hierarchy: a cold [`Hierarchy::build`] (mesh setup
-//!   interleaved with matrix setup, timed apart) and a [`Hierarchy::refresh`]
-//!   that redoes only the matrix setup for new operator values (AMGCL's
-//!   `rebuild`).
-//! * [`solver`]: the V-cycle and CG with the unpreconditioned residual norm.
+//! * [`backend`]: the [`Backend`] trait: vectors, block matrices, SpMV,
+//!   residual, axpy/dot, point-block Jacobi, the numeric Galerkin product by
+//!   schedule, the coarse factor/solve. [`cpu`] is the reference backend;
+//!   the CUDA backend is the `ptap-cuda` crate.
+//! * [`hierarchy`]: mesh setup once on the host ([`MeshSetup`], backend-
+//!   neutral), then a [`Hierarchy`] on a backend whose matrix setup
+//!   ([`Hierarchy::refresh`]) runs only there (AMGCL's `rebuild`).
+//! * [`cycle`], [`solver`]: Chebyshev smoothing, its eigen-estimate, the
+//!   V-cycle and CG, written once over the backend.
+//! * [`executor`], [`variants`], [`registry`]: the CPU executors of every
+//!   Galerkin-product variant and the generated kernels by block shape.
+//! * [`bundle`]: whole-hierarchy schedule files.
 //!
 //! Parallelism is rayon's global pool; every kernel is deterministic for a
 //! given input whatever the number of threads.
 
+pub mod backend;
 pub mod bundle;
+pub mod cpu;
+pub mod cycle;
 pub mod executor;
 pub mod hierarchy;
 pub mod registry;
-pub mod smoother;
 pub mod solver;
 pub mod variants;
 
+pub use backend::Backend;
+pub use cpu::Cpu;
 pub use executor::TwoPassExecutor;
-pub use hierarchy::{Hierarchy, HierarchyOptions, LevelSummary, SetupTimings};
+pub use hierarchy::{Hierarchy, HierarchyOptions, LevelSummary, MeshSetup, SetupTimings};
 pub use registry::KernelRegistry;
+pub use solver::CgWorkspace;
 pub use solver::{CgOptions, CgReport};
 pub use variants::{executor_for, GalerkinProduct};
 
@@ -71,6 +80,12 @@ pub enum RuntimeError {
         variant: &'static str,
         bf: usize,
         bc: usize,
+    },
+    #[error("the {what} has length {got}, expected {expected} (the fine operator's scalar rows)")]
+    VectorLength {
+        what: &'static str,
+        got: usize,
+        expected: usize,
     },
     #[error("the new operator values have length {got}, expected {expected}")]
     ValuesLength { got: usize, expected: usize },

@@ -14,8 +14,8 @@
 //! Jacobi over the set's kernel types in the registering crate; the registry
 //! keeps one function pointer per entry point, called once per product or
 //! vector operation, never per block.
+use crate::cpu::update_with;
 use crate::executor::{two_pass_numeric, TwoPassExecutor, TwoPassNumeric};
-use crate::smoother::update_with;
 use crate::variants::{executor_with, GalerkinProduct};
 use crate::RuntimeError;
 use ptap_schedules::VariantSchedule;

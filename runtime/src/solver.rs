@@ -1,9 +1,11 @@
-//! The V-cycle preconditioner and conjugate gradients.
+//! Conjugate gradients preconditioned by the V-cycle, written once over a
+//! [`Backend`].
+use crate::backend::Backend;
+use crate::cpu::Cpu;
 use crate::hierarchy::Hierarchy;
 use crate::RuntimeError;
-use ptap_sparse::par::{axpy, dot, norm2, xpby};
-use ptap_sparse::spmv::{residual, spmv, spmv_add};
 use serde::Serialize;
+use std::time::Instant;
 
 /// CG stopping rule: `||b - A x||_2 <= rtol ||b||_2` (unpreconditioned norm).
 #[derive(Clone, Copy, Debug)]
@@ -27,28 +29,41 @@ pub struct CgReport {
     pub converged: bool,
     pub residual_norm: f64,
     pub rhs_norm: f64,
+    /// Wall time of the CG loop with the vectors on the backend.
+    pub solve_s: f64,
 }
 
-/// CG vectors and the residual history, allocated once and reused by every
-/// solve (a solve allocates nothing).
-pub struct CgWorkspace {
-    r: Vec<f64>,
-    z: Vec<f64>,
-    p: Vec<f64>,
-    ap: Vec<f64>,
+/// CG vectors on the backend and the residual history, allocated once and
+/// reused by every solve (a solve allocates nothing).
+pub struct CgWorkspace<B: Backend = Cpu> {
+    b: B::Vector,
+    x: B::Vector,
+    r: B::Vector,
+    z: B::Vector,
+    p: B::Vector,
+    ap: B::Vector,
     history: Vec<f64>,
 }
 
-impl CgWorkspace {
-    /// Vectors for `n` unknowns; the history keeps up to `max_iterations + 1` entries.
+impl CgWorkspace<Cpu> {
+    /// CPU vectors for `n` unknowns; the history keeps up to `max_iterations + 1` entries.
     pub fn new(n: usize, max_iterations: usize) -> Self {
-        Self {
-            r: vec![0.0; n],
-            z: vec![0.0; n],
-            p: vec![0.0; n],
-            ap: vec![0.0; n],
+        Self::on(&Cpu::default(), n, max_iterations).expect("host vectors")
+    }
+}
+
+impl<B: Backend> CgWorkspace<B> {
+    /// Vectors for `n` unknowns on `backend`.
+    pub fn on(backend: &B, n: usize, max_iterations: usize) -> Result<Self, B::Error> {
+        Ok(Self {
+            b: backend.vector(n)?,
+            x: backend.vector(n)?,
+            r: backend.vector(n)?,
+            z: backend.vector(n)?,
+            p: backend.vector(n)?,
+            ap: backend.vector(n)?,
             history: Vec::with_capacity(max_iterations + 1),
-        }
+        })
     }
 
     /// `||r_k|| / ||b||` of the last solve, index 0 the start.
@@ -57,120 +72,130 @@ impl CgWorkspace {
     }
 }
 
-impl Hierarchy {
-    /// One V-cycle: `z = M^-1 r` (Chebyshev(2) pre/post smoothing, `R = P^T`
-    /// restriction, `P` prolongation, dense Cholesky on the coarsest level).
-    pub fn vcycle(&mut self, r: &[f64], z: &mut [f64]) {
-        let nl = self.levels.len();
-        self.work[0].rhs.copy_from_slice(r);
-        for l in 0..nl - 1 {
-            let lev = &self.levels[l];
-            let (fine, coarse) = self.work.split_at_mut(l + 1);
-            let w = &mut fine[l];
-            let sm = lev.smoother.as_ref().expect("smoother on every level but the coarsest");
-            sm.smooth(&lev.a, &w.rhs, &mut w.x, true, &mut w.r, &mut w.t);
-            residual(&lev.a, &w.x, &w.rhs, &mut w.r);
-            let tr = lev.transfer.as_ref().expect("transfer on every level but the coarsest");
-            spmv(&tr.r, &w.r, &mut coarse[0].rhs);
-        }
-        {
-            let w = &mut self.work[nl - 1];
-            w.x.copy_from_slice(&w.rhs);
-            self.coarse.solve_in_place(&mut w.x);
-        }
-        for l in (0..nl - 1).rev() {
-            let lev = &self.levels[l];
-            let (fine, coarse) = self.work.split_at_mut(l + 1);
-            let w = &mut fine[l];
-            let tr = lev.transfer.as_ref().unwrap();
-            spmv_add(&tr.p, &coarse[0].x, &mut w.x);
-            let sm = lev.smoother.as_ref().unwrap();
-            sm.smooth(&lev.a, &w.rhs, &mut w.x, false, &mut w.r, &mut w.t);
-        }
-        z.copy_from_slice(&self.work[0].x);
+impl<B: Backend> Hierarchy<B> {
+    /// A CG workspace for this hierarchy's fine level.
+    pub fn workspace(&self, max_iterations: usize) -> Result<CgWorkspace<B>, B::Error> {
+        CgWorkspace::on(self.backend(), self.scalar_rows(), max_iterations)
     }
 
     /// Solves `A x = b` by V-cycle-preconditioned CG from the `x` given (the
-    /// beam driver passes zero). `ws` comes from [`CgWorkspace::new`].
+    /// beam driver passes zero): `b` and `x` go to the backend (phase `rhs
+    /// upload`), CG runs there (phase `solve`: only the reductions' scalars
+    /// cross a bus), `x` comes back (phase `solution download`).
     pub fn solve(
         &mut self,
         b: &[f64],
         x: &mut [f64],
         opts: &CgOptions,
-        ws: &mut CgWorkspace,
-    ) -> Result<CgReport, RuntimeError> {
-        let n = self.levels[0].a.scalar_rows();
-        assert_eq!(b.len(), n, "right-hand side has the wrong length");
-        assert_eq!(x.len(), n, "solution has the wrong length");
+        ws: &mut CgWorkspace<B>,
+    ) -> Result<CgReport, B::Error> {
+        let n = self.scalar_rows();
+        for (what, len) in [("right-hand side", b.len()), ("solution", x.len())] {
+            if len != n {
+                return Err(RuntimeError::VectorLength {
+                    what,
+                    got: len,
+                    expected: n,
+                }
+                .into());
+            }
+        }
         if b.iter().any(|v| !v.is_finite()) {
             return Err(RuntimeError::NotFinite {
                 what: "right-hand side".into(),
-            });
+            }
+            .into());
         }
-        let CgWorkspace { r, z, p, ap, history } = ws;
+        let be = &self.backend;
+        be.set_phase("rhs upload");
+        be.write(b, &mut ws.b)?;
+        be.write(x, &mut ws.x)?;
+        let report = self.solve_resident(ws, opts)?;
+        self.backend.set_phase("solution download");
+        self.backend.read(&ws.x, x)?;
+        Ok(report)
+    }
+
+    /// CG on the workspace's resident `b` and `x` (`x` updated in place).
+    pub fn solve_resident(&mut self, ws: &mut CgWorkspace<B>, opts: &CgOptions) -> Result<CgReport, B::Error> {
+        self.backend.synchronize()?;
+        self.backend.set_phase("solve");
+        let t = Instant::now();
+        let mut report = self.cg(ws, opts)?;
+        self.backend.synchronize()?;
+        report.solve_s = t.elapsed().as_secs_f64();
+        Ok(report)
+    }
+
+    fn cg(&mut self, ws: &mut CgWorkspace<B>, opts: &CgOptions) -> Result<CgReport, B::Error> {
+        let CgWorkspace {
+            b,
+            x,
+            r,
+            z,
+            p,
+            ap,
+            history,
+        } = ws;
         history.clear();
-        residual(&self.levels[0].a, x, b, r);
-        let bnorm = norm2(b);
+        self.backend.residual(&self.levels[0].a, x, b, r)?;
+        let bnorm = self.backend.norm2(b)?;
         let target = opts.rtol * bnorm;
-        let mut rnorm = norm2(r);
+        let mut rnorm = self.backend.norm2(r)?;
         history.push(if bnorm > 0.0 { rnorm / bnorm } else { 0.0 });
+        let report = |iterations, converged, residual_norm| CgReport {
+            iterations,
+            converged,
+            residual_norm,
+            rhs_norm: bnorm,
+            solve_s: 0.0,
+        };
         if rnorm <= target {
-            return Ok(CgReport {
-                iterations: 0,
-                converged: true,
-                residual_norm: rnorm,
-                rhs_norm: bnorm,
-            });
+            return Ok(report(0, true, rnorm));
         }
-        self.vcycle(r, z);
-        p.copy_from_slice(z);
-        let mut rz = dot(r, z);
+        self.vcycle(r, z)?;
+        self.backend.copy(z, p)?;
+        let mut rz = self.backend.dot(r, z)?;
         for it in 1..=opts.max_iterations {
             if !(rz > 0.0) {
                 return Err(RuntimeError::NotSpd {
                     iteration: it,
                     why: format!("r^T M^-1 r = {rz:e}, the preconditioner is not positive definite"),
-                });
+                }
+                .into());
             }
-            spmv(&self.levels[0].a, p, ap);
-            let pap = dot(p, ap);
+            let be = &self.backend;
+            be.spmv(&self.levels[0].a, p, ap)?;
+            let pap = be.dot(p, ap)?;
             if !pap.is_finite() {
                 return Err(RuntimeError::NotFinite {
                     what: format!("CG iteration {it}"),
-                });
+                }
+                .into());
             }
             if pap <= 0.0 {
                 return Err(RuntimeError::NotSpd {
                     iteration: it,
                     why: format!("p^T A p = {pap:e}"),
-                });
+                }
+                .into());
             }
             let alpha = rz / pap;
-            axpy(alpha, p, x);
-            axpy(-alpha, ap, r);
-            rnorm = norm2(r);
+            be.axpy(alpha, p, x)?;
+            be.axpy(-alpha, ap, r)?;
+            rnorm = be.norm2(r)?;
             if history.len() < history.capacity() {
                 history.push(rnorm / bnorm);
             }
             if rnorm <= target {
-                return Ok(CgReport {
-                    iterations: it,
-                    converged: true,
-                    residual_norm: rnorm,
-                    rhs_norm: bnorm,
-                });
+                return Ok(report(it, true, rnorm));
             }
-            self.vcycle(r, z);
-            let rz_new = dot(r, z);
+            self.vcycle(r, z)?;
+            let rz_new = self.backend.dot(r, z)?;
             let beta = rz_new / rz;
             rz = rz_new;
-            xpby(z, beta, p);
+            self.backend.xpby(z, beta, p)?;
         }
-        Ok(CgReport {
-            iterations: opts.max_iterations,
-            converged: false,
-            residual_norm: rnorm,
-            rhs_norm: bnorm,
-        })
+        Ok(report(opts.max_iterations, false, rnorm))
     }
 }

@@ -6,10 +6,12 @@
 //!
 //! Without a CUDA driver every test prints `skipping: ...` and passes, so
 //! CPU-only CI stays green.
-use ptap_cuda::{Device, DeviceHierarchy, DeviceOptions, DeviceSolveOptions};
+use ptap_cuda::{Cuda, Device, DeviceOptions};
 use ptap_fem::BeamProblem;
 use ptap_runtime::solver::CgWorkspace;
+use ptap_runtime::MeshSetup;
 use ptap_runtime::{CgOptions, Hierarchy, HierarchyOptions};
+use ptap_schedules::Variant;
 use ptap_sparse::dense::relative_frobenius;
 use ptap_sparse::dense::{invert_in_place, Cholesky};
 use ptap_sparse::BlockCsr;
@@ -26,6 +28,12 @@ fn beam(k: usize) -> (Hierarchy, Vec<f64>) {
     opts.amg.coarse_eq_limit = 100;
     let h = Hierarchy::build(problem.a, &problem.near_null, 6, &opts, &mut |_| {}).unwrap();
     (h, problem.rhs)
+}
+
+/// The CPU-built `h` put on the device (column-split products).
+fn on_device(dev: &Arc<Device>, h: &Hierarchy) -> Hierarchy<Cuda> {
+    let setup = h.mesh_setup().with_variant(Variant::ColumnSplit);
+    Hierarchy::new(Cuda::new(dev).unwrap(), setup, &mut |_| {}).unwrap()
 }
 
 /// The coarsest operator as a row-major dense matrix.
@@ -60,15 +68,15 @@ fn device_cg_takes_the_cpu_iterations_and_solution_at_k2_and_k4() {
         let cpu = h.solve(&rhs, &mut x_cpu, &opts, &mut ws).unwrap();
         assert!(cpu.converged);
 
-        let mut dh = DeviceHierarchy::new(&dev, &h, DeviceSolveOptions::default()).unwrap();
-        dh.matrix_setup().unwrap();
+        let mut dh = on_device(&dev, &h);
         let mut x_dev = vec![0.0; n];
-        let got = dh.solve(&rhs, &mut x_dev, &opts).unwrap();
-        assert!(got.cg.converged, "k = {k}: device CG did not converge");
-        assert_eq!(got.cg.iterations, cpu.iterations, "k = {k}: iteration counts differ");
+        let mut dws = dh.workspace(opts.max_iterations).unwrap();
+        let got = dh.solve(&rhs, &mut x_dev, &opts, &mut dws).unwrap();
+        assert!(got.converged, "k = {k}: device CG did not converge");
+        assert_eq!(got.iterations, cpu.iterations, "k = {k}: iteration counts differ");
         let err = relative_frobenius(&x_dev, &x_cpu);
         assert!(err <= 1e-10, "k = {k}: solution differs by {err:e}");
-        for (i, (d, c)) in got.history.iter().zip(ws.history()).enumerate() {
+        for (i, (d, c)) in dws.history().iter().zip(ws.history()).enumerate() {
             assert!(
                 (d - c).abs() <= 1e-6 * c.abs().max(1e-12),
                 "k = {k}: residual {i}: {d:e} vs {c:e}"
@@ -91,7 +99,7 @@ fn device_cg_takes_the_cpu_iterations_and_solution_at_k2_and_k4() {
 fn device_operators_jacobi_inverses_and_coarse_cholesky_match_cpu_references() {
     let Some(dev) = device() else { return };
     let (h, _) = beam(4);
-    let mut dh = DeviceHierarchy::new(&dev, &h, DeviceSolveOptions::default()).unwrap();
+    let mut dh = on_device(&dev, &h);
     dh.matrix_setup().unwrap();
     let nl = h.num_levels();
     for l in 0..nl {
@@ -129,7 +137,7 @@ fn device_operators_jacobi_inverses_and_coarse_cholesky_match_cpu_references() {
     )
     .unwrap();
     let d = dense(&dev_ac);
-    let l_dev = dh.coarse_factor().unwrap();
+    let l_dev = dh.coarse().factor(&dev).unwrap();
     let mut l_ref = vec![0.0; n * n];
     for j in 0..n {
         let mut s = d[j * n + j];
@@ -154,7 +162,15 @@ fn device_operators_jacobi_inverses_and_coarse_cholesky_match_cpu_references() {
     chol.refactor(&d).unwrap();
     let mut want = b.clone();
     chol.solve_in_place(&mut want);
-    let got = dh.coarse_solve_host(&b).unwrap();
+    let got = {
+        use ptap_runtime::Backend;
+        let be = dh.backend();
+        let mut x = be.vector_from(&b).unwrap();
+        be.coarse_solve(dh.coarse(), &mut x).unwrap();
+        let mut out = vec![0.0; n];
+        be.read(&x, &mut out).unwrap();
+        out
+    };
     let err = relative_frobenius(&got, &want);
     assert!(err <= 1e-11, "coarse solve differs by {err:e}");
     dev.synchronize().unwrap();
@@ -165,10 +181,10 @@ fn matrix_setup_and_solve_move_only_scalars() {
     let Some(dev) = device() else { return };
     let (h, rhs) = beam(4);
     dev.reset_counters();
-    let mut dh = DeviceHierarchy::new(&dev, &h, DeviceSolveOptions::default()).unwrap();
-    dh.matrix_setup().unwrap();
+    let mut dh = on_device(&dev, &h);
     let mut x = vec![0.0; rhs.len()];
-    let rep = dh.solve(&rhs, &mut x, &CgOptions::default()).unwrap();
+    let mut ws = dh.workspace(500).unwrap();
+    let rep = dh.solve(&rhs, &mut x, &CgOptions::default(), &mut ws).unwrap();
     dh.matrix_setup().unwrap();
     let c = dev.counters();
     let setup = c.get("mesh setup (upload)");
@@ -188,9 +204,55 @@ fn matrix_setup_and_solve_move_only_scalars() {
         );
     }
     // Three reductions per CG iteration (p.Ap, r.r, r.z) plus the start.
-    assert!(c.get("solve").d2h_copies as usize <= 3 * rep.cg.iterations + 4);
+    assert!(c.get("solve").d2h_copies as usize <= 3 * rep.iterations + 4);
     let n = rhs.len() as u64 * 8;
     assert_eq!(c.get("rhs upload").h2d_bytes, 2 * n, "b and the start x");
     assert_eq!(c.get("solution download").d2h_bytes, n);
+    dev.synchronize().unwrap();
+}
+
+#[test]
+fn cold_device_hierarchy_from_mesh_setup_alone_matches_the_cpu() {
+    // The device's matrix setup computes every coarse operator itself: the
+    // mesh setup hands it only patterns below the levels aggregation needed.
+    let Some(dev) = device() else { return };
+    let problem = BeamProblem::build(4).unwrap();
+    let mut opts = ptap_runtime::HierarchyOptions::default();
+    opts.amg.coarse_eq_limit = 100;
+    let mut h = Hierarchy::build(problem.a.clone(), &problem.near_null, 6, &opts, &mut |_| {}).unwrap();
+    opts.variant = Some(Variant::ColumnSplit);
+    let setup = MeshSetup::build(problem.a, &problem.near_null, 6, &opts, &mut |_| {}).unwrap();
+    assert!(
+        !setup.levels.last().unwrap().has_values,
+        "mesh setup never computes the coarsest operator"
+    );
+    dev.reset_counters();
+    let mut dh = Hierarchy::new(Cuda::new(&dev).unwrap(), setup, &mut |_| {}).unwrap();
+    let up = dev.counters().get("mesh setup (upload)").h2d_bytes as usize;
+    assert!(up >= h.operator().values().len() * 8, "the fine operator goes up");
+    for l in 1..h.num_levels() {
+        let want = h.levels()[l].a.values();
+        let got = dh.operator_values(l).unwrap();
+        let err = relative_frobenius(&got[..want.len()], want);
+        assert!(err <= 1e-13, "level {l}: device A differs from the CPU's by {err:e}");
+    }
+    let n = problem.rhs.len();
+    let (mut x_cpu, mut x_dev) = (vec![0.0; n], vec![0.0; n]);
+    let cpu = h
+        .solve(
+            &problem.rhs,
+            &mut x_cpu,
+            &CgOptions::default(),
+            &mut CgWorkspace::new(n, 500),
+        )
+        .unwrap();
+    let mut ws = dh.workspace(500).unwrap();
+    let got = dh
+        .solve(&problem.rhs, &mut x_dev, &CgOptions::default(), &mut ws)
+        .unwrap();
+    assert_eq!(got.iterations, cpu.iterations);
+    assert!(relative_frobenius(&x_dev, &x_cpu) <= 1e-10);
+    // The cold matrix setup moved nothing up: every coarse value was made on the device.
+    assert_eq!(dev.counters().get("matrix setup").h2d_bytes, 0);
     dev.synchronize().unwrap();
 }

@@ -1,8 +1,9 @@
 //! The declared `4x4 / 4x10 / 10x10` set through the CPU path: inspect and
 //! replay every variant, SpMV, and the Chebyshev / point-block Jacobi smoother,
 //! against dense references, V0 and the size-generic loops.
-use ptap_runtime::smoother::ChebyshevSmoother;
+use ptap_runtime::cycle::{chebyshev_smooth, estimate_lambda_max, EigenError, EIG_SEED};
 use ptap_runtime::{executor_for, KernelRegistry, TwoPassExecutor};
+use ptap_runtime::{Backend, Cpu};
 use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
 use ptap_sparse::dense::relative_frobenius;
 use ptap_sparse::dense::Dense;
@@ -140,13 +141,33 @@ fn smoother_on_10x10_blocks_reduces_the_residual_and_equals_the_generic_loops() 
     let n = ac.scalar_rows();
     let rhs: Vec<f64> = (0..n).map(|i| ((i * 7 % 13) as f64 - 6.0) / 6.0).collect();
     let run = |reg: &KernelRegistry| {
-        let mut sm = ChebyshevSmoother::with_registry(&ac, (0.1, 1.1), 10, reg);
-        sm.refresh(&ac, 1).unwrap();
-        let (mut x, mut r, mut t) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+        let cpu = Cpu::new(reg.clone());
+        let mut jacobi = cpu.jacobi(&ac).unwrap();
+        cpu.jacobi_invert(&ac, &mut jacobi, 1).unwrap();
+        let start = ptap_amg::eig::pseudo_random_vector(n, EIG_SEED);
+        let (mut x, mut r, mut t, mut p) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+        let lambda = match estimate_lambda_max(&cpu, &ac, &jacobi, &start, 10, &mut r, &mut x, &mut p, &mut t) {
+            Ok(l) => l,
+            Err(EigenError::Backend(e)) => panic!("{e}"),
+            Err(EigenError::Breakdown(why)) => panic!("{why}"),
+        };
+        x.fill(0.0);
         for sweep in 0..4 {
-            sm.smooth(&ac, &rhs, &mut x, sweep == 0, &mut r, &mut t);
+            chebyshev_smooth(
+                &cpu,
+                &ac,
+                &jacobi,
+                (0.1, 1.1),
+                lambda,
+                &rhs,
+                &mut x,
+                sweep == 0,
+                &mut r,
+                &mut t,
+            )
+            .unwrap();
         }
-        (x, sm.lambda_max)
+        (x, lambda)
     };
     let (x, lambda) = run(&registry());
     let (x_generic, lambda_generic) = run(&KernelRegistry::new());

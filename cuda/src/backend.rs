@@ -1,0 +1,417 @@
+//! [`Backend`] on one CUDA device: every vector, matrix, schedule and factor
+//! of a hierarchy resident on the GPU; the solver in `ptap-runtime` drives it.
+//!
+//! Matrix setup (products, diagonal-block inverses, the CG-Lanczos
+//! eigen-estimates, the dense coarse Cholesky) and the solve run on the device;
+//! only reduction scalars (8 bytes each) and a status word per factorization
+//! cross the bus. Transfers are counted per phase ([`Device::counters`]).
+use crate::{grid_for, Arg, CudaError, Device, DeviceBlockCsr, DeviceProduct, DeviceSpmv, Kernel, Kernels};
+use cudarc::driver::{CudaSlice, LaunchConfig};
+use ptap_codegen_core::gpu::{self, vector, DOT_THREADS};
+use ptap_codegen_core::gpu_solve as gs;
+use ptap_runtime::{Backend, RuntimeError};
+use ptap_schedules::model::MachineParams;
+use ptap_schedules::VariantSchedule;
+use ptap_sparse::BlockCsr;
+use std::sync::Arc;
+
+/// Largest dot-product partial count (one per thread block of the first pass).
+const MAX_PARTIALS: usize = 1024;
+
+/// The CUDA backend: the device plus the shape-independent kernels and the
+/// reduction scratch every operation shares.
+pub struct Cuda {
+    dev: Arc<Device>,
+    vec: Kernels,
+    coarse: Kernels,
+    part: CudaSlice<f64>,
+    scal: CudaSlice<f64>,
+}
+
+/// A block matrix on the device with its SpMV plan.
+pub struct CudaMatrix {
+    pub m: DeviceBlockCsr,
+    spmv: DeviceSpmv,
+}
+
+/// Point-block Jacobi on the device.
+pub struct CudaJacobi {
+    b: usize,
+    nrows: usize,
+    diag_pos: CudaSlice<u32>,
+    dinv: CudaSlice<f64>,
+    status: CudaSlice<u32>,
+    kernels: Kernels,
+}
+
+/// The dense coarsest operator and its Cholesky factor on the device.
+pub struct CudaCoarse {
+    n: usize,
+    a: CudaSlice<f64>,
+    l: CudaSlice<f64>,
+    lt: CudaSlice<f64>,
+    scale: CudaSlice<f64>,
+    status: CudaSlice<u32>,
+    /// The densify kernel of the coarse block size.
+    densify: Arc<Kernel>,
+}
+
+impl Cuda {
+    /// The backend on `dev` (loads the vector and coarse-solve kernels).
+    pub fn new(dev: &Arc<Device>) -> Result<Self, CudaError> {
+        Ok(Self {
+            dev: dev.clone(),
+            vec: dev.module(&gpu::vector_module())?,
+            coarse: dev.module(&gs::coarse_module())?,
+            part: dev.zeros(MAX_PARTIALS)?,
+            scal: dev.zeros(1)?,
+        })
+    }
+
+    pub fn device(&self) -> &Arc<Device> {
+        &self.dev
+    }
+
+    fn k<'a>(kernels: &'a Kernels, name: &str) -> &'a Kernel {
+        kernels[name].as_ref()
+    }
+
+    /// `y = a x + b y` (`b = 0` overwrites `y`).
+    fn axpby(&self, a: f64, x: &CudaSlice<f64>, b: f64, y: &CudaSlice<f64>) -> Result<(), CudaError> {
+        let n = y.len();
+        self.dev.launch(
+            Self::k(&self.vec, vector::AXPBY),
+            grid_for(n as u64, 256),
+            &[
+                Arg::Scalar(a),
+                Arg::F64(x),
+                Arg::Scalar(b),
+                Arg::F64Mut(y),
+                Arg::U64(n as u64),
+            ],
+        )
+    }
+
+    fn fill_n(&self, y: &CudaSlice<f64>, v: f64, n: usize) -> Result<(), CudaError> {
+        self.dev.launch(
+            Self::k(&self.coarse, gs::FILL),
+            grid_for(n as u64, 256),
+            &[Arg::F64Mut(y), Arg::Scalar(v), Arg::U64(n as u64)],
+        )
+    }
+
+    fn status_row(&self, status: &CudaSlice<u32>) -> Result<Option<usize>, CudaError> {
+        let mut v = [0u32];
+        self.dev.download_into(status, &mut v)?;
+        Ok(gs::failing_row(v[0]))
+    }
+
+    /// This device as the traffic model sees it: copy bandwidth measured now
+    /// (device-to-device copies, read plus write), L2 size and SM count from
+    /// the driver; see [`Device::measure_copy_bandwidth`].
+    pub fn machine(&self) -> Result<MachineParams, CudaError> {
+        self.dev.machine_params()
+    }
+}
+
+impl Backend for Cuda {
+    type Vector = CudaSlice<f64>;
+    type Matrix = CudaMatrix;
+    type Product = DeviceProduct;
+    type Jacobi = CudaJacobi;
+    type Coarse = CudaCoarse;
+    type Error = CudaError;
+
+    fn name(&self) -> &'static str {
+        "cuda"
+    }
+    fn set_phase(&self, phase: &str) {
+        self.dev.set_phase(phase);
+    }
+    fn synchronize(&self) -> Result<(), CudaError> {
+        self.dev.synchronize()
+    }
+
+    fn vector(&self, n: usize) -> Result<CudaSlice<f64>, CudaError> {
+        self.dev.zeros(n)
+    }
+    fn vector_from(&self, host: &[f64]) -> Result<CudaSlice<f64>, CudaError> {
+        self.dev.upload(host)
+    }
+    fn write(&self, host: &[f64], v: &mut CudaSlice<f64>) -> Result<(), CudaError> {
+        self.dev.upload_into(host, v)
+    }
+    fn read(&self, v: &CudaSlice<f64>, host: &mut [f64]) -> Result<(), CudaError> {
+        self.dev.download_into(v, host)
+    }
+    fn matrix(&self, m: BlockCsr, with_values: bool) -> Result<CudaMatrix, CudaError> {
+        if with_values {
+            self.matrix_ref(&m)
+        } else {
+            let (br, bc) = m.block_shape();
+            let d = DeviceBlockCsr::upload_pattern(&self.dev, m.pattern(), br, bc)?;
+            Ok(CudaMatrix {
+                spmv: DeviceSpmv::new(&self.dev, &d)?,
+                m: d,
+            })
+        }
+    }
+    fn matrix_ref(&self, m: &BlockCsr) -> Result<CudaMatrix, CudaError> {
+        let d = DeviceBlockCsr::upload(&self.dev, m)?;
+        Ok(CudaMatrix {
+            spmv: DeviceSpmv::new(&self.dev, &d)?,
+            m: d,
+        })
+    }
+    fn set_values(&self, m: &mut CudaMatrix, values: &[f64]) -> Result<(), CudaError> {
+        let expected = m.m.nnzb * m.m.br * m.m.bc;
+        if values.len() != expected {
+            return Err(RuntimeError::ValuesLength {
+                got: values.len(),
+                expected,
+            }
+            .into());
+        }
+        m.m.set_values(&self.dev, values)
+    }
+    fn values(&self, m: &CudaMatrix) -> Result<Vec<f64>, CudaError> {
+        m.m.download_values(&self.dev)
+    }
+
+    fn spmv(&self, a: &CudaMatrix, x: &CudaSlice<f64>, y: &mut CudaSlice<f64>) -> Result<(), CudaError> {
+        self.fill_n(y, 0.0, a.m.scalar_rows())?;
+        a.spmv.launch_zeroed(&self.dev, &a.m, x, y)
+    }
+    fn residual(
+        &self,
+        a: &CudaMatrix,
+        x: &CudaSlice<f64>,
+        b: &CudaSlice<f64>,
+        r: &mut CudaSlice<f64>,
+    ) -> Result<(), CudaError> {
+        self.spmv(a, x, r)?;
+        self.axpby(1.0, b, -1.0, r)
+    }
+    fn axpy(&self, alpha: f64, x: &CudaSlice<f64>, y: &mut CudaSlice<f64>) -> Result<(), CudaError> {
+        self.axpby(alpha, x, 1.0, y)
+    }
+    fn xpby(&self, x: &CudaSlice<f64>, beta: f64, y: &mut CudaSlice<f64>) -> Result<(), CudaError> {
+        self.axpby(1.0, x, beta, y)
+    }
+    fn copy(&self, x: &CudaSlice<f64>, y: &mut CudaSlice<f64>) -> Result<(), CudaError> {
+        self.axpby(1.0, x, 0.0, y)
+    }
+    fn fill(&self, y: &mut CudaSlice<f64>, value: f64) -> Result<(), CudaError> {
+        self.fill_n(y, value, y.len())
+    }
+    /// Two passes on the device in a fixed order; 8 bytes come back.
+    fn dot(&self, x: &CudaSlice<f64>, y: &CudaSlice<f64>) -> Result<f64, CudaError> {
+        let n = x.len().min(y.len());
+        let g = n.div_ceil(DOT_THREADS).clamp(1, MAX_PARTIALS);
+        let cfg = LaunchConfig {
+            grid_dim: (g as u32, 1, 1),
+            block_dim: (DOT_THREADS as u32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        self.dev.launch(
+            Self::k(&self.vec, vector::DOT_PARTIAL),
+            cfg,
+            &[Arg::F64(x), Arg::F64(y), Arg::F64Mut(&self.part), Arg::U64(n as u64)],
+        )?;
+        let one = LaunchConfig {
+            grid_dim: (1, 1, 1),
+            block_dim: (DOT_THREADS as u32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        self.dev.launch(
+            Self::k(&self.vec, vector::SUM_PARTIAL),
+            one,
+            &[
+                Arg::F64(&self.part),
+                Arg::F64Mut(&self.scal),
+                Arg::U32(0),
+                Arg::U32(g as u32),
+            ],
+        )?;
+        let mut out = [0.0f64];
+        self.dev.download_into(&self.scal, &mut out)?;
+        Ok(out[0])
+    }
+
+    fn jacobi(&self, a: &BlockCsr) -> Result<CudaJacobi, CudaError> {
+        let b = a.block_shape().0;
+        let pos: Vec<u32> = a
+            .pattern()
+            .diagonal_positions()
+            .into_iter()
+            .map(|k| u32::try_from(k).unwrap_or(u32::MAX))
+            .collect();
+        Ok(CudaJacobi {
+            b,
+            nrows: a.nrows(),
+            diag_pos: self.dev.upload(&pos)?,
+            dinv: self.dev.zeros(a.nrows() * b * b)?,
+            status: self.dev.zeros(1)?,
+            kernels: self.dev.module(&gs::jacobi_module(b))?,
+        })
+    }
+    fn jacobi_invert(&self, a: &CudaMatrix, j: &mut CudaJacobi, level: usize) -> Result<(), CudaError> {
+        self.dev.stream().memset_zeros(&mut j.status)?;
+        self.dev.launch(
+            Self::k(&j.kernels, &gs::jacobi_invert_name(j.b)),
+            grid_for(j.nrows as u64, 128),
+            &[
+                Arg::F64(&a.m.values),
+                Arg::U32s(&j.diag_pos),
+                Arg::F64Mut(&j.dinv),
+                Arg::U32sMut(&j.status),
+                Arg::U32(j.nrows as u32),
+            ],
+        )?;
+        if let Some(row) = self.status_row(&j.status)? {
+            return Err(RuntimeError::SingularDiagonalBlock {
+                level,
+                row,
+                why: "the diagonal block is missing, zero, not finite or has a pivot below 1e-14 of its largest entry"
+                    .into(),
+            }
+            .into());
+        }
+        Ok(())
+    }
+    fn jacobi_update(
+        &self,
+        j: &CudaJacobi,
+        alpha: f64,
+        r: &CudaSlice<f64>,
+        beta: f64,
+        t: &CudaSlice<f64>,
+        x: &mut CudaSlice<f64>,
+    ) -> Result<(), CudaError> {
+        self.dev.launch(
+            Self::k(&j.kernels, &gs::jacobi_update_name(j.b)),
+            grid_for((j.nrows * j.b) as u64, 256),
+            &[
+                Arg::F64(&j.dinv),
+                Arg::Scalar(alpha),
+                Arg::F64(r),
+                Arg::Scalar(beta),
+                Arg::F64(t),
+                Arg::F64Mut(x),
+                Arg::U32(j.nrows as u32),
+            ],
+        )
+    }
+    fn jacobi_values(&self, j: &CudaJacobi) -> Result<Vec<f64>, CudaError> {
+        self.dev.download(&j.dinv)
+    }
+
+    fn product(&self, schedule: &VariantSchedule, bf: usize, bc: usize) -> Result<DeviceProduct, CudaError> {
+        DeviceProduct::new(&self.dev, schedule, bf, bc)
+    }
+    fn galerkin(
+        &self,
+        product: &mut DeviceProduct,
+        a: &CudaMatrix,
+        p: &CudaMatrix,
+        c: &mut CudaMatrix,
+    ) -> Result<(), CudaError> {
+        product.numeric(&a.m, &p.m, &mut c.m)
+    }
+
+    fn coarse(&self, a: &BlockCsr) -> Result<CudaCoarse, CudaError> {
+        let n = a.scalar_rows();
+        let b = a.block_shape().0;
+        let jac = self.dev.module(&gs::jacobi_module(b))?;
+        Ok(CudaCoarse {
+            n,
+            a: self.dev.zeros(n * n)?,
+            l: self.dev.zeros(n * n)?,
+            lt: self.dev.zeros(n * n)?,
+            scale: self.dev.zeros(1)?,
+            status: self.dev.zeros(1)?,
+            densify: jac[&gs::densify_name(b)].clone(),
+        })
+    }
+    fn coarse_factor(&self, a: &CudaMatrix, c: &mut CudaCoarse, level: usize) -> Result<(), CudaError> {
+        let n = c.n;
+        self.dev.memset_zero(&mut c.a)?;
+        self.dev.stream().memset_zeros(&mut c.status)?;
+        let m = &a.m;
+        let b = m.br;
+        self.dev.launch(
+            &c.densify,
+            grid_for((m.nnzb * b * b) as u64, 256),
+            &[
+                Arg::F64(&m.values),
+                Arg::U32s(&m.block_row),
+                Arg::U32s(&m.col_idx),
+                Arg::F64Mut(&c.a),
+                Arg::U32(m.nnzb as u32),
+                Arg::U32(n as u32),
+            ],
+        )?;
+        let one = LaunchConfig {
+            grid_dim: (1, 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        self.dev.launch(
+            Self::k(&self.coarse, gs::CHOL_SCALE),
+            one,
+            &[Arg::F64(&c.a), Arg::F64Mut(&c.scale), Arg::U32(n as u32)],
+        )?;
+        let col = Self::k(&self.coarse, gs::CHOL_COLUMN);
+        for j in 0..n {
+            let rows = n - j;
+            let cfg = LaunchConfig {
+                grid_dim: (rows.div_ceil(gs::CHOL_WARPS) as u32, 1, 1),
+                block_dim: (32 * gs::CHOL_WARPS as u32, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            self.dev.launch(
+                col,
+                cfg,
+                &[
+                    Arg::F64(&c.a),
+                    Arg::F64Mut(&c.l),
+                    Arg::F64Mut(&c.lt),
+                    Arg::F64(&c.scale),
+                    Arg::U32sMut(&c.status),
+                    Arg::U32(n as u32),
+                    Arg::U32(j as u32),
+                ],
+            )?;
+        }
+        if let Some(row) = self.status_row(&c.status)? {
+            return Err(RuntimeError::CoarseFactorization {
+                level,
+                n,
+                why: format!("pivot at row {row} is not positive (below 1e-14 of the largest diagonal) or not finite"),
+            }
+            .into());
+        }
+        Ok(())
+    }
+    fn coarse_solve(&self, c: &CudaCoarse, x: &mut CudaSlice<f64>) -> Result<(), CudaError> {
+        let cfg = LaunchConfig {
+            grid_dim: (1, 1, 1),
+            block_dim: (gs::CHOL_SOLVE_THREADS as u32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        self.dev.launch(
+            Self::k(&self.coarse, gs::CHOL_SOLVE),
+            cfg,
+            &[Arg::F64(&c.l), Arg::F64(&c.lt), Arg::F64Mut(x), Arg::U32(c.n as u32)],
+        )
+    }
+}
+
+impl CudaCoarse {
+    /// The Cholesky factor `L` (row-major `n x n`, lower triangle), on the host.
+    pub fn factor(&self, dev: &Device) -> Result<Vec<f64>, CudaError> {
+        let mut l = dev.download(&self.l)?;
+        l.truncate(self.n * self.n);
+        Ok(l)
+    }
+}

@@ -1,0 +1,453 @@
+//! The time-stepping driver, ptap's main job (`ptap run`).
+//!
+//! Step 1 is cold: assemble, mesh setup (or the schedule cache), the hierarchy
+//! on the backend, solve. Every later step changes the modulus field,
+//! re-assembles `A` into the same pattern (on the device when the backend is
+//! one, so only the modulus crosses the bus), replays the numeric Galerkin
+//! products from the schedules (aggregates and `P` are reused), refreshes
+//! smoothers and the coarse factor, and solves. The report has the paper's
+//! four phases (`tab:phases`) per step, for the cold step and the mean of the
+//! hot ones.
+use anyhow::{bail, Context, Result};
+use ptap_cuda::{Cuda, Device, TransferCounters, DEVICE_VARIANTS};
+use ptap_fem::device::{DeviceAssembler, Modulus};
+use ptap_fem::{modulus_from_fn, BeamProblem, BoxMesh, POISSON_RATIO};
+use ptap_runtime::bundle::hierarchy_bundle;
+use ptap_runtime::{Backend, CgOptions, Cpu, Hierarchy, HierarchyOptions, MeshSetup};
+use ptap_schedules::file::{write_bundle, MappedBundle};
+use ptap_schedules::model::MachineParams;
+use ptap_schedules::Variant;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct TimeLoopOptions {
+    /// Beam refinement (10k x k x k Q2 hexahedra).
+    pub k: usize,
+    /// Time steps; step 1 is cold, the rest refresh values only.
+    pub steps: usize,
+    /// Directory of the schedule cache (`None`: no cache).
+    pub schedule_cache: Option<PathBuf>,
+    /// Prolongator filter threshold and per-level factor.
+    pub pf: f64,
+    pub pf_scale: f64,
+    /// Product variant on every level; `None` = the backend's default
+    /// (two-pass on the CPU, column split on a GPU); `Some("auto")` = the
+    /// traffic model's pick per level for the machine at hand, measured.
+    pub variant: Option<String>,
+    pub cg: CgOptions,
+    /// Report cache events on stderr.
+    pub verbose: bool,
+}
+
+/// Where the hierarchy lives.
+#[derive(Clone)]
+pub enum Target {
+    Cpu,
+    Cuda(Arc<Device>),
+}
+
+/// The modulus of step `s` of `steps`: a stiffening front moving along the beam.
+/// `E = 1 + 2 S((x_f - x) / w)` with `S` a smooth step (`tanh`), front position
+/// `x_f = 10 (s - 1) / steps` and width `w = 0.5`: material behind the front is
+/// three times stiffer, and the field changes every step.
+pub fn stiffening_front(mesh: &BoxMesh, step: usize, steps: usize) -> Vec<f64> {
+    let xf = ptap_fem::mesh::BEAM_LENGTH * (step.saturating_sub(1)) as f64 / steps.max(1) as f64;
+    modulus_from_fn(mesh, |c| 1.0 + (1.0 + ((xf - c[0]) / 0.5).tanh()))
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Phases {
+    pub assembly_s: f64,
+    pub mesh_setup_s: f64,
+    /// Cold step: the one copy of the hierarchy's structure, schedules and
+    /// assembly maps to the backend (kept out of `mesh_setup_s`, which is the
+    /// host's aggregation and inspection, or the schedule cache's load).
+    pub device_upload_s: f64,
+    pub matrix_setup_s: f64,
+    pub galerkin_numeric_s: f64,
+    pub solve_s: f64,
+}
+
+impl Phases {
+    fn mean(list: &[Phases]) -> Option<Phases> {
+        if list.is_empty() {
+            return None;
+        }
+        let n = list.len() as f64;
+        let sum = |f: fn(&Phases) -> f64| list.iter().map(f).sum::<f64>() / n;
+        Some(Phases {
+            assembly_s: sum(|p| p.assembly_s),
+            mesh_setup_s: sum(|p| p.mesh_setup_s),
+            device_upload_s: sum(|p| p.device_upload_s),
+            matrix_setup_s: sum(|p| p.matrix_setup_s),
+            galerkin_numeric_s: sum(|p| p.galerkin_numeric_s),
+            solve_s: sum(|p| p.solve_s),
+        })
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Step {
+    pub step: usize,
+    pub cold: bool,
+    pub iterations: usize,
+    pub converged: bool,
+    pub relative_residual: f64,
+    pub max_displacement: f64,
+    pub phases: Phases,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CacheReport {
+    pub path: String,
+    /// "loaded", "written", or "rebuilt" (with `reason`).
+    pub status: &'static str,
+    pub reason: Option<String>,
+    pub load_s: Option<f64>,
+    pub write_s: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TimeLoopReport {
+    pub k: usize,
+    pub dofs: usize,
+    pub device: &'static str,
+    pub threads: usize,
+    pub variant: String,
+    pub pf: f64,
+    /// Aggregates and P are built once and reused by every hot step.
+    pub hierarchy_reused: bool,
+    pub levels: usize,
+    pub schedule_cache: Option<CacheReport>,
+    pub steps: Vec<Step>,
+    pub cold: Phases,
+    pub hot_mean: Option<Phases>,
+    /// The product variant of each level on the device.
+    pub device_variants: Option<Vec<&'static str>>,
+    /// Host-device traffic per phase (absent on the CPU backend).
+    pub transfers: Option<TransferCounters>,
+    /// Most device memory in use at any sample (after each matrix setup and solve).
+    pub peak_device_bytes: Option<u64>,
+    pub peak_rss_bytes: Option<u64>,
+}
+
+fn peak_rss_bytes() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
+}
+
+/// The cache file of this problem: the name hashes what shapes the hierarchy.
+fn cache_path(dir: &Path, k: usize, opts: &HierarchyOptions) -> PathBuf {
+    let key = format!("beam3d k={k} {:?} variant={:?}", opts.amg, opts.variant);
+    let h = blake3::hash(key.as_bytes()).to_hex();
+    dir.join(format!("beam3d-k{k}-{}.ptaps", &h.as_str()[..16]))
+}
+
+/// How a backend gets each hot step's operator: the CPU assembles on the host
+/// and copies the values in; a GPU assembles on the device in place.
+trait StepAssembly<B: Backend> {
+    /// Writes step `step`'s operator into `h`'s fine level.
+    fn assemble(&mut self, problem: &mut BeamProblem, h: &mut Hierarchy<B>, step: usize, steps: usize) -> Result<()>;
+}
+
+struct HostAssembly;
+
+impl StepAssembly<Cpu> for HostAssembly {
+    fn assemble(&mut self, problem: &mut BeamProblem, h: &mut Hierarchy<Cpu>, step: usize, steps: usize) -> Result<()> {
+        problem.reassemble(&stiffening_front(&problem.mesh, step, steps))?;
+        h.set_fine_values(problem.a.values())?;
+        Ok(())
+    }
+}
+
+impl StepAssembly<Cuda> for DeviceAssembler {
+    fn assemble(
+        &mut self,
+        problem: &mut BeamProblem,
+        h: &mut Hierarchy<Cuda>,
+        step: usize,
+        steps: usize,
+    ) -> Result<()> {
+        let dev = h.backend().device().clone();
+        dev.set_phase("assembly");
+        let modulus = stiffening_front(&problem.mesh, step, steps);
+        self.assemble_matrix(Modulus::Host(&modulus), &mut h.fine_operator_mut().m)?;
+        dev.synchronize()?;
+        Ok(())
+    }
+}
+
+/// The product options of `target` for `--variant` (`None` = its default).
+fn product_options(opts: &mut HierarchyOptions, target: &Target, variant: Option<&str>) -> Result<String> {
+    let default = match target {
+        Target::Cpu => Variant::TwoPass,
+        Target::Cuda(_) => Variant::ColumnSplit,
+    };
+    match variant {
+        Some(v) if v.eq_ignore_ascii_case("auto") => {
+            opts.variant = None;
+            match target {
+                Target::Cpu => opts.machine = MachineParams::cpu(crate::measure_copy_bandwidth()),
+                Target::Cuda(dev) => {
+                    opts.machine = dev.machine_params()?;
+                    opts.candidates = DEVICE_VARIANTS.to_vec();
+                }
+            }
+            Ok("auto".into())
+        }
+        Some(v) => {
+            let parsed: Variant = v.parse().map_err(|e: String| anyhow::anyhow!("--variant: {e}"))?;
+            opts.variant = Some(parsed);
+            Ok(parsed.name().into())
+        }
+        None => {
+            opts.variant = Some(default);
+            Ok(default.name().into())
+        }
+    }
+}
+
+/// Runs the time loop on the beam. `progress` gets a line per phase and is
+/// told each finished step (`Some(step)`).
+pub fn run_beam(
+    options: &TimeLoopOptions,
+    target: &Target,
+    progress: &mut dyn FnMut(&str, Option<usize>),
+) -> Result<TimeLoopReport> {
+    let k = options.k;
+    if options.steps == 0 {
+        bail!("--steps must be at least 1");
+    }
+    let mut opts = HierarchyOptions::default();
+    (opts.amg.pf, opts.amg.pf_scale) = (options.pf, options.pf_scale);
+    let variant = product_options(&mut opts, target, options.variant.as_deref())?;
+
+    // Step 1, cold: mesh, assembly, mesh setup (or the cache).
+    progress(&format!("assembling the beam at k = {k}"), None);
+    let mut problem = BeamProblem::build(k).with_context(|| format!("building the beam at k = {k}"))?;
+    let t = Instant::now();
+    problem.reassemble(&stiffening_front(&problem.mesh, 1, options.steps))?;
+    let cold_assembly_s = problem.timings.assembly_s + t.elapsed().as_secs_f64();
+    let mut say = |m: &str| progress(m, None);
+    let (setup, mut cache, write_to) = mesh_setup(options, &problem, &opts, &mut say)?;
+
+    let mut report = match target {
+        Target::Cpu => {
+            let backend = Cpu::new(opts.kernels.clone());
+            let h = Hierarchy::new(backend, setup, &mut say)?;
+            steps_on(options, &mut problem, h, HostAssembly, cold_assembly_s, 0.0, progress)?
+        }
+        Target::Cuda(dev) => {
+            progress("uploading the hierarchy and the assembly maps to the device", None);
+            dev.reset_counters();
+            let backend = Cuda::new(dev)?;
+            let t = Instant::now();
+            let asm = DeviceAssembler::new(dev, &problem.assembler, problem.mesh.element_size(), POISSON_RATIO)?;
+            let asm_upload_s = t.elapsed().as_secs_f64();
+            let h = Hierarchy::new(backend, setup, &mut |m| progress(m, None))?;
+            steps_on(options, &mut problem, h, asm, cold_assembly_s, asm_upload_s, progress)?
+        }
+    };
+    if let (Some((path, reason)), Some(bundle)) = (write_to, report.1.take()) {
+        let t = Instant::now();
+        write_bundle(&path, &bundle)?;
+        let write_s = t.elapsed().as_secs_f64();
+        if options.verbose {
+            eprintln!("schedule cache: wrote {}", path.display());
+        }
+        cache = Some(CacheReport {
+            path: path.display().to_string(),
+            status: if reason.is_some() { "rebuilt" } else { "written" },
+            reason,
+            load_s: None,
+            write_s: Some(write_s),
+        });
+    }
+    let mut r = report.0;
+    r.k = k;
+    r.variant = variant;
+    r.pf = options.pf;
+    r.schedule_cache = cache;
+    Ok(r)
+}
+
+type CacheWrite = Option<(PathBuf, Option<String>)>;
+
+/// Mesh setup from the cache when it holds this problem, else built (and the
+/// cache file to write once the hierarchy exists, with why it was rebuilt).
+fn mesh_setup(
+    options: &TimeLoopOptions,
+    problem: &BeamProblem,
+    opts: &HierarchyOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(MeshSetup, Option<CacheReport>, CacheWrite)> {
+    let modes = problem.modes;
+    let build = |progress: &mut dyn FnMut(&str)| {
+        MeshSetup::build(problem.a.clone(), &problem.near_null, modes, opts, progress)
+            .context("setting up the AMG hierarchy")
+    };
+    let Some(dir) = &options.schedule_cache else {
+        return Ok((build(progress)?, None, None));
+    };
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create the schedule cache directory {}", dir.display()))?;
+    let path = cache_path(dir, options.k, opts);
+    let loaded = if path.exists() {
+        let t = Instant::now();
+        let attempt = MappedBundle::open(&path).map_err(anyhow::Error::from).and_then(|b| {
+            MeshSetup::from_bundle(problem.a.clone(), modes, &Arc::new(b), opts, progress).map_err(anyhow::Error::from)
+        });
+        Some(attempt.map(|s| (s, t.elapsed().as_secs_f64())))
+    } else {
+        None
+    };
+    match loaded {
+        Some(Ok((setup, load_s))) => {
+            if options.verbose {
+                eprintln!("schedule cache: loaded {} (mesh setup skipped)", path.display());
+            }
+            let report = CacheReport {
+                path: path.display().to_string(),
+                status: "loaded",
+                reason: None,
+                load_s: Some(load_s),
+                write_s: None,
+            };
+            Ok((setup, Some(report), None))
+        }
+        other => {
+            let reason = match other {
+                Some(Err(e)) => {
+                    let msg = format!("{e:#}");
+                    if options.verbose {
+                        eprintln!("schedule cache: {} is unusable ({msg}); rebuilding it", path.display());
+                    }
+                    Some(msg)
+                }
+                _ => None,
+            };
+            Ok((build(progress)?, None, Some((path, reason))))
+        }
+    }
+}
+
+/// The steps on a hierarchy already on its backend; returns the report and,
+/// for the cache, the hierarchy's bundle.
+fn steps_on<B: Backend + 'static, A: StepAssembly<B>>(
+    options: &TimeLoopOptions,
+    problem: &mut BeamProblem,
+    mut h: Hierarchy<B>,
+    mut assembly: A,
+    cold_assembly_s: f64,
+    extra_upload_s: f64,
+    progress: &mut dyn FnMut(&str, Option<usize>),
+) -> Result<(TimeLoopReport, Option<ptap_schedules::file::ScheduleBundle>)> {
+    let bundle = options
+        .schedule_cache
+        .as_ref()
+        .map(|_| hierarchy_bundle(&h, &format!("beam k={}", options.k)));
+    let device = h.backend().name();
+    let dofs = h.scalar_rows();
+    let mut x = vec![0.0; dofs];
+    let mut ws = h.workspace(options.cg.max_iterations)?;
+    let mut steps = Vec::with_capacity(options.steps);
+    let mut peak = PeakMemory::default();
+    for step in 1..=options.steps {
+        let cold = step == 1;
+        let (assembly_s, mesh_setup_s, device_upload_s, matrix_setup_s) = if cold {
+            let t = &h.timings;
+            (
+                cold_assembly_s,
+                t.mesh_setup_s,
+                t.upload_s + extra_upload_s,
+                t.matrix_setup_s,
+            )
+        } else {
+            progress("re-assembling and refreshing", None);
+            let t = Instant::now();
+            assembly.assemble(problem, &mut h, step, options.steps)?;
+            let assembly_s = t.elapsed().as_secs_f64();
+            let matrix_setup_s = h.matrix_setup().context("refreshing the hierarchy")?;
+            (assembly_s, 0.0, 0.0, matrix_setup_s)
+        };
+        let galerkin_numeric_s = h.timings.galerkin_numeric_s;
+        peak.sample(&h);
+        progress("solving", None);
+        x.fill(0.0);
+        let rep = h
+            .solve(&problem.rhs, &mut x, &options.cg, &mut ws)
+            .with_context(|| format!("solving step {step}"))?;
+        peak.sample(&h);
+        if !rep.converged {
+            bail!(
+                "step {step}: CG did not reach rtol {:e} in {} iterations; check the operator",
+                options.cg.rtol,
+                rep.iterations
+            );
+        }
+        steps.push(Step {
+            step,
+            cold,
+            iterations: rep.iterations,
+            converged: rep.converged,
+            relative_residual: rep.residual_norm / rep.rhs_norm,
+            max_displacement: x.iter().fold(0.0f64, |m, v| m.max(v.abs())),
+            phases: Phases {
+                assembly_s,
+                mesh_setup_s,
+                device_upload_s,
+                matrix_setup_s,
+                galerkin_numeric_s,
+                solve_s: rep.solve_s,
+            },
+        });
+        progress("", Some(step));
+    }
+    let hot: Vec<Phases> = steps.iter().skip(1).map(|s| s.phases).collect();
+    let on_device = device != "cpu";
+    let report = TimeLoopReport {
+        k: options.k,
+        dofs,
+        device,
+        threads: rayon::current_num_threads(),
+        variant: String::new(),
+        pf: options.pf,
+        hierarchy_reused: true,
+        levels: h.num_levels(),
+        schedule_cache: None,
+        cold: steps[0].phases,
+        hot_mean: Phases::mean(&hot),
+        steps,
+        transfers: peak.transfers,
+        device_variants: on_device.then(|| h.level_variants().iter().map(|v| v.name()).collect()),
+        peak_device_bytes: on_device.then_some(peak.used),
+        peak_rss_bytes: peak_rss_bytes(),
+    };
+    Ok((report, bundle))
+}
+
+/// High-water mark of used device memory (total minus free), sampled, and the
+/// device's transfer counters; nothing on the CPU.
+#[derive(Default)]
+struct PeakMemory {
+    used: u64,
+    transfers: Option<TransferCounters>,
+}
+
+impl PeakMemory {
+    fn sample<B: Backend + 'static>(&mut self, h: &Hierarchy<B>) {
+        let any: &dyn std::any::Any = h.backend();
+        if let Some(cuda) = any.downcast_ref::<Cuda>() {
+            let dev = cuda.device();
+            if let Ok((free, total)) = dev.context().mem_get_info() {
+                self.used = self.used.max((total - free) as u64);
+            }
+            self.transfers = Some(dev.counters());
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! The operations an AMG hierarchy needs from the memory its data lives in.
+//!
+//! The V-cycle, Chebyshev smoothing, the eigen-estimate and CG are written
+//! once ([`crate::cycle`], [`crate::cg`]) over this trait; each backend owns
+//! its vectors and block matrices and implements the operations on them: the
+//! CPU reference ([`crate::cpu::Cpu`], rayon) here, the CUDA backend in the
+//! `ptap-cuda` crate. A new backend (another GPU, MPI ranks) implements this
+//! trait and plugs into [`crate::Hierarchy`] without touching the solver
+//! (Ginkgo's executors, AMGCL's backends).
+//!
+//! Every operation is stream-ordered: it may return before the work is done
+//! (a device queues it), but a later operation sees its result, and a scalar
+//! result ([`Backend::dot`]) waits for everything before it. Operations
+//! allocate nothing; the `*new*`/[`Backend::matrix`]/[`Backend::product`]
+//! constructors are setup-time calls.
+use crate::RuntimeError;
+use ptap_schedules::VariantSchedule;
+use ptap_sparse::BlockCsr;
+
+/// A place where vectors, block matrices and the numeric work on them live.
+pub trait Backend: Sized {
+    /// A dense vector of `f64`.
+    type Vector;
+    /// A block-CSR matrix (pattern and values).
+    type Matrix;
+    /// A numeric Galerkin product bound to one schedule (the executor).
+    type Product;
+    /// Point-block Jacobi: the inverted diagonal blocks of one operator.
+    type Jacobi;
+    /// The factored coarsest operator.
+    type Coarse;
+    /// One sentence a user can act on; runtime errors (non-SPD, singular
+    /// blocks, ...) convert into it.
+    type Error: std::error::Error + From<RuntimeError> + Send + Sync + 'static;
+
+    /// `cpu`, `cuda`, ... for reports.
+    fn name(&self) -> &'static str;
+    /// Whether this backend's matrices are host [`BlockCsr`]s
+    /// ([`Backend::host_matrix`] answers for them), so a hierarchy keeps no
+    /// second host copy of `P`.
+    fn host_resident(&self) -> bool {
+        false
+    }
+    /// Names the phase later host/device transfers are counted under (a no-op
+    /// where nothing crosses a bus).
+    fn set_phase(&self, _phase: &str) {}
+    /// Waits until every queued operation has finished (for timing).
+    fn synchronize(&self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+
+    // Data (setup time).
+
+    /// `n` zeros.
+    fn vector(&self, n: usize) -> Result<Self::Vector, Self::Error>;
+    /// A copy of `host`.
+    fn vector_from(&self, host: &[f64]) -> Result<Self::Vector, Self::Error>;
+    /// `v = host` (lengths equal).
+    fn write(&self, host: &[f64], v: &mut Self::Vector) -> Result<(), Self::Error>;
+    /// `host = v` (lengths equal; waits for `v`).
+    fn read(&self, v: &Self::Vector, host: &mut [f64]) -> Result<(), Self::Error>;
+    /// The backend's copy of `m`; its values only when `with_values` (the
+    /// others are computed on the backend by a Galerkin product). Consumes
+    /// `m`, so a host backend adopts it without a copy.
+    fn matrix(&self, m: BlockCsr, with_values: bool) -> Result<Self::Matrix, Self::Error>;
+    /// The backend's copy of `m`, values included, keeping `m` with the caller.
+    fn matrix_ref(&self, m: &BlockCsr) -> Result<Self::Matrix, Self::Error> {
+        self.matrix(m.clone(), true)
+    }
+    /// `m` itself where the backend keeps host matrices.
+    fn host_matrix<'a>(&self, _m: &'a Self::Matrix) -> Option<&'a BlockCsr> {
+        None
+    }
+    /// Replaces `m`'s values (same pattern).
+    fn set_values(&self, m: &mut Self::Matrix, values: &[f64]) -> Result<(), Self::Error>;
+    /// `m`'s values, on the host (verification and reports).
+    fn values(&self, m: &Self::Matrix) -> Result<Vec<f64>, Self::Error>;
+
+    // Vector and matrix operations.
+
+    /// `y = A x`.
+    fn spmv(&self, a: &Self::Matrix, x: &Self::Vector, y: &mut Self::Vector) -> Result<(), Self::Error>;
+    /// `r = b - A x`.
+    fn residual(
+        &self,
+        a: &Self::Matrix,
+        x: &Self::Vector,
+        b: &Self::Vector,
+        r: &mut Self::Vector,
+    ) -> Result<(), Self::Error>;
+    /// `y += alpha x`.
+    fn axpy(&self, alpha: f64, x: &Self::Vector, y: &mut Self::Vector) -> Result<(), Self::Error>;
+    /// `y = x + beta y`.
+    fn xpby(&self, x: &Self::Vector, beta: f64, y: &mut Self::Vector) -> Result<(), Self::Error>;
+    /// `y = x`.
+    fn copy(&self, x: &Self::Vector, y: &mut Self::Vector) -> Result<(), Self::Error>;
+    /// `y = value` everywhere.
+    fn fill(&self, y: &mut Self::Vector, value: f64) -> Result<(), Self::Error>;
+    /// `x . y`, reduced in a fixed order (bitwise reproducible run to run).
+    fn dot(&self, x: &Self::Vector, y: &Self::Vector) -> Result<f64, Self::Error>;
+    /// `||x||_2`.
+    fn norm2(&self, x: &Self::Vector) -> Result<f64, Self::Error> {
+        Ok(self.dot(x, x)?.sqrt())
+    }
+
+    // Point-block Jacobi.
+
+    /// Storage for the diagonal-block inverses of `a` (`nrows` blocks of `b x b`).
+    fn jacobi(&self, a: &BlockCsr) -> Result<Self::Jacobi, Self::Error>;
+    /// Inverts every diagonal block of `a`'s current values.
+    fn jacobi_invert(&self, a: &Self::Matrix, j: &mut Self::Jacobi, level: usize) -> Result<(), Self::Error>;
+    /// `x += alpha D^-1 r + beta t` (`t` unread when `beta == 0`).
+    fn jacobi_update(
+        &self,
+        j: &Self::Jacobi,
+        alpha: f64,
+        r: &Self::Vector,
+        beta: f64,
+        t: &Self::Vector,
+        x: &mut Self::Vector,
+    ) -> Result<(), Self::Error>;
+    /// The inverses, on the host (verification).
+    fn jacobi_values(&self, j: &Self::Jacobi) -> Result<Vec<f64>, Self::Error>;
+
+    // Galerkin product.
+
+    /// The executor of `schedule` for `bf x bf` fine and `bf x bc` prolongator blocks.
+    fn product(&self, schedule: &VariantSchedule, bf: usize, bc: usize) -> Result<Self::Product, Self::Error>;
+    /// `c = P^T A P` (values only; `c` has the schedule's coarse pattern).
+    fn galerkin(
+        &self,
+        product: &mut Self::Product,
+        a: &Self::Matrix,
+        p: &Self::Matrix,
+        c: &mut Self::Matrix,
+    ) -> Result<(), Self::Error>;
+
+    // Coarse direct solve.
+
+    /// Storage for the factor of the coarsest operator `a` (dense, `n x n` scalars).
+    fn coarse(&self, a: &BlockCsr) -> Result<Self::Coarse, Self::Error>;
+    /// Factors `a`'s current values (dense Cholesky).
+    fn coarse_factor(&self, a: &Self::Matrix, c: &mut Self::Coarse, level: usize) -> Result<(), Self::Error>;
+    /// `x = A_coarse^-1 x`.
+    fn coarse_solve(&self, c: &Self::Coarse, x: &mut Self::Vector) -> Result<(), Self::Error>;
+}

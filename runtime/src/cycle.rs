@@ -1,0 +1,175 @@
+//! Chebyshev smoothing, its eigen-estimate and the V-cycle, written once over
+//! a [`Backend`] (amg.md, solve phase).
+use crate::backend::Backend;
+use crate::hierarchy::{Hierarchy, LevelWork};
+use ptap_amg::eig::cg_lanczos_lambda_max;
+
+/// Seed of the eigen-estimate's start vector (`ptap_amg::eig::pseudo_random_vector`).
+pub const EIG_SEED: u64 = 0x5eed_ca11_ab1e;
+
+/// Chebyshev interval `[lo, hi] * lambda_max` as the polynomial's scalars.
+struct ChebyshevSteps {
+    s: f64,
+    w: f64,
+}
+
+impl ChebyshevSteps {
+    fn new(bounds: (f64, f64), lambda_max: f64) -> Self {
+        let (emin, emax) = (bounds.0 * lambda_max, bounds.1 * lambda_max);
+        let s = 2.0 / (emax + emin);
+        let a = 1.0 - s * emin;
+        let mu = 1.0 / a;
+        let c2 = 2.0 * mu * mu - 1.0;
+        let w = 2.0 * mu / (a * c2);
+        Self { s, w }
+    }
+}
+
+/// Two Chebyshev (first kind) steps preconditioned by point-block Jacobi on
+/// `a x = rhs` over `[lo, hi] * lambda_max` (`bounds = (lo, hi)`); `x` is
+/// taken as zero when `zero_guess`. `r` and `t` are scratch of `x`'s length.
+#[allow(clippy::too_many_arguments)]
+pub fn chebyshev_smooth<B: Backend>(
+    be: &B,
+    a: &B::Matrix,
+    jacobi: &B::Jacobi,
+    bounds: (f64, f64),
+    lambda_max: f64,
+    rhs: &B::Vector,
+    x: &mut B::Vector,
+    zero_guess: bool,
+    r: &mut B::Vector,
+    t: &mut B::Vector,
+) -> Result<(), B::Error> {
+    let ChebyshevSteps { s, w } = ChebyshevSteps::new(bounds, lambda_max);
+    // Step 1: t = x1 - x0 = s D^-1 (rhs - A x0); x = x1.
+    be.fill(t, 0.0)?;
+    if zero_guess {
+        be.jacobi_update(jacobi, s, rhs, 0.0, rhs, t)?;
+        be.copy(t, x)?;
+    } else {
+        be.residual(a, x, rhs, r)?;
+        be.jacobi_update(jacobi, s, r, 0.0, r, t)?;
+        be.axpy(1.0, t, x)?;
+    }
+    // Step 2: x2 = (1-w) x0 + w x1 + w s D^-1 (rhs - A x1) = x1 + (w-1) t + w s D^-1 r1.
+    be.residual(a, x, rhs, r)?;
+    be.jacobi_update(jacobi, w * s, r, w - 1.0, t, x)
+}
+
+/// Why an eigen-estimate stopped short.
+pub enum EigenError<E> {
+    Backend(E),
+    /// CG-Lanczos broke down (the operator or preconditioner is not SPD).
+    Breakdown(String),
+}
+
+impl<E> From<E> for EigenError<E> {
+    fn from(e: E) -> Self {
+        EigenError::Backend(e)
+    }
+}
+
+/// `lambda_max(D^-1 A)` by `iterations` (at most 64) steps of Jacobi-
+/// preconditioned CG from the fixed start vector `start`, the top Ritz value
+/// of the CG-Lanczos tridiagonal (amg.md; `ptap_amg::eig::estimate_lambda_max`
+/// step for step). `r`, `z`, `p`, `ap` are scratch of the operator's size.
+#[allow(clippy::too_many_arguments)]
+pub fn estimate_lambda_max<B: Backend>(
+    be: &B,
+    a: &B::Matrix,
+    jacobi: &B::Jacobi,
+    start: &B::Vector,
+    iterations: usize,
+    r: &mut B::Vector,
+    z: &mut B::Vector,
+    p: &mut B::Vector,
+    ap: &mut B::Vector,
+) -> Result<f64, EigenError<B::Error>> {
+    let precondition = |x: &B::Vector, y: &mut B::Vector| -> Result<(), B::Error> {
+        be.fill(y, 0.0)?;
+        be.jacobi_update(jacobi, 1.0, x, 0.0, x, y)
+    };
+    be.copy(start, r)?;
+    precondition(r, z)?;
+    be.copy(z, p)?;
+    let mut rz = be.dot(r, z)?;
+    if !(rz > 0.0) {
+        return Err(EigenError::Breakdown(format!(
+            "preconditioned residual norm {rz:e} is not positive"
+        )));
+    }
+    let mut alphas = [0.0f64; 64];
+    let mut betas = [0.0f64; 64];
+    let iterations = iterations.clamp(1, 64);
+    let mut m = 0;
+    for k in 0..iterations {
+        be.spmv(a, p, ap)?;
+        let pap = be.dot(p, ap)?;
+        if !pap.is_finite() {
+            return Err(EigenError::Breakdown("NaN or infinity in the operator".into()));
+        }
+        if pap <= 0.0 {
+            return Err(EigenError::Breakdown(format!(
+                "curvature p^T A p = {pap:e} at step {k}"
+            )));
+        }
+        let alpha = rz / pap;
+        be.axpy(-alpha, ap, r)?;
+        precondition(r, z)?;
+        let rz_new = be.dot(r, z)?;
+        alphas[k] = alpha;
+        m = k + 1;
+        if !(rz_new > 1e-300 * rz) {
+            break; // exact convergence: T is complete
+        }
+        let beta = rz_new / rz;
+        betas[k] = beta;
+        rz = rz_new;
+        be.xpby(z, beta, p)?;
+    }
+    Ok(cg_lanczos_lambda_max(&alphas[..m], &betas[..m]))
+}
+
+impl<B: Backend> Hierarchy<B> {
+    /// Two Chebyshev steps on level `l`'s work vectors (`x` from `rhs`).
+    fn smooth_level(&mut self, l: usize, zero_guess: bool) -> Result<(), B::Error> {
+        let bounds = self.options().chebyshev_bounds;
+        let (be, levels) = (&self.backend, &mut self.levels);
+        let lev = &mut levels[l];
+        let sm = lev.smoother.as_ref().expect("smoother on every level but the coarsest");
+        let LevelWork { x, rhs, r, t } = &mut lev.work;
+        chebyshev_smooth(be, &lev.a, &sm.jacobi, bounds, sm.lambda_max, rhs, x, zero_guess, r, t)
+    }
+
+    /// One V-cycle `z = M^-1 r`: Chebyshev(2) pre/post smoothing, `R = P^T`
+    /// restriction, `P` prolongation, the dense coarse solve.
+    pub fn vcycle(&mut self, r: &B::Vector, z: &mut B::Vector) -> Result<(), B::Error> {
+        let nl = self.levels.len();
+        self.backend.copy(r, &mut self.levels[0].work.rhs)?;
+        for l in 0..nl - 1 {
+            self.smooth_level(l, true)?;
+            let (fine, coarse) = self.levels.split_at_mut(l + 1);
+            let lev = &mut fine[l];
+            let w = &mut lev.work;
+            self.backend.residual(&lev.a, &w.x, &w.rhs, &mut w.r)?;
+            let tr = lev.transfer.as_ref().expect("transfer on every level but the coarsest");
+            self.backend.spmv(&tr.r, &w.r, &mut coarse[0].work.rhs)?;
+        }
+        {
+            let w = &mut self.levels[nl - 1].work;
+            self.backend.copy(&w.rhs, &mut w.x)?;
+            self.backend.coarse_solve(&self.coarse, &mut w.x)?;
+        }
+        for l in (0..nl - 1).rev() {
+            let (fine, coarse) = self.levels.split_at_mut(l + 1);
+            let lev = &mut fine[l];
+            let tr = lev.transfer.as_ref().unwrap();
+            // x += P x_c through the scratch t (smoothing overwrites t next).
+            self.backend.spmv(&tr.p, &coarse[0].work.x, &mut lev.work.t)?;
+            self.backend.axpy(1.0, &lev.work.t, &mut lev.work.x)?;
+            self.smooth_level(l, false)?;
+        }
+        self.backend.copy(&self.levels[0].work.x, z)
+    }
+}
