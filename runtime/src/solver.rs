@@ -1,8 +1,8 @@
 //! The V-cycle preconditioner and conjugate gradients.
 use crate::hierarchy::Hierarchy;
+use crate::registry::KernelRegistry;
 use crate::RuntimeError;
 use ptap_sparse::par::{axpy, dot, norm2, xpby};
-use ptap_sparse::spmv::{residual, spmv, spmv_add};
 use serde::Serialize;
 
 /// CG stopping rule: `||b - A x||_2 <= rtol ||b||_2` (unpreconditioned norm).
@@ -69,9 +69,9 @@ impl Hierarchy {
             let w = &mut fine[l];
             let sm = lev.smoother.as_ref().expect("smoother on every level but the coarsest");
             sm.smooth(&lev.a, &w.rhs, &mut w.x, true, &mut w.r, &mut w.t);
-            residual(&lev.a, &w.x, &w.rhs, &mut w.r);
+            KernelRegistry::shipped().residual(&lev.a, &w.x, &w.rhs, &mut w.r);
             let tr = lev.transfer.as_ref().expect("transfer on every level but the coarsest");
-            spmv(&tr.r, &w.r, &mut coarse[0].rhs);
+            KernelRegistry::shipped().spmv(&tr.r, &w.r, &mut coarse[0].rhs);
         }
         {
             let w = &mut self.work[nl - 1];
@@ -83,7 +83,7 @@ impl Hierarchy {
             let (fine, coarse) = self.work.split_at_mut(l + 1);
             let w = &mut fine[l];
             let tr = lev.transfer.as_ref().unwrap();
-            spmv_add(&tr.p, &coarse[0].x, &mut w.x);
+            KernelRegistry::shipped().spmv_beta(&tr.p, &coarse[0].x, 1.0, &mut w.x);
             let sm = lev.smoother.as_ref().unwrap();
             sm.smooth(&lev.a, &w.rhs, &mut w.x, false, &mut w.r, &mut w.t);
         }
@@ -109,7 +109,7 @@ impl Hierarchy {
         }
         let CgWorkspace { r, z, p, ap, history } = ws;
         history.clear();
-        residual(&self.levels[0].a, x, b, r);
+        KernelRegistry::shipped().residual(&self.levels[0].a, x, b, r);
         let bnorm = norm2(b);
         let target = opts.rtol * bnorm;
         let mut rnorm = norm2(r);
@@ -132,7 +132,7 @@ impl Hierarchy {
                     why: format!("r^T M^-1 r = {rz:e}, the preconditioner is not positive definite"),
                 });
             }
-            spmv(&self.levels[0].a, p, ap);
+            KernelRegistry::shipped().spmv(&self.levels[0].a, p, ap);
             let pap = dot(p, ap);
             if !pap.is_finite() {
                 return Err(RuntimeError::NotFinite {
