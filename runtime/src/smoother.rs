@@ -3,7 +3,7 @@ use crate::registry::{JacobiEntry, KernelRegistry, ResidualFn};
 use crate::RuntimeError;
 use ptap_amg::{estimate_lambda_max, EigWorkspace};
 use ptap_sparse::dense::{gemv_acc_dyn, invert_in_place};
-use ptap_sparse::dispatch::kernels::SquareBlockKernels;
+use ptap_sparse::kernels::SquareBlockKernels;
 use ptap_sparse::BlockCsr;
 use rayon::prelude::*;
 
