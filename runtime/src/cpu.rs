@@ -11,7 +11,7 @@ use crate::variants::GalerkinProduct;
 use crate::RuntimeError;
 use ptap_schedules::VariantSchedule;
 use ptap_sparse::dense::{gemv_acc_dyn, invert_in_place, Cholesky};
-use ptap_sparse::dispatch::kernels::SquareBlockKernels;
+use ptap_sparse::kernels::SquareBlockKernels;
 use ptap_sparse::par::{axpy, dot, norm2, xpby};
 use ptap_sparse::BlockCsr;
 use rayon::prelude::*;

@@ -3,7 +3,7 @@ use crate::registry::KernelRegistry;
 use crate::RuntimeError;
 use ptap_schedules::TwoPassSchedule;
 use ptap_sparse::dense::transpose_into;
-use ptap_sparse::dispatch::kernels::ProductKernels;
+use ptap_sparse::kernels::ProductKernels;
 use ptap_sparse::par::{balanced_row_chunks, default_chunk_count, for_each_row_chunk};
 use ptap_sparse::spgemm::{spgemm_numeric, SpgemmWorkspace};
 use ptap_sparse::{BlockCsr, BlockPattern};

@@ -18,10 +18,9 @@ use crate::cpu::update_with;
 use crate::executor::{two_pass_numeric, TwoPassExecutor, TwoPassNumeric};
 use crate::variants::{executor_with, GalerkinProduct};
 use crate::RuntimeError;
+use ptap_kernels::{elasticity_2d, elasticity_3d, scalar};
 use ptap_schedules::VariantSchedule;
-use ptap_sparse::dispatch::kernels::{
-    elasticity_2d, elasticity_3d, scalar, BlockKernels, KernelSet, ProductKernels, SingularBlock, SquareBlockKernels,
-};
+use ptap_sparse::kernels::{BlockKernels, KernelSet, ProductKernels, SingularBlock, SquareBlockKernels};
 use ptap_sparse::spmv::{residual_with, spmv_beta_with};
 use ptap_sparse::BlockCsr;
 use std::sync::OnceLock;
@@ -181,7 +180,7 @@ impl KernelRegistry {
         }
     }
 
-    /// `y = A x + beta y` with `A`'s registered block kernels (else the shipped dispatch).
+    /// `y = A x + beta y` with `A`'s registered block kernels (else the size-generic loop, same bits).
     pub fn spmv_beta(&self, a: &BlockCsr, x: &[f64], beta: f64, y: &mut [f64]) {
         let (r, c) = a.block_shape();
         match self.block(r, c) {
@@ -195,7 +194,7 @@ impl KernelRegistry {
         self.spmv_beta(a, x, 0.0, y)
     }
 
-    /// `r = b - A x`.
+    /// `r = b - A x` with `A`'s registered block kernels (else the size-generic loop, same bits).
     pub fn residual(&self, a: &BlockCsr, x: &[f64], b: &[f64], r: &mut [f64]) {
         let (br, bc) = a.block_shape();
         match self.block(br, bc) {
@@ -208,6 +207,85 @@ impl KernelRegistry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ptap_sparse::BlockPattern;
+    use std::sync::Arc;
+
+    /// splitmix64: reproducible values without a dev-dependency.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d1_33d0_49bb_1133);
+            z ^ (z >> 31)
+        }
+
+        /// Mixed signs and magnitudes (so any change of summation order changes
+        /// rounding), with some `+0.0` and `-0.0` (so signed zeros are checked too).
+        fn value(&mut self) -> f64 {
+            let u = self.next();
+            match u % 16 {
+                0 => 0.0,
+                1 => -0.0,
+                _ => {
+                    let mantissa = (u >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+                    mantissa * 2f64.powi((u >> 4) as i32 % 41 - 20)
+                }
+            }
+        }
+
+        fn vector(&mut self, n: usize) -> Vec<f64> {
+            (0..n).map(|_| self.value()).collect()
+        }
+    }
+
+    /// `nrows x ncols` blocks of `r x c`, 0 to 8 blocks a row (some rows empty).
+    fn random_matrix(rng: &mut Rng, r: usize, c: usize, nrows: usize, ncols: usize) -> BlockCsr {
+        let rows: Vec<Vec<u32>> = (0..nrows)
+            .map(|_| {
+                let mut cols: Vec<u32> = (0..rng.next() % 9)
+                    .map(|_| (rng.next() % ncols as u64) as u32)
+                    .collect();
+                cols.sort_unstable();
+                cols.dedup();
+                cols
+            })
+            .collect();
+        let pattern = Arc::new(BlockPattern::from_rows(ncols, &rows).unwrap());
+        let values = rng.vector(pattern.nnzb() * r * c);
+        BlockCsr::new(pattern, r, c, values).unwrap()
+    }
+
+    fn bits(v: &[f64]) -> Vec<u64> {
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
+    #[test]
+    fn generated_spmv_and_residual_give_the_bits_of_the_size_generic_loops() {
+        let k = KernelRegistry::shipped();
+        let mut rng = Rng(0x5eed);
+        for (r, c) in [(1, 1), (2, 2), (2, 3), (3, 2), (3, 3), (3, 6), (6, 3), (6, 6)] {
+            assert!(k.block(r, c).is_some(), "{r}x{c} has no generated kernels");
+            for (nrows, ncols) in [(700, 500), (3, 40)] {
+                let a = random_matrix(&mut rng, r, c, nrows, ncols);
+                let x = rng.vector(a.scalar_cols());
+                let y0 = rng.vector(a.scalar_rows());
+                for beta in [0.0, 1.0] {
+                    let (mut generated, mut generic) = (y0.clone(), y0.clone());
+                    k.spmv_beta(&a, &x, beta, &mut generated);
+                    ptap_sparse::spmv::spmv_beta(&a, &x, beta, &mut generic);
+                    assert_eq!(bits(&generated), bits(&generic), "{r}x{c} spmv beta = {beta}");
+                }
+                let b = rng.vector(a.scalar_rows());
+                let (mut generated, mut generic) = (vec![f64::NAN; b.len()], vec![f64::NAN; b.len()]);
+                k.residual(&a, &x, &b, &mut generated);
+                ptap_sparse::spmv::residual(&a, &x, &b, &mut generic);
+                assert_eq!(bits(&generated), bits(&generic), "{r}x{c} residual");
+            }
+        }
+    }
 
     #[test]
     fn shipped_registry_serves_every_product_and_block_of_the_shipped_sets() {

@@ -15,7 +15,7 @@ use ptap_schedules::variants::{
     SlotRuns, SlotTiledSchedule,
 };
 use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
-use ptap_sparse::dispatch::kernels::{Block, ProductKernels};
+use ptap_sparse::kernels::{Block, ProductKernels};
 use ptap_sparse::par::for_each_row_chunk;
 use ptap_sparse::{BlockCsr, BlockPattern};
 use rayon::prelude::*;

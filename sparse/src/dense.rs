@@ -82,12 +82,20 @@ pub fn gemm_tn_acc_dyn(m: usize, k: usize, n: usize, a: &[f64], b: &[f64], c: &m
     }
 }
 
-/// Run-time-sized `y (m) += a (m x n) x`.
+/// Run-time-sized `y (m) += a (m x n) x`, each row summed left to right before the add.
+///
+/// The row sum starts from its first product, not from `0.0`: the same expression
+/// tree as the generated `BlockKernels::gemv_acc` (`a0 x0 + a1 x1 + ..`), so the two
+/// agree bit for bit, signed zeros included.
 pub fn gemv_acc_dyn(m: usize, n: usize, a: &[f64], x: &[f64], y: &mut [f64]) {
+    if n == 0 {
+        return;
+    }
     for i in 0..m {
-        let mut s = 0.0;
-        for j in 0..n {
-            s += a[i * n + j] * x[j];
+        let row = &a[i * n..(i + 1) * n];
+        let mut s = row[0] * x[0];
+        for j in 1..n {
+            s += row[j] * x[j];
         }
         y[i] += s;
     }

@@ -10,13 +10,15 @@
 //! split).
 //!
 //! Block shapes are run-time data in matrices and compile-time constants in
-//! kernels: [`dispatch`] turns the former into the latter for the shapes the
-//! project ships and falls back to a size-generic kernel otherwise.
+//! kernels. This crate defines the kernels' interface ([`kernels`]) and the
+//! `*_with::<K>` entry points generic over it, and runs size-generic loops
+//! otherwise; it depends on no generated code. Mapping a run-time shape to a
+//! generated kernel type is `ptap_runtime::KernelRegistry`'s work.
 
 pub mod csr;
 pub mod dense;
-pub mod dispatch;
 pub mod error;
+pub mod kernels;
 pub mod par;
 pub mod pattern;
 pub mod spgemm;

@@ -9,7 +9,6 @@
 //! This is the order the paper's two-pass product (V0) defines.
 use crate::csr::BlockCsr;
 use crate::dense::{gemm_acc, gemm_acc_dyn};
-use crate::dispatch_mkn;
 use crate::error::SparseError;
 use crate::par::{balanced_row_chunks, default_chunk_count, for_each_row_chunk};
 use crate::pattern::BlockPattern;
@@ -149,7 +148,18 @@ pub fn spgemm_numeric(x: &BlockCsr, y: &BlockCsr, c: &mut BlockCsr, ws: &mut Spg
     assert_eq!(c.block_shape(), (m, n), "C has the wrong block shape");
     let c_pat = c.pattern_arc().clone();
     let c_vals = c.values_mut();
-    dispatch_mkn!(m, k, n; numeric_fixed(x, y, &c_pat, c_vals, ws); numeric_dyn(x, y, &c_pat, c_vals, ws))
+    // The products of the shipped hierarchies get const-size blocks; any other shape the run-time-sized loop.
+    match (m, k, n) {
+        (1, 1, 1) => numeric_fixed::<1, 1, 1>(x, y, &c_pat, c_vals, ws),
+        (2, 2, 2) => numeric_fixed::<2, 2, 2>(x, y, &c_pat, c_vals, ws),
+        (2, 2, 3) => numeric_fixed::<2, 2, 3>(x, y, &c_pat, c_vals, ws),
+        (3, 2, 3) => numeric_fixed::<3, 2, 3>(x, y, &c_pat, c_vals, ws),
+        (3, 3, 3) => numeric_fixed::<3, 3, 3>(x, y, &c_pat, c_vals, ws),
+        (3, 3, 6) => numeric_fixed::<3, 3, 6>(x, y, &c_pat, c_vals, ws),
+        (6, 3, 6) => numeric_fixed::<6, 3, 6>(x, y, &c_pat, c_vals, ws),
+        (6, 6, 6) => numeric_fixed::<6, 6, 6>(x, y, &c_pat, c_vals, ws),
+        _ => numeric_dyn(x, y, &c_pat, c_vals, ws),
+    }
 }
 
 /// Symbolic and numeric in one call, for setup code that runs once.

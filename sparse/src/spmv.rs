@@ -1,15 +1,19 @@
 //! Block sparse matrix-vector products (row-parallel CPU kernels).
 //!
-//! The block-row product runs the generated, unrolled `gemv` of the block shape
-//! ([`crate::dispatch_block!`] for the shipped shapes, `*_with::<K>` for any
-//! declared one) and a size-generic loop for every other shape.
+//! [`spmv_beta`] and [`residual`] run a size-generic loop for any block shape;
+//! `*_with::<K>` run the unrolled `gemv` of a kernel type `K` (what
+//! `ptap_runtime::KernelRegistry` instantiates for generated kernels). Both
+//! accumulate in the same order (per block row, each block's row sums added
+//! into a zeroed accumulator in pattern order, then `beta y + acc`), so they
+//! give the same bits.
 use crate::csr::BlockCsr;
 use crate::dense::gemv_acc_dyn;
-use crate::dispatch::kernels::{Block, BlockKernels};
-use crate::dispatch_block;
+use crate::kernels::{Block, BlockKernels};
 use rayon::prelude::*;
 
 const MIN_ROWS_PER_TASK: usize = 256;
+/// Block rows of the size-generic loop's stack accumulator.
+const MAX_BLOCK_ROWS: usize = 64;
 
 #[inline(always)]
 fn row_product<K: BlockKernels>(a: &BlockCsr, i: usize, x: &[f64], y: &mut [f64]) {
@@ -67,35 +71,42 @@ pub fn residual_with<K: BlockKernels>(a: &BlockCsr, x: &[f64], b: &[f64], r: &mu
         });
 }
 
-fn spmv_dyn(a: &BlockCsr, x: &[f64], y: &mut [f64], beta: f64) {
+/// Block row `i` of `A x` into `acc` (zeroed, `br` long), the size-generic twin of `row_product`.
+#[inline(always)]
+fn row_product_dyn(a: &BlockCsr, i: usize, x: &[f64], acc: &mut [f64]) {
     let (br, bc) = a.block_shape();
     let p = a.pattern();
+    let cols = p.col_idx();
+    for k in p.row_range(i) {
+        let j = cols[k] as usize;
+        gemv_acc_dyn(br, bc, a.block(k), &x[j * bc..(j + 1) * bc], acc);
+    }
+}
+
+fn check_dyn(a: &BlockCsr) {
+    assert!(
+        a.block_shape().0 <= MAX_BLOCK_ROWS,
+        "block rows above {MAX_BLOCK_ROWS} are not supported by the SpMV accumulator"
+    );
+}
+
+/// `y = A x + beta y` (`beta = 0` overwrites, ignoring what `y` held), any block shape.
+pub fn spmv_beta(a: &BlockCsr, x: &[f64], beta: f64, y: &mut [f64]) {
+    check_dyn(a);
+    assert_eq!(x.len(), a.scalar_cols(), "x has the wrong length");
+    assert_eq!(y.len(), a.scalar_rows(), "y has the wrong length");
+    let br = a.block_shape().0;
     y.par_chunks_mut(br)
         .with_min_len(MIN_ROWS_PER_TASK)
         .enumerate()
         .for_each(|(i, yi)| {
-            let mut acc = [0.0f64; 64];
+            let mut acc = [0.0f64; MAX_BLOCK_ROWS];
             let acc = &mut acc[..br];
-            for k in p.row_range(i) {
-                let j = p.col_idx()[k] as usize;
-                gemv_acc_dyn(br, bc, a.block(k), &x[j * bc..(j + 1) * bc], acc);
-            }
+            row_product_dyn(a, i, x, acc);
             for r in 0..br {
                 yi[r] = if beta == 0.0 { acc[r] } else { beta * yi[r] + acc[r] };
             }
         });
-}
-
-/// `y = A x + beta y` (`beta = 0` overwrites, ignoring what `y` held).
-pub fn spmv_beta(a: &BlockCsr, x: &[f64], beta: f64, y: &mut [f64]) {
-    let (br, bc) = a.block_shape();
-    assert_eq!(x.len(), a.scalar_cols(), "x has the wrong length");
-    assert_eq!(y.len(), a.scalar_rows(), "y has the wrong length");
-    assert!(
-        br <= 64,
-        "block rows above 64 are not supported by the SpMV accumulator"
-    );
-    dispatch_block!(br, bc; spmv_beta_with(a, x, beta, y); spmv_dyn(a, x, y, beta))
 }
 
 /// `y = A x`.
@@ -108,14 +119,24 @@ pub fn spmv_add(a: &BlockCsr, x: &[f64], y: &mut [f64]) {
     spmv_beta(a, x, 1.0, y)
 }
 
-/// `r = b - A x` in one pass over `A`.
+/// `r = b - A x` in one pass over `A`, any block shape.
 pub fn residual(a: &BlockCsr, x: &[f64], b: &[f64], r: &mut [f64]) {
-    let (br, bc) = a.block_shape();
+    check_dyn(a);
+    assert_eq!(x.len(), a.scalar_cols(), "x has the wrong length");
     assert_eq!(b.len(), a.scalar_rows());
-    dispatch_block!(br, bc; residual_with(a, x, b, r); {
-        spmv(a, x, r);
-        r.par_iter_mut().zip(b.par_iter()).for_each(|(ri, bi)| *ri = bi - *ri);
-    })
+    assert_eq!(r.len(), a.scalar_rows(), "r has the wrong length");
+    let br = a.block_shape().0;
+    r.par_chunks_mut(br)
+        .with_min_len(MIN_ROWS_PER_TASK)
+        .enumerate()
+        .for_each(|(i, ri)| {
+            let mut acc = [0.0f64; MAX_BLOCK_ROWS];
+            let acc = &mut acc[..br];
+            row_product_dyn(a, i, x, acc);
+            for q in 0..br {
+                ri[q] = b[i * br + q] - acc[q];
+            }
+        });
 }
 
 #[cfg(test)]
