@@ -9,6 +9,7 @@
 
 pub mod array;
 pub mod file;
+pub mod machine;
 pub mod model;
 pub mod record;
 pub mod two_pass;
@@ -17,6 +18,7 @@ pub mod variants;
 
 pub use array::SharedArray;
 pub use file::ScheduleFileError;
+pub use machine::{measure_copy_bandwidth, v0_floor, MachineFileError};
 pub use model::{fused_crossover_np, predict, select, MachineParams, ModelInput, Prediction};
 pub use two_pass::{ProductStats, TwoPassSchedule};
 pub use variant::Variant;
