@@ -5,7 +5,7 @@
 //! counters of every phase, and the AMG solve on the device (hot matrix setup
 //! and time per CG iteration). `--dump DIR` writes each level's `A` and `P` as
 //! scalar CSR for the cuSPARSE peer (`benches/peers/cusparse_ptap.py`).
-use crate::bench::{v0_floor, BenchArgs};
+use crate::common::BenchArgs;
 use anyhow::{Context, Result};
 use ptap_fem::BeamProblem;
 use ptap_runtime::cuda::{
@@ -13,7 +13,7 @@ use ptap_runtime::cuda::{
     DeviceSpmv, TransferCounters, DEVICE_VARIANTS,
 };
 use ptap_runtime::{executor_for, CgOptions, Hierarchy, HierarchyOptions};
-use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
+use ptap_schedules::{v0_floor, TwoPassSchedule, Variant, VariantSchedule};
 use ptap_sparse::dense::relative_frobenius;
 use ptap_sparse::BlockCsr;
 use serde::Serialize;

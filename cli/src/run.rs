@@ -177,14 +177,14 @@ fn cache_path(dir: &Path, k: usize, opts: &HierarchyOptions) -> PathBuf {
 }
 
 pub fn run(args: &RunArgs) -> Result<()> {
-    let k = crate::solve::validate_k(args.k)?;
+    let k = crate::common::validate_k(args.k)?;
     if args.steps == 0 {
         bail!("--steps must be at least 1");
     }
     if !(args.rtol > 0.0 && args.rtol < 1.0) {
         bail!("--rtol must be between 0 and 1, got {}", args.rtol);
     }
-    crate::solve::validate_pf(&[args.pf], args.pf_scale)?;
+    crate::common::validate_pf(&[args.pf], args.pf_scale)?;
     let device = crate::solve_cuda::open(&args.device)?;
     let mut opts = HierarchyOptions::default();
     (opts.amg.pf, opts.amg.pf_scale) = (args.pf, args.pf_scale);
@@ -194,7 +194,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         .unwrap_or_else(|| if device.is_some() { "column-split" } else { "two-pass" }.to_string());
     let auto = variant.eq_ignore_ascii_case("auto");
     opts.variant = if auto {
-        opts.machine = ptap_schedules::model::MachineParams::cpu(crate::bench::measure_copy_bandwidth());
+        opts.machine = ptap_schedules::model::MachineParams::measure_cpu();
         None
     } else {
         Some(variant.parse().map_err(|e: String| anyhow::anyhow!("--variant: {e}"))?)
@@ -291,11 +291,17 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let mut dev_h = match &device {
         None => None,
         Some(dev) => {
+            // `auto` picks per level on this device's measured numbers (before the clock).
+            let per_level = if auto {
+                Some(crate::common::device_machine(dev)?)
+            } else {
+                None
+            };
             pb.set_message("uploading the hierarchy and the assembly maps to the device");
             dev.reset_counters();
             let t = Instant::now();
             let dev_opts = DeviceSolveOptions {
-                per_level: auto.then(ptap_schedules::model::MachineParams::h200),
+                per_level,
                 ..DeviceSolveOptions::default()
             };
             let dh = DeviceHierarchy::new(dev, &h, dev_opts)?;
