@@ -1,43 +1,17 @@
 //! `ptap bench`: every Galerkin-product variant on the beam hierarchy, timed
 //! against floors measured in the same run.
+use crate::common::{time_schedule_load, BenchArgs};
 use anyhow::{Context, Result};
-use clap::Args;
 use ptap_fem::BeamProblem;
 use ptap_runtime::{executor_for, Hierarchy, HierarchyOptions};
-use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
+use ptap_schedules::{
+    inspect_with_base, measure_copy_bandwidth, v0_floor, BlockShape, ProductPolicy, TwoPassSchedule, Variant,
+    VariantSchedule,
+};
 use ptap_sparse::BlockCsr;
 use serde::Serialize;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
-
-#[derive(Args, Debug)]
-pub struct BenchArgs {
-    /// Beam refinement (the benchmark size is 8).
-    #[arg(long, default_value_t = 8)]
-    pub k: usize,
-    /// Timed numeric calls per variant (after one warm-up); the minimum is reported.
-    #[arg(long, default_value_t = 5)]
-    pub repeat: usize,
-    /// Variants to run (comma-separated names or labels; default all).
-    #[arg(long, value_delimiter = ',')]
-    pub variants: Vec<String>,
-    /// Run on the CPU (the default; kept for compatibility).
-    #[arg(long)]
-    cpu: bool,
-    /// Backend: `cpu` or `cuda` (the GPU executor; fails when there is no GPU).
-    #[arg(long, default_value = "cpu", value_parser = ["cpu", "cuda"])]
-    pub device: String,
-    /// With `--device cuda`: compile the kernels with --fmad=false.
-    #[arg(long)]
-    pub no_fmad: bool,
-    /// With `--device cuda`: write every level's A and P as scalar CSR here (for benches/peers).
-    #[arg(long, value_name = "DIR")]
-    pub dump: Option<PathBuf>,
-    /// Write the results as JSON.
-    #[arg(long, value_name = "PATH")]
-    pub json: Option<PathBuf>,
-}
 
 #[derive(Serialize)]
 struct VariantResult {
@@ -75,15 +49,6 @@ struct HierarchyLoad {
     load_s: f64,
     schedule_file_bytes: u64,
     load_speedup: f64,
-}
-
-pub use ptap_drivers::measure_copy_bandwidth;
-
-/// V0's stream floor (paper, sec:variants): `B_A Z_A + 2 B_P Z_P + 2 B_W Z_W + B_C Z_C`.
-pub(crate) fn v0_floor(s: &TwoPassSchedule, bf: usize, bc: usize) -> f64 {
-    let st = &s.stats;
-    let (ba, bp, bcc) = ((8 * bf * bf) as f64, (8 * bf * bc) as f64, (8 * bc * bc) as f64);
-    ba * st.z_a as f64 + 2.0 * bp * st.z_p as f64 + 2.0 * bp * st.z_w as f64 + bcc * st.z_c as f64
 }
 
 fn time_numeric(
@@ -152,9 +117,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         let mut reference: Option<(Vec<f64>, f64)> = None;
         for &v in &variants {
             let t = Instant::now();
-            let schedule = VariantSchedule::inspect(v, base.clone(), bf * bc);
+            let schedule = inspect_with_base(base.clone(), BlockShape::new(bf, bc), &ProductPolicy::Fixed(v))?.schedule;
             let inspect_s = base_s + t.elapsed().as_secs_f64();
-            let (schedule_file_bytes, load_s) = crate::schedule_cmd::time_schedule_load(&schedule, &lev.a, p)?;
+            let (schedule_file_bytes, load_s) = time_schedule_load(&schedule, &lev.a, p)?;
             let mut exec = executor_for(&schedule, bf, bc)?;
             let mut c = BlockCsr::zeros(base.c.clone(), bc, bc);
             let numeric_s = time_numeric(exec.as_mut(), &lev.a, p, &mut c, args.repeat)?;

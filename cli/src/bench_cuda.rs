@@ -5,14 +5,14 @@
 //! counters of every phase, and the AMG solve on the device (hot matrix setup
 //! and time per CG iteration). `--dump DIR` writes each level's `A` and `P` as
 //! scalar CSR for the cuSPARSE peer (`benches/peers/cusparse_ptap.py`).
-use crate::bench::{v0_floor, BenchArgs};
+use crate::common::BenchArgs;
 use anyhow::{Context, Result};
 use ptap_cuda::{
     Arg, Cuda, Device, DeviceBlockCsr, DeviceOptions, DeviceProduct, DeviceSpmv, TransferCounters, DEVICE_VARIANTS,
 };
 use ptap_fem::BeamProblem;
 use ptap_runtime::{executor_for, CgOptions, CgReport, Hierarchy, HierarchyOptions};
-use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
+use ptap_schedules::{v0_floor, TwoPassSchedule, Variant, VariantSchedule};
 use ptap_sparse::dense::relative_frobenius;
 use ptap_sparse::BlockCsr;
 use serde::Serialize;
@@ -93,7 +93,7 @@ struct CudaBenchReport {
 /// CPU-built hierarchy `h` put on the device with column-split products.
 fn device_solve(dev: &Arc<Device>, h: &Hierarchy, rhs: &[f64], repeat: usize) -> Result<SolveResult> {
     let variant = Variant::ColumnSplit;
-    let setup = h.mesh_setup().with_variant(variant);
+    let setup = h.mesh_setup().with_variant(variant)?;
     let mut dh = Hierarchy::new(Cuda::new(dev)?, setup, &mut |_| {})?;
     let (mut setup_s, mut numeric_s) = (f64::INFINITY, f64::INFINITY);
     for _ in 0..repeat.max(1) {

@@ -1,13 +1,14 @@
 //! `ptap model`: the traffic model of the paper's section `sec:model` per
 //! Galerkin product of a hierarchy, with the predicted best variant.
+use crate::common::Operands;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use ptap_fem::BeamProblem;
 use ptap_io::BlockSpec;
 use ptap_runtime::{Hierarchy, HierarchyOptions};
-use ptap_schedules::model::{predict, render_table, select, ExactCounts, MachineParams, ModelInput, Prediction};
-use ptap_schedules::variants::{row_work, PanelTiledSchedule, PANEL_BUDGET_BYTES};
-use ptap_schedules::{TwoPassSchedule, Variant};
+use ptap_schedules::inspect::{pick, Pick};
+use ptap_schedules::model::{render_table, MachineParams, ModelInput, Prediction};
+use ptap_schedules::{BlockShape, ProductPolicy, TwoPassSchedule, Variant};
 use ptap_sparse::BlockCsr;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -16,9 +17,10 @@ use std::sync::Arc;
 #[derive(Args, Debug)]
 pub struct ModelArgs {
     #[command(flatten)]
-    operands: crate::schedule_cmd::Operands,
-    /// Machine parameters: a preset (cpu, a100, h200) or a JSON file of MachineParams.
-    /// `cpu` measures this machine's copy bandwidth first.
+    operands: Operands,
+    /// Machine parameters: `cpu` (this machine, measured: copy bandwidth,
+    /// last-level cache, threads), a JSON file of MachineParams (FILE.json), or
+    /// the paper's presets `a100`, `h200`.
     #[arg(long, default_value = "cpu")]
     machine: String,
     /// Write the inputs and predictions as JSON.
@@ -34,56 +36,21 @@ struct LevelModel {
     predicted_best: Variant,
 }
 
-/// The inspector's exact counts for the model (block multiplies, V3 records, V2c halo).
-pub fn model_input(a: &BlockCsr, p: &BlockCsr) -> Result<ModelInput> {
-    let (bf, bc) = p.block_shape();
-    let base = Arc::new(TwoPassSchedule::inspect(
-        a.pattern_arc().clone(),
-        p.pattern_arc().clone(),
-    )?);
-    let ap: usize = row_work(&base.a, &base.p).iter().sum();
-    let rw: usize = row_work(&base.r, &base.w).iter().sum();
-    let (pp, ap_pat) = (&base.p, &base.a);
-    let v1_ra: usize = (0..pp.nrows()).map(|j| pp.row(j).len() * ap_pat.row(j).len()).sum();
-    let v1_rap: usize = (0..pp.nrows())
-        .map(|j| pp.row(j).len() * ap_pat.row(j).iter().map(|&l| pp.row(l as usize).len()).sum::<usize>())
-        .sum();
-    let panel = PanelTiledSchedule::inspect(base.clone(), PANEL_BUDGET_BYTES / (8 * bf * bc));
-    let exact = ExactCounts {
-        v0_ap_multiplies: Some(ap),
-        v0_rw_multiplies: Some(rw),
-        v1_ra_multiplies: Some(v1_ra),
-        v1_rap_multiplies: Some(v1_rap),
-        halo: Some(panel.halo_factor),
-        v2c_panel_blocks: Some(panel.max_panel_blocks),
-        v3_records: Some(ap + rw),
-        v3_bytes_per_record: Some(12.0),
-    };
-    // ptap's V3 materializes W between its two record streams.
-    Ok(ModelInput::new(base.stats, bf, bc)
-        .with_exact(exact)
-        .with_v3_materializes_w(true))
-}
-
+/// The machine `--machine` names: `cpu` measured here, a `.json` file read,
+/// or a preset (`a100`, `h200`) for the paper's tables.
 pub fn machine_from(arg: &str) -> Result<MachineParams> {
-    if arg.ends_with(".json") {
-        let text =
-            std::fs::read_to_string(arg).with_context(|| format!("cannot read machine parameters from {arg}"))?;
-        let m: MachineParams =
-            serde_json::from_str(&text).with_context(|| format!("{arg} is not a JSON object of machine parameters"))?;
-        m.validate().map_err(|e| anyhow::anyhow!("{arg}: {e}"))?;
-        return Ok(m);
+    if arg.ends_with(".json") || std::path::Path::new(arg).is_file() {
+        return Ok(MachineParams::from_json_file(arg)?);
     }
-    let bw = if arg.eq_ignore_ascii_case("cpu") {
-        crate::bench::measure_copy_bandwidth()
-    } else {
-        0.0
-    };
-    MachineParams::preset(arg, bw).map_err(|e| anyhow::anyhow!("--machine {arg}: {e}"))
+    if arg.eq_ignore_ascii_case("cpu") {
+        return Ok(MachineParams::measure_cpu());
+    }
+    MachineParams::preset(arg, 0.0).map_err(|e| anyhow::anyhow!("--machine {arg}: {e}, or a FILE.json"))
 }
 
 pub fn run(args: &ModelArgs) -> Result<()> {
     let machine = machine_from(&args.machine)?;
+    let policy = ProductPolicy::model(machine.clone(), &Variant::ALL).with_exact_counts();
     let products: Vec<(String, BlockCsr, BlockCsr)> = match (&args.operands.beam, &args.operands.a, &args.operands.p) {
         (Some(k), _, _) => {
             let problem = BeamProblem::build(*k).with_context(|| format!("building the beam at k = {k}"))?;
@@ -111,9 +78,15 @@ pub fn run(args: &ModelArgs) -> Result<()> {
     let mut levels = Vec::new();
     let mut rendered = Vec::new();
     for (name, a, p) in &products {
-        let input = model_input(a, p)?;
-        let predictions = predict(&input, &machine);
-        let best = select(&input, &machine, &Variant::ALL);
+        // The inspector's own pick, fed its exact counts (block multiplies, V3 records, V2c halo).
+        let base = Arc::new(TwoPassSchedule::inspect(
+            a.pattern_arc().clone(),
+            p.pattern_arc().clone(),
+        )?);
+        let (bf, bc) = p.block_shape();
+        let Pick { variant: best, model } = pick(&base, BlockShape::new(bf, bc), &policy)?;
+        let model = model.expect("a model policy reports its inputs");
+        let (input, predictions) = (model.input, model.predictions);
         rendered.push((name.clone(), input, predictions.clone()));
         levels.push(LevelModel {
             product: name.clone(),

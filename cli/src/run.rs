@@ -58,14 +58,14 @@ pub struct RunArgs {
 }
 
 pub fn run(args: &RunArgs) -> Result<()> {
-    let k = crate::solve::validate_k(args.k)?;
+    let k = crate::common::validate_k(args.k)?;
     if args.steps == 0 {
         bail!("--steps must be at least 1");
     }
     if !(args.rtol > 0.0 && args.rtol < 1.0) {
         bail!("--rtol must be between 0 and 1, got {}", args.rtol);
     }
-    crate::solve::validate_pf(&[args.pf], args.pf_scale)?;
+    crate::common::validate_pf(&[args.pf], args.pf_scale)?;
     let target = match crate::solve_cuda::open(&args.device)? {
         Some(dev) => Target::Cuda(dev),
         None => Target::Cpu,

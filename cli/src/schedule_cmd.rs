@@ -4,6 +4,7 @@
 //! writes every level's product schedule, with its prolongator, to one bundle
 //! file. `replay` loads that file in another process, checks that it was built
 //! for the operator it is handed, and runs only the numeric products.
+use crate::common::{validate_k, Operands};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use ptap_fem::BeamProblem;
@@ -11,26 +12,13 @@ use ptap_io::BlockSpec;
 use ptap_runtime::bundle::{hierarchy_bundle, level_record, load_level, StoredLevel};
 use ptap_runtime::{executor_for, Hierarchy, HierarchyOptions};
 use ptap_schedules::file::{write_bundle, MappedBundle, ScheduleBundle};
-use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
+use ptap_schedules::model::MachineParams;
+use ptap_schedules::{inspect, BlockShape, ProductPolicy, Variant, VariantSchedule};
 use ptap_sparse::BlockCsr;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
-
-/// Where the operators come from: the beam hierarchy or files.
-#[derive(Args, Debug)]
-pub struct Operands {
-    /// The beam at refinement K: its whole AMG hierarchy, one product per level.
-    #[arg(long, value_name = "K", conflicts_with_all = ["a", "p"])]
-    pub beam: Option<usize>,
-    /// Fine operator A (Matrix Market or PETSc binary; block size from the file or inferred).
-    #[arg(long, value_name = "FILE", requires = "p")]
-    pub a: Option<PathBuf>,
-    /// Prolongator P (same formats).
-    #[arg(long, value_name = "FILE", requires = "a")]
-    pub p: Option<PathBuf>,
-}
 
 #[derive(Args, Debug)]
 pub struct InspectArgs {
@@ -38,7 +26,8 @@ pub struct InspectArgs {
     operands: Operands,
     /// Galerkin-product variant (two-pass, fused, fused-rcm, slot-tiled,
     /// panel-tiled, flat-stream, outer-product, column-split, or V0..V4), or
-    /// `auto` to pick per level from the traffic model of this CPU.
+    /// `auto` to pick per level from the traffic model of this CPU, measured
+    /// first (copy bandwidth, last-level cache, threads).
     #[arg(long, default_value = "two-pass")]
     variant: String,
     /// The schedule file to write (replaced atomically).
@@ -94,7 +83,7 @@ pub fn beam_hierarchy(k: usize, variant: Option<Variant>) -> Result<Hierarchy> {
         ..HierarchyOptions::default()
     };
     if variant.is_none() {
-        opts.machine = ptap_schedules::model::MachineParams::cpu(crate::bench::measure_copy_bandwidth());
+        opts.machine = Some(MachineParams::measure_cpu());
     }
     Hierarchy::build(problem.a, &problem.near_null, 6, &opts, &mut |_| {}).context("setting up the AMG hierarchy")
 }
@@ -109,20 +98,20 @@ fn file_bundle(a: &BlockCsr, p: &BlockCsr, variant: Option<Variant>) -> Result<(
             a.block_shape().1
         );
     }
+    // `auto`: the model on this CPU, fed the inspector's exact counts. The
+    // machine is measured before the clock starts (once per process).
+    let policy = match variant {
+        Some(v) => ProductPolicy::Fixed(v),
+        None => ProductPolicy::model(MachineParams::measure_cpu(), &Variant::ALL).with_exact_counts(),
+    };
     let t = Instant::now();
-    let base = Arc::new(TwoPassSchedule::inspect(
+    let schedule = inspect(
         a.pattern_arc().clone(),
         p.pattern_arc().clone(),
-    )?);
-    let variant = match variant {
-        Some(v) => v,
-        None => {
-            let machine = ptap_schedules::model::MachineParams::cpu(crate::bench::measure_copy_bandwidth());
-            let input = crate::model::model_input(a, p)?;
-            ptap_schedules::select(&input, &machine, &Variant::ALL)
-        }
-    };
-    let schedule = VariantSchedule::inspect(variant, base, bf * bc);
+        BlockShape::new(bf, bc),
+        &policy,
+    )?
+    .schedule;
     let inspect_s = t.elapsed().as_secs_f64();
     let stored = StoredLevel {
         p: p.clone(),
@@ -157,11 +146,16 @@ pub fn reinspect_seconds(h: &Hierarchy) -> f64 {
     for lev in h.levels() {
         if let Some(tr) = &lev.transfer {
             let (bf, bc) = tr.p.block_shape();
-            let base = Arc::new(
-                TwoPassSchedule::inspect(lev.a.pattern_arc().clone(), tr.p.pattern_arc().clone())
-                    .expect("the hierarchy's own operands"),
+            let policy = ProductPolicy::Fixed(tr.variant_schedule.variant());
+            std::hint::black_box(
+                inspect(
+                    lev.a.pattern_arc().clone(),
+                    tr.p.pattern_arc().clone(),
+                    BlockShape::new(bf, bc),
+                    &policy,
+                )
+                .expect("the hierarchy's own operands"),
             );
-            std::hint::black_box(VariantSchedule::inspect(tr.variant_schedule.variant(), base, bf * bc));
         }
     }
     t.elapsed().as_secs_f64()
@@ -184,28 +178,6 @@ pub fn load_seconds(path: &Path, h: &Hierarchy) -> Result<f64> {
         }
     }
     Ok(t.elapsed().as_secs_f64())
-}
-
-/// Writes `schedule` as a one-record bundle to a temporary file and times
-/// loading it back for `a` and `p` (open, checksum, validation, rebuild).
-/// Returns (file bytes, load seconds); the file is removed.
-pub fn time_schedule_load(schedule: &VariantSchedule, a: &BlockCsr, p: &BlockCsr) -> Result<(u64, f64)> {
-    let (bf, bc) = p.block_shape();
-    let bundle = ScheduleBundle {
-        created_by: format!("ptap {}", env!("CARGO_PKG_VERSION")),
-        problem: "bench".into(),
-        records: vec![schedule.to_record(0, bf, bc)],
-    };
-    let path = std::env::temp_dir().join(format!("ptap-bench-{}.ptaps", std::process::id()));
-    let bytes = write_bundle(&path, &bundle)?;
-    drop(bundle);
-    let t = Instant::now();
-    let loaded = Arc::new(MappedBundle::open(&path)?);
-    let s = VariantSchedule::from_record(&loaded, 0, a.pattern_arc().clone(), p.pattern_arc().clone());
-    let load_s = t.elapsed().as_secs_f64();
-    drop(s?);
-    let _ = std::fs::remove_file(&path);
-    Ok((bytes, load_s))
 }
 
 #[derive(Serialize)]
@@ -237,7 +209,7 @@ pub fn run_inspect(args: &InspectArgs) -> Result<()> {
     let (bundle, setup_s, inspect_s, source) = match (&o.beam, &o.a, &o.p) {
         (Some(k), _, _) => {
             let k = *k;
-            crate::solve::validate_k(k as i64)?;
+            validate_k(k as i64)?;
             let h = beam_hierarchy(k, variant)?;
             if h.num_levels() < 2 {
                 bail!(
@@ -397,7 +369,7 @@ pub fn run_replay(args: &ReplayArgs) -> Result<()> {
     let (mut a, given_p) = match (&o.beam, &o.a, &o.p) {
         (Some(k), _, _) => {
             let k = *k;
-            crate::solve::validate_k(k as i64)?;
+            validate_k(k as i64)?;
             let problem = BeamProblem::build(k).with_context(|| format!("building the beam at k = {k}"))?;
             (problem.a, None)
         }

@@ -93,50 +93,6 @@ struct Report {
     cuda: Option<crate::solve_cuda::CudaSolveInfo>,
 }
 
-/// Largest `k` we try at all: node ids must fit in u32 with room to spare.
-const K_HARD_LIMIT: i64 = 200;
-
-fn available_memory_bytes() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
-
-/// `--k` of the 3D beam.
-pub fn validate_k(k: i64) -> Result<usize> {
-    validate_beam(3, k)
-}
-
-/// Checks `--k` for the beam in `dim` dimensions: positive, not absurd, fits in memory.
-fn validate_beam(dim: usize, k: i64) -> Result<usize> {
-    if k < 1 {
-        bail!("--k must be a positive integer (the beam has 10k x k x k elements), got {k}");
-    }
-    if k > K_HARD_LIMIT {
-        bail!(
-            "--k {k} is far beyond what one machine can hold (about {:.0e} unknowns); use k <= {K_HARD_LIMIT}",
-            dim as f64 * 20.0 * (k as f64) * (2.0 * k as f64 + 1.0).powi(dim as i32 - 1)
-        );
-    }
-    let k = k as usize;
-    let need = ptap_fem::estimate_bytes_in(dim, k);
-    if let Some(avail) = available_memory_bytes() {
-        if need > avail {
-            let largest = (1..=k)
-                .rev()
-                .find(|&kk| ptap_fem::estimate_bytes_in(dim, kk) <= avail)
-                .unwrap_or(0);
-            bail!(
-                "--k {k} needs about {:.1} GiB of memory but only {:.1} GiB is available; choose k <= {largest}",
-                need as f64 / (1u64 << 30) as f64,
-                avail as f64 / (1u64 << 30) as f64
-            );
-        }
-    }
-    Ok(k)
-}
-
 fn spinner(quiet: bool) -> ProgressBar {
     if quiet {
         return ProgressBar::hidden();
@@ -147,27 +103,16 @@ fn spinner(quiet: bool) -> ProgressBar {
     pb
 }
 
-/// Checks prolongator-filter thresholds (`[0, 1)`) and the per-level factor (`(0, 1]`).
-pub fn validate_pf(pf: &[f64], pf_scale: f64) -> Result<()> {
-    if let Some(bad) = pf.iter().find(|p| !(**p >= 0.0 && **p < 1.0)) {
-        bail!("--pf must be in [0, 1), got {bad}");
-    }
-    if !(pf_scale > 0.0 && pf_scale <= 1.0) {
-        bail!("--pf-scale must be in (0, 1], got {pf_scale}");
-    }
-    Ok(())
-}
-
 pub fn run(args: &SolveArgs) -> Result<()> {
     let dim = args.dim as usize;
-    let k = validate_beam(dim, args.k)?;
+    let k = crate::common::validate_beam(dim, args.k)?;
     if !(args.rtol > 0.0 && args.rtol < 1.0) {
         bail!("--rtol must be between 0 and 1, got {}", args.rtol);
     }
     if !(args.threshold >= 0.0 && args.threshold < 1.0) {
         bail!("--threshold must be in [0, 1), got {}", args.threshold);
     }
-    validate_pf(&[args.pf], args.pf_scale)?;
+    crate::common::validate_pf(&[args.pf], args.pf_scale)?;
     let gpu = crate::solve_cuda::open(&args.device)?;
     let pb = spinner(args.quiet);
 
@@ -215,7 +160,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
                 v => Some(v.parse().map_err(|e: String| anyhow::anyhow!("--variant: {e}"))?),
             };
             if opts.variant.is_none() {
-                opts.machine = ptap_schedules::model::MachineParams::cpu(crate::bench::measure_copy_bandwidth());
+                opts.machine = Some(ptap_schedules::model::MachineParams::measure_cpu());
             }
             let setup = MeshSetup::build(problem.a, &problem.near_null, problem.modes, &opts, &mut progress)
                 .context("setting up the AMG hierarchy")?;

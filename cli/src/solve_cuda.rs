@@ -38,7 +38,7 @@ pub fn device_product_options(opts: &mut HierarchyOptions, cuda: &Cuda, variant:
     match variant {
         Some(v) if v.eq_ignore_ascii_case("auto") => {
             opts.variant = None;
-            opts.machine = cuda.machine()?;
+            opts.machine = Some(cuda.machine()?);
             opts.candidates = DEVICE_VARIANTS.to_vec();
         }
         Some(v) => opts.variant = Some(v.parse().map_err(|e: String| anyhow!("--variant: {e}"))?),

@@ -53,8 +53,8 @@ struct Row {
 }
 
 pub fn run(args: &SweepArgs) -> Result<()> {
-    let k = crate::solve::validate_k(args.k)?;
-    crate::solve::validate_pf(&args.pf, args.pf_scale)?;
+    let k = crate::common::validate_k(args.k)?;
+    crate::common::validate_pf(&args.pf, args.pf_scale)?;
     let device = crate::solve_cuda::open(&args.device)?;
     let problem = BeamProblem::build(k).with_context(|| format!("building the beam at k = {k}"))?;
     let n = problem.a.scalar_rows();

@@ -181,3 +181,55 @@ fn filtered_solve_at_k4_stays_within_two_iterations_of_unfiltered_with_fewer_p_b
     assert!((tip(&filtered) - tip(&plain)).abs() < 1e-6 * tip(&plain));
     assert_clear_refusal(&["solve", "--k", "1", "--pf", "1.5"], "--pf must be in [0, 1)");
 }
+
+#[test]
+fn model_reads_a_machine_file_and_names_a_missing_key() {
+    let dir = std::env::temp_dir().join(format!("ptap-cli-machine-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("box.json");
+    std::fs::write(
+        &good,
+        r#"{"name": "box", "dram_bandwidth": 2e10, "l2_bandwidth": 1e11, "l2_bytes": 3.2e7,
+            "onchip_bandwidth": 2e11, "fp64_flops": 3e10, "atomic_penalty": 4}"#,
+    )
+    .unwrap();
+    let json = dir.join("model.json");
+    let out = ptap(&[
+        "model",
+        "--beam",
+        "2",
+        "--machine",
+        good.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["machine"]["name"], "box");
+    assert_eq!(v["machine"]["dram_bandwidth"], 2e10);
+    let missing = dir.join("missing.json");
+    std::fs::write(&missing, r#"{"dram_bandwidth": 2e10}"#).unwrap();
+    assert_clear_refusal(
+        &["model", "--beam", "2", "--machine", missing.to_str().unwrap()],
+        "has no key \"l2_bandwidth\"",
+    );
+    // `cpu` is this machine, measured.
+    let out = ptap(&[
+        "model",
+        "--beam",
+        "2",
+        "--machine",
+        "cpu",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(
+        v["machine"]["name"].as_str().unwrap().contains("measured"),
+        "{}",
+        v["machine"]
+    );
+    assert!(v["machine"]["dram_bandwidth"].as_f64().unwrap() > 1e8);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -225,26 +225,17 @@ impl Device {
     }
 
     /// This device as the traffic model sees it, measured once per process:
-    /// DRAM bandwidth measured ([`Self::measure_copy_bandwidth`]); L2 size, SM
-    /// count and clock from the driver; L2 bandwidth 2.4x DRAM and on-chip
-    /// bandwidth 128 B per SM per clock (Hopper/Ampere figures: the model
-    /// only ranks variants, and these terms rarely decide); FP64 64 FMA per SM
-    /// per clock; atomics at the price of a plain access (L2-resident).
+    /// the copy bandwidth measured ([`Self::measure_copy_bandwidth`]), the L2
+    /// size, SM count and SM clock the driver reports
+    /// ([`ptap_schedules::model::MachineParams::gpu`]).
     pub fn machine_params(&self) -> Result<ptap_schedules::model::MachineParams, CudaError> {
         if let Some(m) = self.machine.get() {
             return Ok(m.clone());
         }
         let bw = self.measure_copy_bandwidth()?;
-        let sms = self.sm_count as f64;
-        let m = ptap_schedules::model::MachineParams {
-            name: format!("{} (measured)", self.name),
-            dram_bandwidth: bw,
-            l2_bandwidth: 2.4 * bw,
-            l2_bytes: self.l2_bytes as f64,
-            onchip_bandwidth: sms * 128.0 * self.clock_hz,
-            fp64_flops: sms * 64.0 * 2.0 * self.clock_hz,
-            atomic_penalty: 1.0,
-        };
+        let name = format!("{} (measured)", self.name);
+        let m =
+            ptap_schedules::model::MachineParams::gpu(&name, bw, self.l2_bytes as f64, self.sm_count, self.clock_hz);
         Ok(self.machine.get_or_init(|| m).clone())
     }
 

@@ -192,9 +192,9 @@ fn product_options(opts: &mut HierarchyOptions, target: &Target, variant: Option
         Some(v) if v.eq_ignore_ascii_case("auto") => {
             opts.variant = None;
             match target {
-                Target::Cpu => opts.machine = MachineParams::cpu(crate::measure_copy_bandwidth()),
+                Target::Cpu => opts.machine = Some(MachineParams::measure_cpu()),
                 Target::Cuda(dev) => {
-                    opts.machine = dev.machine_params()?;
+                    opts.machine = Some(dev.machine_params()?);
                     opts.candidates = DEVICE_VARIANTS.to_vec();
                 }
             }

@@ -27,8 +27,10 @@ use ptap_amg::{
     AmgError, AmgOptions,
 };
 use ptap_schedules::file::MappedBundle;
-use ptap_schedules::model::{select, MachineParams, ModelInput};
-use ptap_schedules::{ProductStats, TwoPassSchedule, Variant, VariantSchedule};
+use ptap_schedules::model::MachineParams;
+use ptap_schedules::{
+    inspect, inspect_with_base, BlockShape, ProductPolicy, ProductStats, TwoPassSchedule, Variant, VariantSchedule,
+};
 use ptap_sparse::{BlockCsr, BlockPattern};
 use serde::Serialize;
 use std::sync::Arc;
@@ -45,14 +47,30 @@ pub struct HierarchyOptions {
     /// Galerkin-product variant of every level; `None` picks per level from the
     /// traffic model on `machine` among `candidates`.
     pub variant: Option<Variant>,
-    /// Machine the model predicts for when `variant` is `None`.
-    pub machine: MachineParams,
+    /// Machine the model predicts for when `variant` is `None`: `None`
+    /// measures this host (`MachineParams::measure_cpu`, once per process); a
+    /// device backend gives its own measured machine.
+    pub machine: Option<MachineParams>,
     /// Variants the model may pick (the ones the target backend runs).
     pub candidates: Vec<Variant>,
     /// Generated kernels the products and smoothers use, by block shape: the
     /// shipped sets, plus any a user declares with `ptap_kernels::kernels!` and
     /// registers (`KernelRegistry::shipped().clone().with::<my::Set>()`).
     pub kernels: KernelRegistry,
+}
+
+impl HierarchyOptions {
+    /// How every level's product schedule is chosen: the fixed variant, or
+    /// the traffic model of the machine among the candidates.
+    pub fn product_policy(&self) -> ProductPolicy {
+        match self.variant {
+            Some(v) => ProductPolicy::Fixed(v),
+            None => {
+                let machine = self.machine.clone().unwrap_or_else(MachineParams::measure_cpu);
+                ProductPolicy::model(machine, &self.candidates)
+            }
+        }
+    }
 }
 
 impl Default for HierarchyOptions {
@@ -62,7 +80,7 @@ impl Default for HierarchyOptions {
             chebyshev_bounds: (0.1, 1.1),
             max_coarse_rows: 8000,
             variant: Some(Variant::TwoPass),
-            machine: MachineParams::cpu(10e9),
+            machine: None,
             candidates: Variant::ALL.to_vec(),
             kernels: KernelRegistry::shipped().clone(),
         }
@@ -157,6 +175,7 @@ impl MeshSetup {
             has_values: true,
             transfer: None,
         }];
+        let policy = options.product_policy();
         let mut near_null = near_null.to_vec();
         loop {
             let l = levels.len() - 1;
@@ -203,19 +222,13 @@ impl MeshSetup {
             progress(&format!("level {l}: smoothing the prolongator and inspecting P^T A P"));
             let p = smooth_prolongator(a, &tent.p0, omega, l)?;
             let p = opts.filter_for_level(p, &tent.coarse_near_null, l);
-            let schedule = Arc::new(TwoPassSchedule::inspect(
+            let inspected = inspect(
                 a.pattern_arc().clone(),
                 p.pattern_arc().clone(),
-            )?);
-            let variant = match options.variant {
-                Some(v) => v,
-                None => select(
-                    &ModelInput::new(schedule.stats, b, modes),
-                    &options.machine,
-                    &options.candidates,
-                ),
-            };
-            let variant_schedule = VariantSchedule::inspect(variant, schedule.clone(), b * modes);
+                BlockShape::new(b, modes),
+                &policy,
+            )?;
+            let (schedule, variant_schedule) = (inspected.base, inspected.schedule);
             let ac = BlockCsr::zeros(schedule.c.clone(), modes, modes);
             timings.mesh_setup_s += t_mesh.elapsed().as_secs_f64();
             levels[l].transfer = Some(TransferSetup {
@@ -313,15 +326,16 @@ impl MeshSetup {
     /// Every level's product schedule re-inspected for `variant` (from the
     /// two-pass base each level keeps), e.g. to put a hierarchy built for one
     /// backend on another whose products differ.
-    pub fn with_variant(mut self, variant: Variant) -> Self {
+    pub fn with_variant(mut self, variant: Variant) -> Result<Self, RuntimeError> {
         for t in self.levels.iter_mut().filter_map(|l| l.transfer.as_mut()) {
             if t.variant_schedule.variant() != variant {
                 let (bf, bc) = t.p.block_shape();
-                t.variant_schedule = VariantSchedule::inspect(variant, t.schedule.clone(), bf * bc);
+                let policy = ProductPolicy::Fixed(variant);
+                t.variant_schedule = inspect_with_base(t.schedule.clone(), BlockShape::new(bf, bc), &policy)?.schedule;
             }
         }
         self.options.variant = Some(variant);
-        self
+        Ok(self)
     }
 }
 

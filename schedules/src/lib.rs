@@ -3,12 +3,16 @@
 //!
 //! An inspector runs once per hierarchy (the paper's "mesh setup"); the
 //! executors in `ptap-runtime` replay its output on every numeric refresh
-//! ("matrix setup") and never discover structure themselves. This crate so far
-//! holds the two-pass schedule (the paper's V0, section `sec:variants`), the
-//! reference every later variant is checked against.
+//! ("matrix setup") and never discover structure themselves. [`inspect()`] is
+//! the one entry point: the two-pass schedule (the paper's V0, section
+//! `sec:variants`, the reference every variant is checked against), the
+//! variant (given, or picked by the traffic model of [`model`] on a machine
+//! measured by [`machine`]) and that variant's schedule.
 
 pub mod array;
 pub mod file;
+pub mod inspect;
+pub mod machine;
 pub mod model;
 pub mod record;
 pub mod two_pass;
@@ -17,6 +21,8 @@ pub mod variants;
 
 pub use array::SharedArray;
 pub use file::ScheduleFileError;
+pub use inspect::{inspect, inspect_with_base, BlockShape, Inspected, ModelCounts, ProductPolicy};
+pub use machine::{measure_copy_bandwidth, v0_floor, MachineFileError};
 pub use model::{fused_crossover_np, predict, select, MachineParams, ModelInput, Prediction};
 pub use two_pass::{ProductStats, TwoPassSchedule};
 pub use variant::Variant;
@@ -34,4 +40,6 @@ pub enum ScheduleError {
     },
     #[error(transparent)]
     Sparse(#[from] ptap_sparse::SparseError),
+    #[error(transparent)]
+    Model(#[from] model::ModelError),
 }

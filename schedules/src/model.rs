@@ -461,9 +461,11 @@ pub fn model_rows(input: &ModelInput) -> Vec<ModelRow> {
 }
 
 /// A machine as the model sees it; bandwidths in B/s, capacities in bytes,
-/// flops in FP64 flop/s. Presets: [`MachineParams::a100`],
-/// [`MachineParams::h200`], [`MachineParams::cpu`]; every field is public and
-/// [`MachineOverrides`] changes some of them from JSON.
+/// flops in FP64 flop/s. Measured: [`MachineParams::measure_cpu`] (this host),
+/// [`MachineParams::gpu`] (from a device backend's numbers), or read with
+/// [`MachineParams::from_json_file`]. Presets, for the paper's tables:
+/// [`MachineParams::a100`], [`MachineParams::h200`], [`MachineParams::cpu`].
+/// Every field is public and [`MachineOverrides`] changes some of them from JSON.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MachineParams {
@@ -542,22 +544,12 @@ impl MachineParams {
         }
     }
 
-    /// A 2-core x86 host with the given measured DRAM bandwidth (B/s, read plus
-    /// write). Conservative cache figures: L2/L3 requests 2 x 48 GB/s (16 B per
-    /// cycle per core at 3 GHz, a sustained gather rate well under the 64 B/clk
-    /// peak), L1 2 x 96 GB/s, a 30 MB L3, FP64 2 x 16 GF/s (what small dense
-    /// block kernels sustain, not the AVX-512 peak), and atomics 4x a plain
-    /// read-modify-write (an FP64 add is a compare-and-swap loop).
+    /// A 2-core x86 host with a 30 MB L3 and the given measured DRAM bandwidth
+    /// (B/s, read plus write): [`MachineParams::cpu_host`] at those figures.
+    /// A preset for reproducing tables; a variant pick on this machine should
+    /// use [`MachineParams::measure_cpu`].
     pub fn cpu(measured_bandwidth: f64) -> Self {
-        Self {
-            name: "2-core x86 host".into(),
-            dram_bandwidth: measured_bandwidth,
-            l2_bandwidth: 2.0 * 48e9,
-            l2_bytes: 30.0 * 1024.0 * 1024.0,
-            onchip_bandwidth: 2.0 * 96e9,
-            fp64_flops: 2.0 * 16e9,
-            atomic_penalty: 4.0,
-        }
+        Self::cpu_host("2-core x86 host", measured_bandwidth, 30.0 * 1024.0 * 1024.0, 2)
     }
 
     /// A preset by name (`a100`, `h200`, `cpu`); `cpu_bandwidth` is the

@@ -32,7 +32,7 @@ fn beam(k: usize) -> (Hierarchy, Vec<f64>) {
 
 /// The CPU-built `h` put on the device (column-split products).
 fn on_device(dev: &Arc<Device>, h: &Hierarchy) -> Hierarchy<Cuda> {
-    let setup = h.mesh_setup().with_variant(Variant::ColumnSplit);
+    let setup = h.mesh_setup().with_variant(Variant::ColumnSplit).unwrap();
     Hierarchy::new(Cuda::new(dev).unwrap(), setup, &mut |_| {}).unwrap()
 }
 

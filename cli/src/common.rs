@@ -1,0 +1,130 @@
+//! Helpers several subcommands share: operand and argument checks, the bench
+//! arguments, timing a schedule file's load and measuring the device. Subcommand files import from
+//! here (and from the libraries), never from each other.
+use anyhow::{bail, Result};
+use clap::Args;
+use ptap_schedules::file::{write_bundle, MappedBundle, ScheduleBundle};
+use ptap_schedules::VariantSchedule;
+use ptap_sparse::BlockCsr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Where the operators come from: the beam hierarchy or files.
+#[derive(Args, Debug)]
+pub struct Operands {
+    /// The beam at refinement K: its whole AMG hierarchy, one product per level.
+    #[arg(long, value_name = "K", conflicts_with_all = ["a", "p"])]
+    pub beam: Option<usize>,
+    /// Fine operator A (Matrix Market or PETSc binary; block size from the file or inferred).
+    #[arg(long, value_name = "FILE", requires = "p")]
+    pub a: Option<PathBuf>,
+    /// Prolongator P (same formats).
+    #[arg(long, value_name = "FILE", requires = "a")]
+    pub p: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Beam refinement (the benchmark size is 8).
+    #[arg(long, default_value_t = 8)]
+    pub k: usize,
+    /// Timed numeric calls per variant (after one warm-up); the minimum is reported.
+    #[arg(long, default_value_t = 5)]
+    pub repeat: usize,
+    /// Variants to run (comma-separated names or labels; default all).
+    #[arg(long, value_delimiter = ',')]
+    pub variants: Vec<String>,
+    /// Run on the CPU (the default; kept for compatibility).
+    #[arg(long)]
+    cpu: bool,
+    /// Backend: `cpu` or `cuda` (the GPU executor; fails when there is no GPU).
+    #[arg(long, default_value = "cpu", value_parser = ["cpu", "cuda"])]
+    pub device: String,
+    /// With `--device cuda`: compile the kernels with --fmad=false.
+    #[arg(long)]
+    pub no_fmad: bool,
+    /// With `--device cuda`: write every level's A and P as scalar CSR here (for benches/peers).
+    #[arg(long, value_name = "DIR")]
+    pub dump: Option<PathBuf>,
+    /// Write the results as JSON.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+}
+
+/// Largest `k` we try at all: node ids must fit in u32 with room to spare.
+const K_HARD_LIMIT: i64 = 200;
+
+fn available_memory_bytes() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// `--k` of the 3D beam.
+pub fn validate_k(k: i64) -> Result<usize> {
+    validate_beam(3, k)
+}
+
+/// Checks `--k` for the beam in `dim` dimensions: positive, not absurd, fits in memory.
+pub fn validate_beam(dim: usize, k: i64) -> Result<usize> {
+    if k < 1 {
+        bail!("--k must be a positive integer (the beam has 10k x k x k elements), got {k}");
+    }
+    if k > K_HARD_LIMIT {
+        bail!(
+            "--k {k} is far beyond what one machine can hold (about {:.0e} unknowns); use k <= {K_HARD_LIMIT}",
+            dim as f64 * 20.0 * (k as f64) * (2.0 * k as f64 + 1.0).powi(dim as i32 - 1)
+        );
+    }
+    let k = k as usize;
+    let need = ptap_fem::estimate_bytes_in(dim, k);
+    if let Some(avail) = available_memory_bytes() {
+        if need > avail {
+            let largest = (1..=k)
+                .rev()
+                .find(|&kk| ptap_fem::estimate_bytes_in(dim, kk) <= avail)
+                .unwrap_or(0);
+            bail!(
+                "--k {k} needs about {:.1} GiB of memory but only {:.1} GiB is available; choose k <= {largest}",
+                need as f64 / (1u64 << 30) as f64,
+                avail as f64 / (1u64 << 30) as f64
+            );
+        }
+    }
+    Ok(k)
+}
+
+/// Checks prolongator-filter thresholds (`[0, 1)`) and the per-level factor (`(0, 1]`).
+pub fn validate_pf(pf: &[f64], pf_scale: f64) -> Result<()> {
+    if let Some(bad) = pf.iter().find(|p| !(**p >= 0.0 && **p < 1.0)) {
+        bail!("--pf must be in [0, 1), got {bad}");
+    }
+    if !(pf_scale > 0.0 && pf_scale <= 1.0) {
+        bail!("--pf-scale must be in (0, 1], got {pf_scale}");
+    }
+    Ok(())
+}
+
+/// Writes `schedule` as a one-record bundle to a temporary file and times
+/// loading it back for `a` and `p` (open, checksum, validation, rebuild).
+/// Returns (file bytes, load seconds); the file is removed.
+pub fn time_schedule_load(schedule: &VariantSchedule, a: &BlockCsr, p: &BlockCsr) -> Result<(u64, f64)> {
+    let (bf, bc) = p.block_shape();
+    let bundle = ScheduleBundle {
+        created_by: format!("ptap {}", env!("CARGO_PKG_VERSION")),
+        problem: "bench".into(),
+        records: vec![schedule.to_record(0, bf, bc)],
+    };
+    let path = std::env::temp_dir().join(format!("ptap-bench-{}.ptaps", std::process::id()));
+    let bytes = write_bundle(&path, &bundle)?;
+    drop(bundle);
+    let t = Instant::now();
+    let loaded = Arc::new(MappedBundle::open(&path)?);
+    let s = VariantSchedule::from_record(&loaded, 0, a.pattern_arc().clone(), p.pattern_arc().clone());
+    let load_s = t.elapsed().as_secs_f64();
+    drop(s?);
+    let _ = std::fs::remove_file(&path);
+    Ok((bytes, load_s))
+}
