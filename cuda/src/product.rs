@@ -10,8 +10,9 @@
 //! inspector's record tiles.
 use crate::{grid_for, to_u32, Arg, CudaError, Device, DeviceBlockCsr, Kernels};
 use cudarc::driver::{CudaSlice, LaunchConfig};
-use ptap_codegen_core::gpu::{self, Stage, SLOT_TILE};
+use ptap_codegen_core::gpu::{self, Stage};
 use ptap_codegen_core::ShapeSet;
+use ptap_runtime::KernelRegistry;
 use ptap_schedules::variants::{FlatRecords, SlotRuns};
 use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
 use ptap_sparse::BlockPattern;
@@ -123,10 +124,17 @@ pub struct DeviceProduct {
 
 impl DeviceProduct {
     /// Uploads `schedule`'s arrays for `bf x bf` / `bf x bc` blocks and loads
-    /// the kernels (compiled once per shape set, cached on disk).
-    pub fn new(dev: &Arc<Device>, schedule: &VariantSchedule, bf: usize, bc: usize) -> Result<Self, CudaError> {
+    /// the kernels of the registered set that serves `(bf, bc)` (compiled once
+    /// per set, cached on disk).
+    pub fn new(
+        dev: &Arc<Device>,
+        kernels: &KernelRegistry,
+        schedule: &VariantSchedule,
+        bf: usize,
+        bc: usize,
+    ) -> Result<Self, CudaError> {
         let shape = ShapeSet { bf, bc };
-        let kernels = dev.module(&gpu::product_module(shape))?;
+        let kernels = crate::kernels::product(dev, kernels, bf, bc)?;
         let base = schedule.base().clone();
         let plan = match schedule {
             VariantSchedule::TwoPass(s) => Plan::TwoPass {
@@ -278,7 +286,7 @@ impl DeviceProduct {
                     let n = runs.slots as u32;
                     dev.launch(
                         &self.kernels[&gpu::slot_tiled_name(st)],
-                        grid_for(n as u64, SLOT_TILE as u32),
+                        grid_for(n as u64, gpu::slot_tile(st) as u32),
                         &[
                             Arg::F64(x),
                             Arg::F64(y),

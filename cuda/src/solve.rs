@@ -24,10 +24,10 @@
 //! Transfers are counted per phase: `mesh setup (upload)` (structure, once),
 //! `matrix setup` and `solve` (scalars only), and the vector-sized
 //! `rhs upload` / `solution download` around a host-facing solve.
-use crate::{grid_for, Arg, CudaError, Device, DeviceBlockCsr, DeviceProduct, DeviceSpmv, Kernel, Kernels};
+use crate::{grid_for, kernels, Arg, CudaError, Device, DeviceBlockCsr, DeviceProduct, DeviceSpmv, Kernel, Kernels};
 use cudarc::driver::{CudaSlice, LaunchConfig};
 use ptap_amg::eig::{cg_lanczos_lambda_max, pseudo_random_vector};
-use ptap_codegen_core::gpu::{self, vector, DOT_THREADS};
+use ptap_codegen_core::gpu::{vector, DOT_THREADS};
 use ptap_codegen_core::gpu_solve as gs;
 use ptap_runtime::Hierarchy;
 use ptap_runtime::RuntimeError;
@@ -296,8 +296,8 @@ impl DeviceHierarchy {
     pub fn new(dev: &Arc<Device>, h: &Hierarchy, opts: DeviceSolveOptions) -> Result<Self, CudaError> {
         let t = Instant::now();
         dev.set_phase("mesh setup (upload)");
-        let vec = dev.module(&gpu::vector_module())?;
-        let coarse = dev.module(&gs::coarse_module())?;
+        let vec = kernels::common(dev)?;
+        let coarse = vec.clone();
         let ops = Ops {
             dev: dev.clone(),
             vec,
@@ -318,7 +318,7 @@ impl DeviceHierarchy {
                 // Coarse values are computed on the device by the matrix setup.
                 DeviceBlockCsr::upload_pattern(dev, lev.a.pattern(), b, b)?
             };
-            let a_spmv = DeviceSpmv::new(dev, &a)?;
+            let a_spmv = DeviceSpmv::new(dev, &hopts.kernels, &a)?;
             let transfer = match &lev.transfer {
                 Some(tr) => {
                     let (bf, bc) = tr.p.block_shape();
@@ -335,12 +335,12 @@ impl DeviceHierarchy {
                         inspected = VariantSchedule::inspect(variant, tr.schedule.clone(), bf * bc);
                         &inspected
                     };
-                    let product = DeviceProduct::new(dev, schedule, bf, bc)?;
+                    let product = DeviceProduct::new(dev, &hopts.kernels, schedule, bf, bc)?;
                     let p = DeviceBlockCsr::upload(dev, &tr.p)?;
                     let r = DeviceBlockCsr::upload(dev, &tr.r)?;
                     Some(DevTransfer {
-                        p_spmv: DeviceSpmv::new(dev, &p)?,
-                        r_spmv: DeviceSpmv::new(dev, &r)?,
+                        p_spmv: DeviceSpmv::new(dev, &hopts.kernels, &p)?,
+                        r_spmv: DeviceSpmv::new(dev, &hopts.kernels, &r)?,
                         p,
                         r,
                         product,
@@ -368,7 +368,7 @@ impl DeviceHierarchy {
             };
             work.push(Work::new(dev, lev.a.scalar_rows())?);
             levels.push(DevLevel {
-                jacobi: dev.module(&gs::jacobi_module(b))?,
+                jacobi: kernels::jacobi(dev, &hopts.kernels, b)?,
                 a,
                 a_spmv,
                 transfer,
