@@ -139,7 +139,7 @@ fn copy_bandwidth(dev: &Arc<Device>) -> Result<(f64, f64)> {
         dev.stream().memcpy_dtod(&src, &mut dst)?;
         Ok(())
     })?;
-    let kernels = dev.module(&ptap_codegen_core::gpu::vector_module())?;
+    let kernels = ptap_cuda::kernels::common(dev)?;
     let copy = kernels[ptap_codegen_core::gpu::vector::COPY].clone();
     let cfg = cudarc::driver::LaunchConfig {
         grid_dim: (dev.sm_count() * 8, 1, 1),
@@ -288,7 +288,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         for &v in &variants {
             dev.set_phase("inspect + schedule upload");
             let schedule = VariantSchedule::inspect(v, base.clone(), bf * bc);
-            let mut prod = DeviceProduct::new(&dev, &schedule, bf, bc)?;
+            let mut prod = DeviceProduct::new(&dev, &h.options().kernels, &schedule, bf, bc)?;
             dev.set_phase("matrix setup (numeric products)");
             let s = dev.time(args.repeat, || prod.numeric(&dev_a[l], &dev_p[l], &mut dc))?;
             dev.set_phase("verification downloads");
@@ -365,7 +365,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             let x: Vec<f64> = (0..hm.scalar_cols()).map(|i| (i as f64 * 0.37).sin()).collect();
             let dx = dev.upload(&x)?;
             let mut dy = dev.zeros::<f64>(hm.scalar_rows())?;
-            let plan = DeviceSpmv::new(&dev, dm)?;
+            let plan = DeviceSpmv::new(&dev, &h.options().kernels, dm)?;
             dev.set_phase("solve (SpMV)");
             let s = dev.time(args.repeat.max(10), || plan.apply(&dev, dm, &dx, &mut dy))?;
             dev.set_phase("verification downloads");

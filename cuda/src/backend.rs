@@ -5,11 +5,11 @@
 //! eigen-estimates, the dense coarse Cholesky) and the solve run on the device;
 //! only reduction scalars (8 bytes each) and a status word per factorization
 //! cross the bus. Transfers are counted per phase ([`Device::counters`]).
-use crate::{grid_for, Arg, CudaError, Device, DeviceBlockCsr, DeviceProduct, DeviceSpmv, Kernel, Kernels};
+use crate::{grid_for, kernels, Arg, CudaError, Device, DeviceBlockCsr, DeviceProduct, DeviceSpmv, Kernel, Kernels};
 use cudarc::driver::{CudaSlice, LaunchConfig};
-use ptap_codegen_core::gpu::{self, vector, DOT_THREADS};
+use ptap_codegen_core::gpu::{vector, DOT_THREADS};
 use ptap_codegen_core::gpu_solve as gs;
-use ptap_runtime::{Backend, RuntimeError};
+use ptap_runtime::{Backend, KernelRegistry, RuntimeError};
 use ptap_schedules::model::MachineParams;
 use ptap_schedules::VariantSchedule;
 use ptap_sparse::BlockCsr;
@@ -22,6 +22,8 @@ const MAX_PARTIALS: usize = 1024;
 /// reduction scratch every operation shares.
 pub struct Cuda {
     dev: Arc<Device>,
+    /// The registered shape sets whose CUDA sources the device compiles and launches.
+    registry: KernelRegistry,
     vec: Kernels,
     coarse: Kernels,
     part: CudaSlice<f64>,
@@ -57,12 +59,20 @@ pub struct CudaCoarse {
 }
 
 impl Cuda {
-    /// The backend on `dev` (loads the vector and coarse-solve kernels).
+    /// The backend on `dev` with the shipped kernel sets.
     pub fn new(dev: &Arc<Device>) -> Result<Self, CudaError> {
+        Self::with_kernels(dev, KernelRegistry::shipped().clone())
+    }
+
+    /// The backend on `dev` running the CUDA sources of `registry`'s sets (a
+    /// user-declared `kernels!` set included); loads the shape-free kernels.
+    pub fn with_kernels(dev: &Arc<Device>, registry: KernelRegistry) -> Result<Self, CudaError> {
+        let common = kernels::common(dev)?;
         Ok(Self {
             dev: dev.clone(),
-            vec: dev.module(&gpu::vector_module())?,
-            coarse: dev.module(&gs::coarse_module())?,
+            registry,
+            vec: common.clone(),
+            coarse: common,
             part: dev.zeros(MAX_PARTIALS)?,
             scal: dev.zeros(1)?,
         })
@@ -151,7 +161,7 @@ impl Backend for Cuda {
             let (br, bc) = m.block_shape();
             let d = DeviceBlockCsr::upload_pattern(&self.dev, m.pattern(), br, bc)?;
             Ok(CudaMatrix {
-                spmv: DeviceSpmv::new(&self.dev, &d)?,
+                spmv: DeviceSpmv::new(&self.dev, &self.registry, &d)?,
                 m: d,
             })
         }
@@ -159,7 +169,7 @@ impl Backend for Cuda {
     fn matrix_ref(&self, m: &BlockCsr) -> Result<CudaMatrix, CudaError> {
         let d = DeviceBlockCsr::upload(&self.dev, m)?;
         Ok(CudaMatrix {
-            spmv: DeviceSpmv::new(&self.dev, &d)?,
+            spmv: DeviceSpmv::new(&self.dev, &self.registry, &d)?,
             m: d,
         })
     }
@@ -252,7 +262,7 @@ impl Backend for Cuda {
             diag_pos: self.dev.upload(&pos)?,
             dinv: self.dev.zeros(a.nrows() * b * b)?,
             status: self.dev.zeros(1)?,
-            kernels: self.dev.module(&gs::jacobi_module(b))?,
+            kernels: kernels::jacobi(&self.dev, &self.registry, b)?,
         })
     }
     fn jacobi_invert(&self, a: &CudaMatrix, j: &mut CudaJacobi, level: usize) -> Result<(), CudaError> {
@@ -307,7 +317,7 @@ impl Backend for Cuda {
     }
 
     fn product(&self, schedule: &VariantSchedule, bf: usize, bc: usize) -> Result<DeviceProduct, CudaError> {
-        DeviceProduct::new(&self.dev, schedule, bf, bc)
+        DeviceProduct::new(&self.dev, &self.registry, schedule, bf, bc)
     }
     fn galerkin(
         &self,
@@ -322,7 +332,7 @@ impl Backend for Cuda {
     fn coarse(&self, a: &BlockCsr) -> Result<CudaCoarse, CudaError> {
         let n = a.scalar_rows();
         let b = a.block_shape().0;
-        let jac = self.dev.module(&gs::jacobi_module(b))?;
+        let jac = kernels::jacobi(&self.dev, &self.registry, b)?;
         Ok(CudaCoarse {
             n,
             a: self.dev.zeros(n * n)?,

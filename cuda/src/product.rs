@@ -10,8 +10,9 @@
 //! inspector's record tiles.
 use crate::{grid_for, to_u32, Arg, CudaError, Device, DeviceBlockCsr, Kernels};
 use cudarc::driver::{CudaSlice, LaunchConfig};
-use ptap_codegen_core::gpu::{self, Stage, SLOT_TILE};
+use ptap_codegen_core::gpu::{self, Stage};
 use ptap_codegen_core::ShapeSet;
+use ptap_runtime::KernelRegistry;
 use ptap_schedules::variants::{FlatRecords, SlotRuns};
 use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
 use ptap_sparse::BlockPattern;
@@ -123,10 +124,41 @@ pub struct DeviceProduct {
 
 impl DeviceProduct {
     /// Uploads `schedule`'s arrays for `bf x bf` / `bf x bc` blocks and loads
-    /// the kernels (compiled once per shape set, cached on disk).
-    pub fn new(dev: &Arc<Device>, schedule: &VariantSchedule, bf: usize, bc: usize) -> Result<Self, CudaError> {
+    /// the kernels of the registered set that serves `(bf, bc)` (compiled once
+    /// per set, cached on disk).
+    pub fn new(
+        dev: &Arc<Device>,
+        kernels: &KernelRegistry,
+        schedule: &VariantSchedule,
+        bf: usize,
+        bc: usize,
+    ) -> Result<Self, CudaError> {
         let shape = ShapeSet { bf, bc };
-        let kernels = dev.module(&gpu::product_module(shape))?;
+        let kernels = crate::kernels::product(dev, kernels, bf, bc)?;
+        // A window whose shared memory passes the limit would fail at launch: refuse it here.
+        if let VariantSchedule::ColumnSplit(s) = schedule {
+            let too_large = s.window > gpu::COLUMN_SPLIT_WINDOW_MAX; // refused below as TooLarge
+            if let Some((st, bytes)) = column_split_smem(shape, s.window).filter(|_| !too_large) {
+                return Err(CudaError::UnsupportedShape {
+                    what: format!(
+                        "the column-split product of {bf}x{bf} / {bf}x{bc} blocks with a window of {} slots",
+                        s.window
+                    ),
+                    limit: format!(
+                        "its {}x{}x{} stage needs {bytes} bytes of shared memory per thread block, more than the {} \
+                         a block gets without opt-in",
+                        st.m,
+                        st.k,
+                        st.n,
+                        gpu::SMEM_LIMIT
+                    ),
+                    fix: format!(
+                        "inspect it with a window of at most {} slots, or use the slot-tiled or two-pass variant",
+                        column_split_max_window(shape)
+                    ),
+                });
+            }
+        }
         let base = schedule.base().clone();
         let plan = match schedule {
             VariantSchedule::TwoPass(s) => Plan::TwoPass {
@@ -278,7 +310,7 @@ impl DeviceProduct {
                     let n = runs.slots as u32;
                     dev.launch(
                         &self.kernels[&gpu::slot_tiled_name(st)],
-                        grid_for(n as u64, SLOT_TILE as u32),
+                        grid_for(n as u64, gpu::slot_tile(st) as u32),
                         &[
                             Arg::F64(x),
                             Arg::F64(y),
@@ -418,6 +450,24 @@ impl DeviceProduct {
     }
 }
 
+/// The first stage of `(bf, bc)` whose column-split block of `window` slots
+/// needs more shared memory than a launch gets without opt-in, with its bytes.
+fn column_split_smem(s: ShapeSet, window: usize) -> Option<(Stage, usize)> {
+    [Stage::ap(s), Stage::ptw(s)].into_iter().find_map(|st| {
+        let cfg = gpu::column_split_effective(st, gpu::column_split_config(st), gpu::COLUMN_SPLIT_WINDOW_MAX);
+        let bytes = gpu::column_split_bytes(st, cfg, window);
+        (bytes > gpu::SMEM_LIMIT).then_some((st, bytes))
+    })
+}
+
+/// The largest column-split window `(bf, bc)` runs with.
+fn column_split_max_window(s: ShapeSet) -> usize {
+    (1..=gpu::COLUMN_SPLIT_WINDOW_MAX)
+        .rev()
+        .find(|&w| column_split_smem(s, w).is_none())
+        .unwrap_or(0)
+}
+
 fn runs_bytes(r: &DevRuns) -> usize {
     r.ptr.num_bytes() + r.x.num_bytes() + r.y.num_bytes()
 }
@@ -438,3 +488,27 @@ pub const DEVICE_VARIANTS: [Variant; 5] = [
     Variant::FlatStream,
     Variant::OuterProductScatter,
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn column_split_refuses_only_windows_past_the_shared_memory_limit() {
+        // Every shipped shape and the user shape 4x4 / 4x10 / 10x10 run the largest window.
+        for (bf, bc) in [(1, 1), (2, 3), (3, 3), (3, 6), (6, 6), (4, 10), (10, 10)] {
+            let s = ShapeSet { bf, bc };
+            assert!(
+                column_split_smem(s, gpu::COLUMN_SPLIT_WINDOW_MAX).is_none(),
+                "{bf}x{bc}"
+            );
+            assert_eq!(column_split_max_window(s), gpu::COLUMN_SPLIT_WINDOW_MAX);
+        }
+        // 16x16 blocks: two 2192-byte groups per warp, 11 warps fit 48 KiB.
+        let s = ShapeSet { bf: 16, bc: 16 };
+        let (st, bytes) = column_split_smem(s, gpu::COLUMN_SPLIT_WINDOW_MAX).unwrap();
+        assert_eq!((st.m, st.k, st.n, bytes), (16, 16, 16, 105216));
+        assert_eq!(column_split_max_window(s), 22);
+        assert!(column_split_smem(s, 22).is_none());
+    }
+}

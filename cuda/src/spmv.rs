@@ -1,7 +1,8 @@
 //! The merge-path block SpMV (paper, `sec:perf-spmv`) on device matrices.
 use crate::{Arg, CudaError, Device, DeviceBlockCsr, Kernel};
 use cudarc::driver::{CudaSlice, LaunchConfig};
-use ptap_codegen_core::gpu::{self, SPMV_WARPS};
+use ptap_codegen_core::gpu;
+use ptap_runtime::KernelRegistry;
 use std::sync::Arc;
 
 /// `y = A x` for one device matrix: the kernel for its block shape and the
@@ -10,15 +11,17 @@ pub struct DeviceSpmv {
     kernel: Arc<Kernel>,
     per_warp: u32,
     warps: u64,
+    /// Warps per thread block (fewer for large blocks: shared-memory staging).
+    block_warps: u32,
 }
 
 /// Smallest per-warp range (amortizes the scan and the boundary atomics).
 const MIN_PER_WARP: usize = 256;
 
 impl DeviceSpmv {
-    pub fn new(dev: &Device, a: &DeviceBlockCsr) -> Result<Self, CudaError> {
-        let kernels = dev.module(&gpu::spmv_module(a.br, a.bc))?;
-        let kernel = kernels[&gpu::spmv_name(a.br, a.bc)].clone();
+    /// The plan for `a`, with the SpMV of the registered set that serves `a`'s blocks.
+    pub fn new(dev: &Device, kernels: &KernelRegistry, a: &DeviceBlockCsr) -> Result<Self, CudaError> {
+        let kernel = crate::kernels::block(dev, kernels, a.br, a.bc)?[&gpu::spmv_name(a.br, a.bc)].clone();
         // About two resident waves of warps on the whole device.
         let target_warps = dev.sm_count() as usize * 64 * 2;
         // A range at least as long as the longest row: no row has more than two
@@ -30,6 +33,7 @@ impl DeviceSpmv {
             kernel,
             per_warp: per_warp as u32,
             warps,
+            block_warps: gpu::spmv_warps(a.br, a.bc) as u32,
         })
     }
 
@@ -61,8 +65,8 @@ impl DeviceSpmv {
     ) -> Result<(), CudaError> {
         debug_assert!(x.len() >= a.scalar_cols() && y.len() >= a.scalar_rows());
         let cfg = LaunchConfig {
-            grid_dim: (self.warps.div_ceil(SPMV_WARPS as u64) as u32, 1, 1),
-            block_dim: (32 * SPMV_WARPS as u32, 1, 1),
+            grid_dim: (self.warps.div_ceil(self.block_warps as u64) as u32, 1, 1),
+            block_dim: (32 * self.block_warps, 1, 1),
             shared_mem_bytes: 0,
         };
         dev.launch(

@@ -9,7 +9,8 @@
 //!
 //! Shipped sets: [`scalar`] (`1x1 / 1x1 / 1x1`), [`elasticity_2d`]
 //! (`2x2 / 2x3 / 3x3`), [`elasticity_3d`] (`3x3 / 3x6 / 6x6`). Their CUDA sources
-//! are checked in under `kernels-generated/cuda/`; regenerate them with
+//! (what the device backend launches for their shapes) and the shape-free
+//! [`common`] module are checked in under `kernels-generated/cuda/`; regenerate them with
 //! `PTAP_BLESS=1 cargo test -p ptap-kernels --test generated`.
 //!
 //! A user crate declares another set in one line, depending on this crate:
@@ -32,8 +33,16 @@ kernels!(pub mod scalar { 1x1 / 1x1 / 1x1 });
 kernels!(pub mod elasticity_2d { 2x2 / 2x3 / 3x3 });
 kernels!(pub mod elasticity_3d { 3x3 / 3x6 / 6x6 });
 
-/// `(CUDA_MODULE, CUDA_SOURCE)` of every shipped set, for the checked-in `.cu` files.
-pub const SHIPPED_CUDA: [(&str, &str); 3] = [
+/// The CUDA kernels no block shape enters (vector kernels, fill, coarse
+/// Cholesky): one module beside the sets', checked in as `cuda/ptap_common.cu`.
+pub mod common {
+    ptap_codegen::common_kernels!();
+}
+pub use common::{CUDA_ENTRIES as COMMON_CUDA_ENTRIES, CUDA_SOURCE as COMMON_CUDA_SOURCE};
+
+/// `(CUDA_MODULE, CUDA_SOURCE)` of every shipped set and of the common module,
+/// for the checked-in `.cu` files.
+pub const SHIPPED_CUDA: [(&str, &str); 4] = [
     (<scalar::Set as KernelSet>::CUDA_MODULE, scalar::CUDA_SOURCE),
     (
         <elasticity_2d::Set as KernelSet>::CUDA_MODULE,
@@ -43,4 +52,5 @@ pub const SHIPPED_CUDA: [(&str, &str); 3] = [
         <elasticity_3d::Set as KernelSet>::CUDA_MODULE,
         elasticity_3d::CUDA_SOURCE,
     ),
+    (common::CUDA_MODULE, common::CUDA_SOURCE),
 ];

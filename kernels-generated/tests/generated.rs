@@ -141,11 +141,27 @@ fn every_entry_point_of_the_cuda_source_is_listed() {
             ptap_kernels::elasticity_2d::CUDA_SOURCE,
         ),
         (elasticity_3d::CUDA_ENTRIES, elasticity_3d::CUDA_SOURCE),
+        (ptap_kernels::COMMON_CUDA_ENTRIES, ptap_kernels::COMMON_CUDA_SOURCE),
     ] {
         assert_eq!(source.matches("extern \"C\" __global__").count(), set_entries.len());
         for e in set_entries {
             assert!(source.contains(&format!("void {e}(")));
         }
     }
-    assert!(elasticity_3d::CUDA_ENTRIES.contains(&"ptap_bsr_spmv_3x3"));
+    // The set's module is the family the device launches: every variant's stages, SpMV, Jacobi.
+    let want = ptap_codegen_core::gpu::set_entries(ShapeSet { bf: 3, bc: 6 });
+    let names: Vec<&str> = want.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(elasticity_3d::CUDA_ENTRIES, names.as_slice());
+    for e in [
+        "ptap_spmv_merge_6x3",
+        "ptap_column_split_6x3x6t",
+        "ptap_jacobi_invert_6",
+    ] {
+        assert!(elasticity_3d::CUDA_ENTRIES.contains(&e), "{e}");
+    }
+    assert_eq!(ptap_kernels::COMMON_CUDA_ENTRIES.len(), 8);
+    assert_eq!(
+        ptap_kernels::COMMON_CUDA_SOURCE,
+        ptap_codegen_core::gpu::common_module().source
+    );
 }

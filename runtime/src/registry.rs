@@ -60,6 +60,37 @@ pub struct JacobiEntry {
     pub update: JacobiUpdateFn,
 }
 
+/// The CUDA module a registered set's `kernels!` expansion emitted: the
+/// product stages of `(bf, bc)` and `(bc, bc)`, the SpMV of its four block
+/// shapes and the Jacobi of `bf` and `bc` blocks, as the device backend loads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CudaSetEntry {
+    pub bf: usize,
+    pub bc: usize,
+    /// `"3x3 / 3x6 / 6x6"`.
+    pub declaration: &'static str,
+    /// File stem and module name, `"ptap_3x3_3x6_6x6"`.
+    pub module: &'static str,
+    pub source: &'static str,
+    pub entries: &'static [&'static str],
+}
+
+impl CudaSetEntry {
+    /// Whether the set's module has the Galerkin product `(bf, bc)`.
+    pub fn serves_product(&self, bf: usize, bc: usize) -> bool {
+        (bf, bc) == (self.bf, self.bc) || (bf, bc) == (self.bc, self.bc)
+    }
+    /// Whether the set's module has the SpMV of `r x c` blocks (`A`, `P`, `R`, `A_c`).
+    pub fn serves_block(&self, r: usize, c: usize) -> bool {
+        let (f, k) = (self.bf, self.bc);
+        [(f, f), (f, k), (k, f), (k, k)].contains(&(r, c))
+    }
+    /// Whether the set's module has the point-block Jacobi of `b x b` blocks.
+    pub fn serves_square(&self, b: usize) -> bool {
+        b == self.bf || b == self.bc
+    }
+}
+
 /// Generated kernels by block shape. The first set registered for a shape serves it.
 #[derive(Clone, Debug, Default)]
 pub struct KernelRegistry {
@@ -67,6 +98,7 @@ pub struct KernelRegistry {
     blocks: Vec<BlockEntry>,
     jacobi: Vec<JacobiEntry>,
     declarations: Vec<&'static str>,
+    cuda: Vec<CudaSetEntry>,
 }
 
 impl KernelRegistry {
@@ -104,6 +136,14 @@ impl KernelRegistry {
         self.add_block::<S::Coarse>();
         self.add_jacobi::<S::Fine>();
         self.add_jacobi::<S::Coarse>();
+        self.cuda.push(CudaSetEntry {
+            bf: S::BF,
+            bc: S::BC,
+            declaration: S::DECLARATION,
+            module: S::CUDA_MODULE,
+            source: S::CUDA_SOURCE,
+            entries: S::CUDA_ENTRIES,
+        });
         self
     }
 
@@ -155,6 +195,26 @@ impl KernelRegistry {
 
     pub fn jacobi(&self, b: usize) -> Option<&JacobiEntry> {
         self.jacobi.iter().find(|e| e.b == b)
+    }
+
+    /// The CUDA modules of the registered sets, in registration order.
+    pub fn cuda_sets(&self) -> &[CudaSetEntry] {
+        &self.cuda
+    }
+
+    /// The first registered set whose CUDA module has the product `(bf, bc)`.
+    pub fn cuda_for_product(&self, bf: usize, bc: usize) -> Option<&CudaSetEntry> {
+        self.cuda.iter().find(|e| e.serves_product(bf, bc))
+    }
+
+    /// The first registered set whose CUDA module has the SpMV of `r x c` blocks.
+    pub fn cuda_for_block(&self, r: usize, c: usize) -> Option<&CudaSetEntry> {
+        self.cuda.iter().find(|e| e.serves_block(r, c))
+    }
+
+    /// The first registered set whose CUDA module has the Jacobi of `b x b` blocks.
+    pub fn cuda_for_square(&self, b: usize) -> Option<&CudaSetEntry> {
+        self.cuda.iter().find(|e| e.serves_square(b))
     }
 
     /// The executor of `schedule`'s variant for `bf x bf` fine and `bc x bc`
@@ -305,5 +365,24 @@ mod tests {
         for b in [1, 2, 3, 6] {
             assert!(k.jacobi(b).is_some(), "{b}");
         }
+    }
+
+    #[test]
+    fn shipped_registry_names_the_cuda_module_of_every_shape() {
+        let k = KernelRegistry::shipped();
+        let modules: Vec<&str> = k.cuda_sets().iter().map(|e| e.module).collect();
+        assert_eq!(modules, ["ptap_1x1_1x1_1x1", "ptap_2x2_2x3_3x3", "ptap_3x3_3x6_6x6"]);
+        // The first registered set serves a shape two sets share (3x3 blocks).
+        assert_eq!(k.cuda_for_product(3, 3).unwrap().module, "ptap_2x2_2x3_3x3");
+        assert_eq!(k.cuda_for_product(6, 6).unwrap().module, "ptap_3x3_3x6_6x6");
+        assert_eq!(k.cuda_for_block(6, 3).unwrap().module, "ptap_3x3_3x6_6x6");
+        assert_eq!(k.cuda_for_block(3, 3).unwrap().module, "ptap_2x2_2x3_3x3");
+        assert_eq!(k.cuda_for_square(1).unwrap().module, "ptap_1x1_1x1_1x1");
+        assert!(k.cuda_for_product(4, 10).is_none() && k.cuda_for_block(4, 10).is_none());
+        assert!(k.cuda_for_square(10).is_none());
+        let set = k.cuda_for_product(3, 6).unwrap();
+        assert_eq!(set.declaration, "3x3 / 3x6 / 6x6");
+        assert!(!set.entries.is_empty());
+        assert!(set.entries.iter().all(|e| set.source.contains(&format!("void {e}("))));
     }
 }

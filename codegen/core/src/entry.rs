@@ -61,7 +61,7 @@ impl Param {
 /// One `extern "C" __global__` entry point: deterministic name and parameters.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct KernelEntry {
-    /// The symbol, e.g. `ptap_bsr_spmv_3x3`.
+    /// The symbol, e.g. `ptap_spmv_merge_3x3`.
     pub name: String,
     pub params: Vec<Param>,
     /// One line for the launcher's doc comment.

@@ -66,12 +66,46 @@ impl Stage {
     }
 }
 
-/// Threads per block of the slot-tiled kernel (slots per tile).
+/// Threads per block of the slot-tiled kernel (slots per tile) where the
+/// tile's output blocks fit the static shared memory; see [`slot_tile`].
 pub const SLOT_TILE: usize = 128;
 /// Largest column-split window the kernels' shared memory is sized for.
 pub const COLUMN_SPLIT_WINDOW_MAX: usize = 48;
-/// Warps per block of the merge-path SpMV.
+/// Warps per block of the merge-path SpMV where their staging fits the static
+/// shared memory; see [`spmv_warps`].
 pub const SPMV_WARPS: usize = 4;
+/// Shared memory a block may use without the sm_70+ opt-in: the static limit,
+/// and the dynamic size a launch gets without raising the function's attribute.
+pub const SMEM_LIMIT: usize = 48 * 1024;
+
+/// Slots per block of the slot-tiled stage `st`: [`SLOT_TILE`], halved until the
+/// tile of `M x N` output blocks fits [`SMEM_LIMIT`] (10x10 blocks: 32 slots).
+pub fn slot_tile(st: Stage) -> usize {
+    let mut tile = SLOT_TILE;
+    while tile > 1 && tile * st.m * st.n * 8 > SMEM_LIMIT {
+        tile /= 2;
+    }
+    tile
+}
+
+/// Doubles one warp of the merge-path SpMV stages: 32 blocks, whole `double2`s.
+fn spmv_stage_doubles(br: usize, bc: usize) -> usize {
+    (32 * br * bc).div_ceil(2) * 2
+}
+
+/// Warps per block of the merge-path SpMV of `br x bc` blocks: [`SPMV_WARPS`],
+/// fewer where their staging would pass [`SMEM_LIMIT`], and one (reading blocks
+/// straight from global memory, see [`spmv_staged`]) where one warp's would.
+pub fn spmv_warps(br: usize, bc: usize) -> usize {
+    let per_warp = spmv_stage_doubles(br, bc) * 8;
+    (SMEM_LIMIT / per_warp).clamp(1, SPMV_WARPS)
+}
+
+/// Whether the SpMV of `br x bc` blocks stages them through shared memory
+/// (32 blocks per warp fit [`SMEM_LIMIT`]: blocks of up to 192 scalars).
+pub fn spmv_staged(br: usize, bc: usize) -> bool {
+    spmv_stage_doubles(br, bc) * 8 <= SMEM_LIMIT
+}
 
 /// Kernel names of the families, per stage.
 pub fn gather_r_name(s: ShapeSet) -> String {
@@ -180,6 +214,7 @@ fn slot_tiled(out: &mut String, st: Stage) -> KernelEntry {
     use ParamTy::*;
     let (m, k, n) = (st.m, st.k, st.n);
     let mn = m * n;
+    let tile = slot_tile(st);
     let e = KernelEntry {
         name: slot_tiled_name(st),
         params: vec![
@@ -191,12 +226,12 @@ fn slot_tiled(out: &mut String, st: Stage) -> KernelEntry {
             p("cv", PtrMutF64),
             p("nslots", U32),
         ],
-        doc: format!("slot-tiled stage ({m}x{k} by {k}x{n}), {SLOT_TILE} slots per block, register accumulators"),
+        doc: format!("slot-tiled stage ({m}x{k} by {k}x{n}), {tile} slots per block, register accumulators"),
     };
     e.write_signature(out, " {");
     writeln!(
         out,
-        "  __shared__ double tile[{SLOT_TILE} * {mn}];\n  u32 s0 = blockIdx.x * {SLOT_TILE};\n  \
+        "  __shared__ double tile[{tile} * {mn}];\n  u32 s0 = blockIdx.x * {tile};\n  \
          u32 s = s0 + threadIdx.x;"
     )
     .unwrap();
@@ -230,8 +265,8 @@ fn slot_tiled(out: &mut String, st: Stage) -> KernelEntry {
     }
     writeln!(
         out,
-        "  __syncthreads();\n  u32 valid = nslots - s0 < {SLOT_TILE} ? nslots - s0 : {SLOT_TILE};\n  \
-         for (u32 e = threadIdx.x; e < valid * {mn}; e += {SLOT_TILE}) cv[(u64)s0 * {mn} + e] = tile[e];\n}}\n"
+        "  __syncthreads();\n  u32 valid = nslots - s0 < {tile} ? nslots - s0 : {tile};\n  \
+         for (u32 e = threadIdx.x; e < valid * {mn}; e += {tile}) cv[(u64)s0 * {mn} + e] = tile[e];\n}}\n"
     )
     .unwrap();
     e
@@ -257,9 +292,6 @@ pub fn column_split_config(st: Stage) -> ColumnSplitConfig {
     }
 }
 
-/// Dynamic shared memory a block may use without opting in.
-const SMEM_DEFAULT_LIMIT: usize = 48 * 1024;
-
 /// Doubles of one staged `x` block: even, so each starts on 16 bytes.
 fn x_stride(mk: usize) -> usize {
     mk + (mk & 1)
@@ -269,13 +301,14 @@ fn x_stride(mk: usize) -> usize {
 /// block of `window` slots fits the default shared-memory limit.
 pub fn column_split_effective(st: Stage, cfg: ColumnSplitConfig, window: usize) -> ColumnSplitConfig {
     let mut c = cfg;
-    while c.unroll > 1 && column_split_bytes(st, c, window) > SMEM_DEFAULT_LIMIT {
+    while c.unroll > 1 && column_split_bytes(st, c, window) > SMEM_LIMIT {
         c.unroll /= 2;
     }
     c
 }
 
-fn column_split_bytes(st: Stage, cfg: ColumnSplitConfig, window: usize) -> usize {
+/// Dynamic shared memory of one column-split block of `window` slots, in bytes.
+pub fn column_split_bytes(st: Stage, cfg: ColumnSplitConfig, window: usize) -> usize {
     let (gpw, bytes) = column_split_geometry(st, cfg);
     window.div_ceil(gpw).max(1) * gpw * bytes
 }
@@ -519,30 +552,100 @@ fn scatter(out: &mut String, st: Stage) -> KernelEntry {
     e
 }
 
-/// Every product kernel of one shape set: the `R` gather, and per family the
-/// `A P` stage and the coarse stage (`R W` for V0, `P^T W` for the others).
-pub fn product_module(s: ShapeSet) -> CudaModule {
-    let mut src = String::from(PRELUDE);
-    let mut entries = vec![gather_r(&mut src, s)];
-    let (ap, ptw, rw) = (Stage::ap(s), Stage::ptw(s), Stage::rw(s));
-    entries.push(row_owner(&mut src, ap));
-    // With bf == bc the explicit-R stage has the A P stage's shape: one kernel serves both.
-    if rw != ap {
-        entries.push(row_owner(&mut src, rw));
+/// A translation unit under construction: one prelude, every entry point once.
+pub(crate) struct Unit {
+    src: String,
+    entries: Vec<KernelEntry>,
+}
+
+impl Unit {
+    pub(crate) fn new() -> Self {
+        Unit {
+            src: String::from(PRELUDE),
+            entries: Vec::new(),
+        }
     }
-    for st in [ap, ptw] {
-        entries.push(slot_tiled(&mut src, st));
-        let cfg = column_split_effective(st, column_split_config(st), COLUMN_SPLIT_WINDOW_MAX);
-        entries.push(column_split(&mut src, st, cfg, column_split_name(st)));
-        entries.push(flat_stream(&mut src, st));
-        entries.push(scatter(&mut src, st));
+
+    /// Emits the kernel `name` with `gen` unless the unit defines it already (the
+    /// fine and coarse products of a set may share a stage shape).
+    pub(crate) fn add(&mut self, name: &str, gen: impl FnOnce(&mut String) -> KernelEntry) {
+        if self.entries.iter().all(|e| e.name != name) {
+            let e = gen(&mut self.src);
+            debug_assert_eq!(e.name, name);
+            self.entries.push(e);
+        }
     }
-    CudaModule {
-        name: format!("ptap_product_{}x{}", s.bf, s.bc),
-        source: src,
-        entries,
+
+    /// Emits several kernels at once (`gen` returns every entry it wrote).
+    pub(crate) fn add_all(&mut self, gen: impl FnOnce(&mut String) -> Vec<KernelEntry>) {
+        let es = gen(&mut self.src);
+        self.entries.extend(es);
+    }
+
+    pub(crate) fn finish(self, name: String) -> CudaModule {
+        CudaModule {
+            name,
+            source: self.src,
+            entries: self.entries,
+        }
     }
 }
+
+/// The product kernels of `(bf, bc)`: the `R` gather, the two-pass stages
+/// (`A P`, `R W`) and per family the `A P` and `P^T W` stages.
+fn product_kernels(u: &mut Unit, s: ShapeSet) {
+    u.add(&gather_r_name(s), |o| gather_r(o, s));
+    let (ap, ptw, rw) = (Stage::ap(s), Stage::ptw(s), Stage::rw(s));
+    // With bf == bc the explicit-R stage has the A P stage's shape: one kernel serves both.
+    for st in [ap, rw] {
+        u.add(&row_owner_name(st), |o| row_owner(o, st));
+    }
+    for st in [ap, ptw] {
+        u.add(&slot_tiled_name(st), |o| slot_tiled(o, st));
+        let cfg = column_split_effective(st, column_split_config(st), COLUMN_SPLIT_WINDOW_MAX);
+        u.add(&column_split_name(st), |o| {
+            column_split(o, st, cfg, column_split_name(st))
+        });
+        u.add(&flat_stream_name(st), |o| flat_stream(o, st));
+        u.add(&scatter_name(st), |o| scatter(o, st));
+    }
+}
+
+/// The CUDA module of a declared set, what `kernels!` emits as `CUDA_SOURCE`
+/// and the device launches: the product kernels of the fine product `(bf, bc)`
+/// and the coarse product `(bc, bc)`, the merge-path SpMV of the four block
+/// shapes, and the point-block Jacobi of `bf` and `bc` blocks.
+pub fn set_module(s: ShapeSet) -> CudaModule {
+    let mut u = Unit::new();
+    for (bf, bc) in s.products() {
+        product_kernels(&mut u, ShapeSet { bf, bc });
+    }
+    for (r, c) in s.block_shapes() {
+        u.add(&spmv_name(r, c), |o| spmv(o, r, c));
+    }
+    for b in s.square_blocks() {
+        u.add_all(|o| crate::gpu_solve::jacobi(o, b));
+    }
+    u.finish(format!("ptap_{}", s.stem()))
+}
+
+/// The entry points of [`set_module`]`(s)`, with the parameter lists the
+/// device checks its launches against.
+pub fn set_entries(s: ShapeSet) -> Vec<KernelEntry> {
+    set_module(s).entries
+}
+
+/// The module of the kernels no block shape enters: vector kernels, fill and
+/// the coarse Cholesky (`ptap_common.cu`).
+pub fn common_module() -> CudaModule {
+    let mut u = Unit::new();
+    u.add_all(vector_kernels);
+    u.add_all(crate::gpu_solve::coarse);
+    u.finish(COMMON_MODULE.into())
+}
+
+/// File stem of [`common_module`].
+pub const COMMON_MODULE: &str = "ptap_common";
 
 /// Merge-path block SpMV `y = A x` for `br x bc` blocks (paper,
 /// `sec:perf-spmv`): each warp owns an equal, block-aligned range of the block
@@ -553,10 +656,10 @@ pub fn product_module(s: ShapeSet) -> CudaModule {
 /// range boundary are added atomically, so `y` must be zeroed before the
 /// launch. When a range is at least as long as the longest row, no row has more
 /// than two partial sums, and the result is deterministic.
-pub fn spmv_module(br: usize, bc: usize) -> CudaModule {
+fn spmv(src: &mut String, br: usize, bc: usize) -> KernelEntry {
     use ParamTy::*;
     let bl = br * bc;
-    let mut src = String::from(PRELUDE);
+    let (warps, staged) = (spmv_warps(br, bc), spmv_staged(br, bc));
     let e = KernelEntry {
         name: spmv_name(br, bc),
         params: vec![
@@ -569,20 +672,35 @@ pub fn spmv_module(br: usize, bc: usize) -> CudaModule {
             p("nblocks", U32),
             p("per_warp", U32),
         ],
-        doc: format!("merge-path block SpMV y = A x, {br}x{bc} blocks, {SPMV_WARPS} warps per block"),
+        doc: format!(
+            "merge-path block SpMV y = A x, {br}x{bc} blocks, {warps} warps per block{}",
+            if staged {
+                ""
+            } else {
+                ", blocks read from global memory (too large to stage)"
+            }
+        ),
     };
-    // Shared staging: 32 blocks per warp, rounded up to whole double2.
-    let stage_d = (32 * bl).div_ceil(2) * 2;
-    e.write_signature(&mut src, " {");
+    e.write_signature(src, " {");
+    if staged {
+        writeln!(
+            src,
+            "  __shared__ double2 stage2[{warps}][{half}];",
+            half = spmv_stage_doubles(br, bc) / 2
+        )
+        .unwrap();
+    }
     writeln!(
         src,
-        "  __shared__ double2 stage2[{SPMV_WARPS}][{half}];\n  \
-         u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;\n  \
-         double* stage = (double*)stage2[wl];\n  \
-         u64 b0 = ((u64)blockIdx.x * {SPMV_WARPS} + wl) * per_warp;\n  if (b0 >= nblocks) return;\n  \
+        "  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;\n{}  \
+         u64 b0 = ((u64)blockIdx.x * {warps} + wl) * per_warp;\n  if (b0 >= nblocks) return;\n  \
          u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;\n  \
          u32 carry_row = 0xffffffffu;",
-        half = stage_d / 2
+        if staged {
+            "  double* stage = (double*)stage2[wl];\n"
+        } else {
+            ""
+        }
     )
     .unwrap();
     for r in 0..br {
@@ -591,12 +709,23 @@ pub fn spmv_module(br: usize, bc: usize) -> CudaModule {
     writeln!(
         src,
         "  for (u64 base = b0; base < b1; base += 32) {{\n    \
-         u32 cnt = (u32)(b1 - base < 32 ? b1 - base : 32);\n    \
-         u32 nd = cnt * {bl};\n    \
-         const double2* src2 = (const double2*)(av + base * {bl});\n    \
-         for (u32 h = lane; h < nd / 2; h += 32) stage2[wl][h] = src2[h];\n    \
-         if ((nd & 1) && lane == 0) stage[nd - 1] = av[base * {bl} + nd - 1];\n    \
-         __syncwarp();\n    bool valid = lane < cnt;\n    u64 b = base + lane;\n    \
+         u32 cnt = (u32)(b1 - base < 32 ? b1 - base : 32);"
+    )
+    .unwrap();
+    if staged {
+        writeln!(
+            src,
+            "    u32 nd = cnt * {bl};\n    \
+             const double2* src2 = (const double2*)(av + base * {bl});\n    \
+             for (u32 h = lane; h < nd / 2; h += 32) stage2[wl][h] = src2[h];\n    \
+             if ((nd & 1) && lane == 0) stage[nd - 1] = av[base * {bl} + nd - 1];\n    \
+             __syncwarp();"
+        )
+        .unwrap();
+    }
+    writeln!(
+        src,
+        "    bool valid = lane < cnt;\n    u64 b = base + lane;\n    \
          u32 row = valid ? brow[b] : 0xfffffffeu;"
     )
     .unwrap();
@@ -605,7 +734,12 @@ pub fn spmv_module(br: usize, bc: usize) -> CudaModule {
     }
     writeln!(
         src,
-        "    if (valid) {{\n      u64 col = ci[b];\n      const double* a = stage + lane * {bl};"
+        "    if (valid) {{\n      u64 col = ci[b];\n      const double* a = {};",
+        if staged {
+            format!("stage + lane * {bl}")
+        } else {
+            format!("av + b * {bl}")
+        }
     )
     .unwrap();
     for c in 0..bc {
@@ -667,11 +801,7 @@ pub fn spmv_module(br: usize, bc: usize) -> CudaModule {
         writeln!(src, "        atomicAdd(yr + {r}, v{r});").unwrap();
     }
     writeln!(src, "      }}\n    }}\n    __syncwarp();\n  }}\n}}\n").unwrap();
-    CudaModule {
-        name: format!("ptap_spmv_{br}x{bc}"),
-        source: src,
-        entries: vec![e],
-    }
+    e
 }
 
 /// Names of the vector kernels of the device solve.
@@ -689,16 +819,15 @@ pub const DOT_THREADS: usize = 256;
 
 /// Vector kernels: `y = a x + b y`, copies, and a two-stage deterministic dot
 /// product (fixed-shape block partials, then one block folds them in order).
-pub fn vector_module() -> CudaModule {
+fn vector_kernels(src: &mut String) -> Vec<KernelEntry> {
     use ParamTy::*;
-    let mut src = String::from(PRELUDE);
     let mut entries = Vec::new();
     let axpby = KernelEntry {
         name: vector::AXPBY.into(),
         params: vec![p("a", F64), p("x", PtrF64), p("b", F64), p("y", PtrMutF64), p("n", U64)],
         doc: "y = a x + b y (b = 0 overwrites y)".into(),
     };
-    axpby.write_signature(&mut src, " {");
+    axpby.write_signature(src, " {");
     writeln!(
         src,
         "  u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (t >= n) return;\n  \
@@ -711,7 +840,7 @@ pub fn vector_module() -> CudaModule {
         params: vec![p("x", PtrF64), p("y", PtrMutF64), p("n", U64)],
         doc: "y = x, grid-stride with 16-byte accesses where aligned".into(),
     };
-    copy.write_signature(&mut src, " {");
+    copy.write_signature(src, " {");
     writeln!(
         src,
         "  u64 stride = (u64)gridDim.x * blockDim.x;\n  u64 n2 = n / 2;\n  \
@@ -726,7 +855,7 @@ pub fn vector_module() -> CudaModule {
         params: vec![p("x", PtrF64), p("y", PtrF64), p("part", PtrMutF64), p("n", U64)],
         doc: format!("per-block partial sums of x . y ({DOT_THREADS} threads, grid-stride, fixed tree)"),
     };
-    dot.write_signature(&mut src, " {");
+    dot.write_signature(src, " {");
     writeln!(
         src,
         "  __shared__ double sh[{DOT_THREADS}];\n  double s = 0.0;\n  u64 stride = (u64)gridDim.x * blockDim.x;\n  \
@@ -743,7 +872,7 @@ pub fn vector_module() -> CudaModule {
         params: vec![p("part", PtrF64), p("out", PtrMutF64), p("slot", U32), p("n", U32)],
         doc: format!("out[slot] = sum of n partials (one block of {DOT_THREADS} threads, fixed tree)"),
     };
-    sum.write_signature(&mut src, " {");
+    sum.write_signature(src, " {");
     writeln!(
         src,
         "  __shared__ double sh[{DOT_THREADS}];\n  double s = 0.0;\n  \
@@ -754,49 +883,153 @@ pub fn vector_module() -> CudaModule {
     )
     .unwrap();
     entries.push(sum);
-    CudaModule {
-        name: "ptap_vector".into(),
-        source: src,
-        entries,
-    }
+    entries
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gpu_solve::{densify_name, jacobi_invert_name, jacobi_update_name};
 
-    #[test]
-    fn product_module_declares_every_family_once_and_defines_each_entry() {
-        let m = product_module(ShapeSet { bf: 3, bc: 6 });
-        assert_eq!(m.entries.len(), 11);
-        let mut names: Vec<&str> = m.entries.iter().map(|e| e.name.as_str()).collect();
-        names.sort();
-        names.dedup();
-        assert_eq!(names.len(), 11, "entry names are unique");
-        for e in &m.entries {
-            assert!(m.source.contains(&format!("void {}(", e.name)), "{} is defined", e.name);
+    const SETS: [(usize, usize); 4] = [(1, 1), (2, 3), (3, 6), (4, 10)];
+
+    /// Every kernel name the device backend looks up for a level of the set.
+    fn device_lookups(s: ShapeSet) -> Vec<String> {
+        let mut v = Vec::new();
+        for (bf, bc) in s.products() {
+            let ps = ShapeSet { bf, bc };
+            let (ap, ptw, rw) = (Stage::ap(ps), Stage::ptw(ps), Stage::rw(ps));
+            v.extend([gather_r_name(ps), row_owner_name(ap), row_owner_name(rw)]);
+            for st in [ap, ptw] {
+                v.extend([
+                    slot_tiled_name(st),
+                    column_split_name(st),
+                    flat_stream_name(st),
+                    scatter_name(st),
+                ]);
+            }
         }
-        assert!(m.source.contains("ptap_column_split_6x3x6t"));
-        // Transposed access of P in the coarse stage: x(i,k) = xb[k*M + i].
-        assert!(m.source.contains("xb[(2)*6+(5)]"));
+        for (r, c) in s.block_shapes() {
+            v.push(spmv_name(r, c));
+        }
+        for b in s.square_blocks() {
+            v.extend([jacobi_invert_name(b), jacobi_update_name(b), densify_name(b)]);
+        }
+        v
     }
 
     #[test]
-    fn spmv_module_unrolls_every_block_position() {
-        let m = spmv_module(3, 6);
-        assert_eq!(m.entries[0].name, "ptap_spmv_merge_3x6");
-        for q in 0..18 {
-            assert!(m.source.contains(&format!("a[{q}]")), "position {q} is unrolled");
+    fn set_module_defines_every_entry_the_device_looks_up_once() {
+        for (bf, bc) in SETS {
+            let s = ShapeSet { bf, bc };
+            let m = set_module(s);
+            assert_eq!(m.name, format!("ptap_{}", s.stem()));
+            let mut names: Vec<&str> = m.entries.iter().map(|e| e.name.as_str()).collect();
+            names.sort();
+            names.dedup();
+            assert_eq!(names.len(), m.entries.len(), "{}: entry names are unique", m.name);
+            assert_eq!(
+                m.source.matches("extern \"C\" __global__").count(),
+                m.entries.len(),
+                "{}",
+                m.name
+            );
+            for want in device_lookups(s) {
+                assert!(names.contains(&want.as_str()), "{}: {want} missing", m.name);
+                assert!(
+                    m.source.contains(&format!("void {want}(")),
+                    "{}: {want} not defined",
+                    m.name
+                );
+            }
+            assert_eq!(set_entries(s), m.entries);
         }
-        assert!(!m.source.contains("a[18]"));
+        // 3x3 / 3x6 / 6x6: 11 kernels of the fine product, 10 of the coarse one
+        // (its R W stage is its A P stage), 4 SpMV, 2 x 3 Jacobi.
+        let m = set_module(ShapeSet { bf: 3, bc: 6 });
+        assert_eq!(m.entries.len(), 11 + 10 + 4 + 6);
+        assert!(m.source.contains("ptap_column_split_6x3x6t"));
+        // Transposed access of P in the coarse stage: x(i,k) = xb[k*M + i].
+        assert!(m.source.contains("xb[(2)*6+(5)]"));
+        // 1x1: one product, one block shape, one Jacobi.
+        assert_eq!(set_module(ShapeSet { bf: 1, bc: 1 }).entries.len(), 10 + 1 + 3);
+    }
+
+    #[test]
+    fn common_module_holds_the_shape_free_kernels() {
+        let m = common_module();
+        let names: Vec<&str> = m.entries.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                vector::AXPBY,
+                vector::COPY,
+                vector::DOT_PARTIAL,
+                vector::SUM_PARTIAL,
+                crate::gpu_solve::FILL,
+                crate::gpu_solve::CHOL_SCALE,
+                crate::gpu_solve::CHOL_COLUMN,
+                crate::gpu_solve::CHOL_SOLVE,
+            ]
+        );
+        assert_eq!(m.name, "ptap_common");
+    }
+
+    #[test]
+    fn spmv_unrolls_every_block_position() {
+        let mut src = String::new();
+        let e = spmv(&mut src, 3, 6);
+        assert_eq!(e.name, "ptap_spmv_merge_3x6");
+        for q in 0..18 {
+            assert!(src.contains(&format!("a[{q}]")), "position {q} is unrolled");
+        }
+        assert!(!src.contains("a[18]"));
+    }
+
+    #[test]
+    fn shared_memory_stays_within_48_kib_for_every_block_size() {
+        // Static shared memory: the slot tile and the SpMV staging.
+        for m in 1..=16 {
+            for n in 1..=16 {
+                let st = Stage { m, k: m, n, xt: false };
+                assert!(slot_tile(st) * m * n * 8 <= SMEM_LIMIT, "slot tile {m}x{n}");
+                if spmv_staged(m, n) {
+                    assert!(
+                        spmv_warps(m, n) * spmv_stage_doubles(m, n) * 8 <= SMEM_LIMIT,
+                        "spmv {m}x{n}"
+                    );
+                }
+            }
+        }
+        assert_eq!(slot_tile(Stage::ap(ShapeSet { bf: 3, bc: 6 })), SLOT_TILE);
+        assert_eq!(slot_tile(Stage::ptw(ShapeSet { bf: 10, bc: 10 })), 32);
+        assert_eq!((spmv_warps(6, 6), spmv_warps(4, 10), spmv_warps(10, 10)), (4, 4, 1));
+        assert!(spmv_staged(10, 10) && !spmv_staged(16, 16));
+        let m = set_module(ShapeSet { bf: 4, bc: 10 });
+        assert!(m.source.contains("__shared__ double tile[32 * 100];"));
+        assert!(m.source.contains("__shared__ double2 stage2[1][1600];"));
+        // Dynamic shared memory of the column split at the largest window, 4x4 / 4x10 / 10x10.
+        for (bf, bc) in [(4, 10), (10, 10)] {
+            let s = ShapeSet { bf, bc };
+            for st in [Stage::ap(s), Stage::ptw(s)] {
+                let cfg = column_split_effective(st, column_split_config(st), COLUMN_SPLIT_WINDOW_MAX);
+                let bytes = column_split_bytes(st, cfg, COLUMN_SPLIT_WINDOW_MAX);
+                assert!(bytes <= SMEM_LIMIT, "{st:?}: {bytes}");
+            }
+        }
+        let st = Stage::ptw(ShapeSet { bf: 10, bc: 10 });
+        assert_eq!(
+            column_split_bytes(st, column_split_config(st), COLUMN_SPLIT_WINDOW_MAX),
+            42240
+        );
     }
 
     #[test]
     fn braces_balance_in_every_module() {
         for m in [
-            product_module(ShapeSet { bf: 3, bc: 6 }),
-            spmv_module(6, 6),
-            vector_module(),
+            set_module(ShapeSet { bf: 3, bc: 6 }),
+            set_module(ShapeSet { bf: 4, bc: 10 }),
+            common_module(),
         ] {
             let open = m.source.matches('{').count();
             let close = m.source.matches('}').count();

@@ -7,7 +7,7 @@
 //! same pivoting, the same thresholds, the same sequential update order where
 //! the device allows it (the forward substitution subtracts in the CPU's
 //! order; the Cholesky dot products are warp reductions).
-use crate::entry::{param as p, CudaModule, KernelEntry, ParamTy};
+use crate::entry::{param as p, KernelEntry, ParamTy};
 use std::fmt::Write;
 
 /// Kernel names of the solve module of `b x b` blocks and of the coarse module.
@@ -35,14 +35,12 @@ pub fn failing_row(status: u32) -> Option<usize> {
     (status != 0).then(|| (u32::MAX - status) as usize)
 }
 
-const PRELUDE: &str = "typedef unsigned int u32;\ntypedef unsigned long long u64;\n";
-
 /// Jacobi kernels of `b x b` blocks: inversion, the update, densification.
-pub fn jacobi_module(b: usize) -> CudaModule {
+/// Any `b` up to [`crate::MAX_BLOCK_DIM`]: the inversion keeps its block in a
+/// per-thread array (local memory past the register file, as for 10x10 or 16x16).
+pub(crate) fn jacobi(src: &mut String, b: usize) -> Vec<KernelEntry> {
     use ParamTy::*;
-    assert!((1..=8).contains(&b), "block size {b}");
     let bb = b * b;
-    let mut src = String::from(PRELUDE);
     let mut entries = Vec::new();
 
     let inv = KernelEntry {
@@ -59,7 +57,7 @@ pub fn jacobi_module(b: usize) -> CudaModule {
              a singular or missing block records its row in status[0]"
         ),
     };
-    inv.write_signature(&mut src, " {");
+    inv.write_signature(src, " {");
     writeln!(
         src,
         "  u32 i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i >= nrows) return;\n  \
@@ -98,7 +96,7 @@ pub fn jacobi_module(b: usize) -> CudaModule {
         ],
         doc: format!("x += alpha D^-1 r + beta t ({b}x{b} blocks; t unread when beta = 0), one thread per scalar"),
     };
-    upd.write_signature(&mut src, " {");
+    upd.write_signature(src, " {");
     writeln!(
         src,
         "  u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (s >= (u64)nrows * {b}) return;\n  \
@@ -128,7 +126,7 @@ pub fn jacobi_module(b: usize) -> CudaModule {
         ],
         doc: format!("scatter {b}x{b} block-CSR values into a zeroed row-major n x n matrix"),
     };
-    dens.write_signature(&mut src, " {");
+    dens.write_signature(src, " {");
     writeln!(
         src,
         "  u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (t >= (u64)nblocks * {bb}) return;\n  \
@@ -137,18 +135,12 @@ pub fn jacobi_module(b: usize) -> CudaModule {
     )
     .unwrap();
     entries.push(dens);
-
-    CudaModule {
-        name: format!("ptap_jacobi_{b}"),
-        source: src,
-        entries,
-    }
+    entries
 }
 
 /// The dense coarse solve and a fill kernel.
-pub fn coarse_module() -> CudaModule {
+pub(crate) fn coarse(src: &mut String) -> Vec<KernelEntry> {
     use ParamTy::*;
-    let mut src = String::from(PRELUDE);
     let mut entries = Vec::new();
 
     let fill = KernelEntry {
@@ -156,7 +148,7 @@ pub fn coarse_module() -> CudaModule {
         params: vec![p("y", PtrMutF64), p("v", F64), p("n", U64)],
         doc: "y = v".into(),
     };
-    fill.write_signature(&mut src, " {");
+    fill.write_signature(src, " {");
     writeln!(
         src,
         "  u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (t < n) y[t] = v;\n}}\n"
@@ -169,7 +161,7 @@ pub fn coarse_module() -> CudaModule {
         params: vec![p("a", PtrF64), p("out", PtrMutF64), p("n", U32)],
         doc: "out[0] = max |a_ii| (one block of 256 threads)".into(),
     };
-    scale.write_signature(&mut src, " {");
+    scale.write_signature(src, " {");
     writeln!(
         src,
         "  __shared__ double sh[256];\n  double m = 0.0;\n  \
@@ -198,7 +190,7 @@ pub fn coarse_module() -> CudaModule {
              finite records j in status[0]"
         ),
     };
-    col.write_signature(&mut src, " {");
+    col.write_signature(src, " {");
     writeln!(
         src,
         "  u32 w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;\n  \
@@ -224,7 +216,7 @@ pub fn coarse_module() -> CudaModule {
              substitution, one block of {CHOL_SOLVE_THREADS} threads"
         ),
     };
-    solve.write_signature(&mut src, " {");
+    solve.write_signature(src, " {");
     writeln!(
         src,
         "  __shared__ double piv;\n  u32 tid = threadIdx.x;\n  \
@@ -239,21 +231,22 @@ pub fn coarse_module() -> CudaModule {
     )
     .unwrap();
     entries.push(solve);
-
-    CudaModule {
-        name: "ptap_coarse".into(),
-        source: src,
-        entries,
-    }
+    entries
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gpu::{common_module, set_module};
+    use crate::ShapeSet;
 
     #[test]
     fn every_entry_is_defined_and_braces_balance() {
-        for m in [jacobi_module(3), jacobi_module(6), coarse_module()] {
+        for m in [
+            set_module(ShapeSet { bf: 3, bc: 6 }),
+            set_module(ShapeSet { bf: 16, bc: 16 }),
+            common_module(),
+        ] {
             for e in &m.entries {
                 assert!(m.source.contains(&format!("void {}(", e.name)), "{} is defined", e.name);
             }
@@ -264,6 +257,21 @@ mod tests {
                 m.name
             );
         }
-        assert!(jacobi_module(6).source.contains("y = y + d[5] * ri[5];"));
+        let m = set_module(ShapeSet { bf: 3, bc: 6 });
+        assert!(m.source.contains("y = y + d[5] * ri[5];"));
+    }
+
+    #[test]
+    fn jacobi_of_16x16_blocks_is_emitted() {
+        let mut src = String::new();
+        let entries = jacobi(&mut src, 16);
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["ptap_jacobi_invert_16", "ptap_jacobi_update_16", "ptap_densify_16"]
+        );
+        assert!(src.contains("double a[256];"));
+        assert!(src.contains("y = y + d[15] * ri[15];"));
+        assert!(!src.contains("d[16]"));
     }
 }

@@ -51,19 +51,20 @@ fn launcher(out: &mut String, e: &KernelEntry) {
         params.join(", ")
     )
     .unwrap();
-    writeln!(out, "            let mut b = stream.launch_builder(&self.{});", e.name).unwrap();
+    // `lb`, not `b`: a kernel may have a parameter `b` (axpby's).
+    writeln!(out, "            let mut lb = stream.launch_builder(&self.{});", e.name).unwrap();
     for q in &e.params {
         if q.ty.is_scalar() {
-            writeln!(out, "            b.arg(&{});", q.name).unwrap();
+            writeln!(out, "            lb.arg(&{});", q.name).unwrap();
         } else {
-            writeln!(out, "            b.arg({});", q.name).unwrap();
+            writeln!(out, "            lb.arg({});", q.name).unwrap();
         }
     }
     writeln!(
         out,
         "            // SAFETY: the argument list mirrors the kernel's signature (generated from one\n            \
          // KernelEntry); sizes are the caller's contract above.\n            \
-         unsafe {{ b.launch(cfg) }}?;\n            Ok(())\n        }}"
+         unsafe {{ lb.launch(cfg) }}?;\n            Ok(())\n        }}"
     )
     .unwrap();
 }
@@ -112,15 +113,17 @@ mod tests {
 
     #[test]
     fn launcher_parameters_mirror_the_kernel_signature() {
-        let m = crate::cuda::module(&ShapeSet { bf: 3, bc: 6 });
+        let m = crate::gpu::set_module(ShapeSet { bf: 3, bc: 6 });
         let text = launchers(&m);
         assert!(text.contains(
-            "pub unsafe fn ptap_bsr_spmv_3x6(&self, stream: &CudaStream, cfg: LaunchConfig, nrows: u32, \
-             row_ptr: &CudaSlice<u32>, col_idx: &CudaSlice<u32>, vals: &CudaSlice<f64>, x: &CudaSlice<f64>, \
-             beta: f64, y: &mut CudaSlice<f64>)"
+            "pub unsafe fn ptap_spmv_merge_3x6(&self, stream: &CudaStream, cfg: LaunchConfig, av: &CudaSlice<f64>, \
+             ci: &CudaSlice<u32>, brow: &CudaSlice<u32>, rp: &CudaSlice<u32>, x: &CudaSlice<f64>, \
+             y: &mut CudaSlice<f64>, nblocks: u32, per_warp: u32)"
         ));
         assert_eq!(text.matches("pub unsafe fn ").count(), m.entries.len());
-        assert!(text.contains("ptap_two_pass_rw_6x6: module.load_function(\"ptap_two_pass_rw_6x6\")?,"));
-        assert!(text.contains("b.arg(&beta);") && text.contains("b.arg(y);"));
+        assert!(text.contains("ptap_jacobi_update_6: module.load_function(\"ptap_jacobi_update_6\")?,"));
+        let common = launchers(&crate::gpu::common_module());
+        assert!(common.contains("lb.arg(&b);"), "scalars by reference");
+        assert!(common.contains("lb.arg(y);"));
     }
 }

@@ -6,12 +6,13 @@
 //! coarse `bc x bc`) it emits:
 //!
 //! * [`rust`]: unrolled CPU kernels (the items of a declared set's module);
-//! * [`cuda`]: CUDA C for the basic block operations;
-//! * [`gpu`]: CUDA C for the GPU executor's kernel families;
-//! * [`gpu_solve`]: CUDA C for the device solve (Jacobi, coarse Cholesky);
+//! * [`gpu`]: the CUDA C the device backend launches: per set
+//!   ([`gpu::set_module`]) the product stages of every device variant, the
+//!   merge-path SpMV and the point-block Jacobi, and one module of the
+//!   shape-free kernels ([`gpu::common_module`]: vectors, coarse Cholesky);
+//! * [`gpu_solve`]: the device solve's part of those (Jacobi, coarse Cholesky);
 //! * [`launcher`]: a typed Rust launcher per CUDA entry point ([`KernelEntry`]).
 
-pub mod cuda;
 pub mod entry;
 pub mod gpu;
 pub mod gpu_solve;

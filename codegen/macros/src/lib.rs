@@ -9,7 +9,8 @@
 //! and the coarse operator `bc x bc`. The expansion is a module holding
 //! `BlockRxC` and `ProductBFxBC` types (unrolled CPU kernels implementing
 //! `ptap_kernels`' traits), a `Set` type to register with the runtime, the CUDA
-//! source `CUDA_SOURCE` and its typed launchers `launch::Functions`. The crate
+//! source `CUDA_SOURCE` the device backend launches for the set's shapes and
+//! its typed launchers `launch::Functions`. The crate
 //! using it depends on `ptap-kernels`. An invalid declaration (zero or too
 //! large a dimension, inconsistent blocks) is a compile error naming the block.
 //! All the generation lives in `ptap-codegen-core`; this crate only parses.
@@ -122,4 +123,17 @@ pub fn kernels(input: TokenStream) -> TokenStream {
         }
     }
     .into()
+}
+
+/// Expands to the items of the shape-free CUDA module (vector kernels, fill,
+/// coarse Cholesky): `CUDA_MODULE`, `CUDA_SOURCE`, `CUDA_ENTRIES` and
+/// `launch::Functions`. `ptap-kernels` ships them once, as `ptap_kernels::common`.
+#[proc_macro]
+pub fn common_kernels(input: TokenStream) -> TokenStream {
+    if !input.is_empty() {
+        return syn::Error::new(Span::call_site(), "ptap common_kernels!: takes no arguments")
+            .to_compile_error()
+            .into();
+    }
+    TokenStream::from_str(&ptap_codegen_core::rust::common_body()).expect("the generator emits valid Rust tokens")
 }

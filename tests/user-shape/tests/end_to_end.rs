@@ -180,31 +180,62 @@ fn smoother_on_10x10_blocks_reduces_the_residual_and_equals_the_generic_loops() 
 }
 
 #[test]
-fn declared_set_carries_its_cuda_source_and_launchers() {
+fn declared_set_carries_the_cuda_source_the_device_launches() {
     use ptap_user_shape::four_field;
-    let names = four_field::CUDA_ENTRIES;
+    // Every entry the device looks up for this set (codegen-core's declarations,
+    // the launch checks' parameter lists), in the set's source and entry list.
+    let want = ptap_codegen_core::gpu::set_entries(ptap_codegen_core::ShapeSet { bf: BF, bc: BC });
+    let names: Vec<&str> = want.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(four_field::CUDA_ENTRIES, names.as_slice());
+    for e in &want {
+        assert!(
+            four_field::CUDA_SOURCE.contains(&format!("void {}(", e.name)),
+            "{}",
+            e.name
+        );
+    }
     for want in [
-        "ptap_bsr_spmv_4x10",
-        "ptap_pbj_update_10x10",
-        "ptap_two_pass_ap_4x10",
-        "ptap_two_pass_rw_10x10",
+        "ptap_gather_r_4x10",
+        "ptap_row_owner_4x4x10",
+        "ptap_row_owner_10x4x10",
+        "ptap_slot_tiled_10x10x10t",
+        "ptap_column_split_10x4x10t",
+        "ptap_flat_stream_4x4x10",
+        "ptap_scatter_10x10x10t",
+        "ptap_spmv_merge_4x4",
+        "ptap_spmv_merge_4x10",
+        "ptap_spmv_merge_10x4",
+        "ptap_spmv_merge_10x10",
+        "ptap_jacobi_invert_4",
+        "ptap_jacobi_update_10",
+        "ptap_densify_10",
     ] {
         assert!(names.contains(&want), "{want}");
-        assert!(four_field::CUDA_SOURCE.contains(&format!("void {want}(")));
     }
-    assert_eq!(names.len(), 12);
+    // Products (4, 10) and (10, 10): 11 + 10 kernels, 4 SpMV, 2 x 3 Jacobi.
+    assert_eq!(names.len(), 31);
+    // The registry hands the device this set for the user shapes, and the shipped one none.
+    let kernels = registry();
+    let set = kernels
+        .cuda_for_product(BF, BC)
+        .expect("the declared set serves (4, 10)");
+    assert_eq!(set.source, four_field::CUDA_SOURCE);
+    assert_eq!(kernels.cuda_for_product(BC, BC), Some(set));
+    assert_eq!(kernels.cuda_for_block(BC, BF), Some(set));
+    assert_eq!(kernels.cuda_for_square(BF), Some(set));
+    assert!(KernelRegistry::shipped().cuda_for_product(BF, BC).is_none());
     // The typed launcher mirrors the kernel's parameter list (checked by the compiler).
     use ptap_kernels::cudarc::driver::{CudaSlice, CudaStream, DriverError, LaunchConfig};
     type GatherR = unsafe fn(
         &four_field::launch::Functions,
         &CudaStream,
         LaunchConfig,
-        u32,
-        &CudaSlice<u32>,
         &CudaSlice<f64>,
+        &CudaSlice<u32>,
         &mut CudaSlice<f64>,
+        u32,
     ) -> Result<(), DriverError>;
-    let _: GatherR = four_field::launch::Functions::ptap_two_pass_gather_r_4x10;
+    let _: GatherR = four_field::launch::Functions::ptap_gather_r_4x10;
     // Left beside the test binaries for the NVRTC check on the GPU machine.
     let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ptap_4x4_4x10_10x10.cu");
     std::fs::write(path, four_field::CUDA_SOURCE).unwrap();
