@@ -6,12 +6,12 @@
 //! shape), so the SpMV, the smoother and the products of a declared set run
 //! its own kernels. Every kernel is deterministic whatever the thread count.
 use crate::backend::Backend;
+use crate::block_ops::update_dyn;
 use crate::registry::{JacobiEntry, KernelRegistry};
 use crate::variants::GalerkinProduct;
 use crate::RuntimeError;
 use ptap_schedules::VariantSchedule;
-use ptap_sparse::dense::{gemv_acc_dyn, invert_in_place, Cholesky};
-use ptap_sparse::kernels::SquareBlockKernels;
+use ptap_sparse::dense::{invert_in_place, Cholesky};
 use ptap_sparse::par::{axpy, dot, norm2, xpby};
 use ptap_sparse::BlockCsr;
 use rayon::prelude::*;
@@ -103,37 +103,6 @@ impl PointBlockJacobi {
     pub fn inverses(&self) -> &[f64] {
         &self.dinv
     }
-}
-
-/// `x += alpha D^-1 r + beta t` over every block row, with the generated kernels `K`.
-pub(crate) fn update_with<K: SquareBlockKernels>(
-    dinv: &[f64],
-    alpha: f64,
-    r: &[f64],
-    beta: f64,
-    t: &[f64],
-    x: &mut [f64],
-) {
-    let (b, bb) = (K::R, K::R * K::R);
-    x.par_chunks_mut(b).with_min_len(512).enumerate().for_each(|(i, xi)| {
-        K::chebyshev_update(&dinv[i * bb..], alpha, &r[i * b..], beta, &t[i * b..], xi);
-    });
-}
-
-fn update_dyn(b: usize, dinv: &[f64], alpha: f64, r: &[f64], beta: f64, t: &[f64], x: &mut [f64]) {
-    x.par_chunks_mut(b).with_min_len(512).enumerate().for_each(|(i, xi)| {
-        let mut y = [0.0; 64];
-        gemv_acc_dyn(
-            b,
-            b,
-            &dinv[i * b * b..(i + 1) * b * b],
-            &r[i * b..(i + 1) * b],
-            &mut y[..b],
-        );
-        for q in 0..b {
-            xi[q] += alpha * y[q] + if beta != 0.0 { beta * t[i * b + q] } else { 0.0 };
-        }
-    });
 }
 
 /// The dense Cholesky factor of the coarsest operator and its dense staging.

@@ -1,5 +1,4 @@
 //! Numeric replay of the two-pass product (the paper's V0).
-use crate::registry::KernelRegistry;
 use crate::RuntimeError;
 use ptap_schedules::TwoPassSchedule;
 use ptap_sparse::dense::transpose_into;
@@ -138,14 +137,6 @@ pub(crate) fn two_pass_numeric<K: ProductKernels>(
 }
 
 impl TwoPassExecutor {
-    /// Buffers for `bf x bf` fine blocks and `bf x bc` prolongator blocks, with
-    /// the shipped kernels of `(bf, bc)` ([`KernelRegistry::shipped`]) or, for any
-    /// other shape, the size-generic SpGEMM.
-    pub fn new(schedule: Arc<TwoPassSchedule>, bf: usize, bc: usize) -> Self {
-        let numeric = KernelRegistry::shipped().product(bf, bc).map(|k| k.two_pass);
-        Self::build(schedule, bf, bc, numeric)
-    }
-
     /// Buffers for any block shape, computed by the size-generic SpGEMM.
     pub(crate) fn generic(schedule: Arc<TwoPassSchedule>, bf: usize, bc: usize) -> Self {
         Self::build(schedule, bf, bc, None)
@@ -156,7 +147,7 @@ impl TwoPassExecutor {
         Self::build(schedule, K::BF, K::BC, Some(two_pass_numeric::<K>))
     }
 
-    fn build(schedule: Arc<TwoPassSchedule>, bf: usize, bc: usize, numeric: Option<TwoPassNumeric>) -> Self {
+    pub(crate) fn build(schedule: Arc<TwoPassSchedule>, bf: usize, bc: usize, numeric: Option<TwoPassNumeric>) -> Self {
         let r = BlockCsr::zeros(schedule.r.clone(), bc, bf);
         let w = BlockCsr::zeros(schedule.w.clone(), bf, bc);
         let s = &schedule;

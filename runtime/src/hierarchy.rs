@@ -26,7 +26,6 @@ use ptap_amg::{
     aggregate_mis1, aggregate_mis2, merge_rank_deficient, smooth_prolongator, strength_graph, tentative_prolongator,
     AmgError, AmgOptions,
 };
-use ptap_schedules::file::MappedBundle;
 use ptap_schedules::model::MachineParams;
 use ptap_schedules::{
     inspect, inspect_with_base, BlockShape, ProductPolicy, ProductStats, TwoPassSchedule, Variant, VariantSchedule,
@@ -254,72 +253,6 @@ impl MeshSetup {
             timings,
         })
     }
-
-    /// Mesh setup loaded from a schedule bundle written for a fine operator of
-    /// `a0`'s pattern under the same options ([`crate::bundle`]): every level's
-    /// `P` and product schedule are loaded, nothing is aggregated, smoothed,
-    /// inspected or multiplied. Each level keeps the variant stored in the bundle.
-    pub fn from_bundle(
-        a0: BlockCsr,
-        modes: usize,
-        bundle: &Arc<MappedBundle>,
-        options: &HierarchyOptions,
-        progress: &mut dyn FnMut(&str),
-    ) -> Result<Self, RuntimeError> {
-        a0.check_finite("the fine operator")
-            .map_err(|e| RuntimeError::NotFinite { what: e.to_string() })?;
-        let first = bundle.level(0)?;
-        let want = crate::bundle::options_hash(options, modes);
-        if first.size("options_hash") != Some(want) {
-            return Err(RuntimeError::StaleBundle {
-                path: bundle.path().display().to_string(),
-            });
-        }
-        let mut timings = SetupTimings::default();
-        let mut levels = vec![MeshLevel {
-            a: a0,
-            has_values: true,
-            transfer: None,
-        }];
-        for l in 0..bundle.len() {
-            progress(&format!("level {l}: loading P and the product schedule"));
-            let t_mesh = Instant::now();
-            let a = &levels[l].a;
-            let stored = crate::bundle::load_level(bundle, l as u32, a.pattern_arc())?;
-            let (bf, bc) = stored.p.block_shape();
-            if a.block_shape() != (bf, bf) {
-                return Err(RuntimeError::BundleShape {
-                    path: bundle.path().display().to_string(),
-                    level: l,
-                    stored: bf,
-                    given: a.block_shape().0,
-                });
-            }
-            let schedule = stored.schedule.base().clone();
-            let ac = BlockCsr::zeros(schedule.c.clone(), bc, bc);
-            levels[l].transfer = Some(TransferSetup {
-                p: stored.p,
-                schedule,
-                variant_schedule: stored.schedule,
-                aggregates: stored.aggregates,
-                merged_aggregates: stored.merged_aggregates,
-                unaggregated_nodes: stored.unaggregated_nodes,
-                omega: stored.omega,
-            });
-            levels.push(MeshLevel {
-                a: ac,
-                has_values: false,
-                transfer: None,
-            });
-            timings.mesh_setup_s += t_mesh.elapsed().as_secs_f64();
-        }
-        Ok(Self {
-            levels,
-            options: options.clone(),
-            modes,
-            timings,
-        })
-    }
 }
 
 impl MeshSetup {
@@ -435,19 +368,6 @@ impl Hierarchy<Cpu> {
         progress: &mut dyn FnMut(&str),
     ) -> Result<Self, RuntimeError> {
         let setup = MeshSetup::build(a0, near_null, modes, options, progress)?;
-        Self::new(Cpu::new(options.kernels.clone()), setup, progress)
-    }
-
-    /// Setup on the CPU from a schedule bundle: [`MeshSetup::from_bundle`],
-    /// then [`Hierarchy::new`].
-    pub fn from_bundle(
-        a0: BlockCsr,
-        modes: usize,
-        bundle: &Arc<MappedBundle>,
-        options: &HierarchyOptions,
-        progress: &mut dyn FnMut(&str),
-    ) -> Result<Self, RuntimeError> {
-        let setup = MeshSetup::from_bundle(a0, modes, bundle, options, progress)?;
         Self::new(Cpu::new(options.kernels.clone()), setup, progress)
     }
 

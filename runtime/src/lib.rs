@@ -42,6 +42,7 @@
 //! given input whatever the number of threads.
 
 pub mod backend;
+mod block_ops;
 pub mod bundle;
 pub mod cpu;
 pub mod cycle;
@@ -55,10 +56,11 @@ pub use backend::Backend;
 pub use cpu::Cpu;
 pub use executor::TwoPassExecutor;
 pub use hierarchy::{Hierarchy, HierarchyOptions, LevelSummary, MeshSetup, SetupTimings};
+pub use registry::executor_for;
 pub use registry::KernelRegistry;
 pub use solver::CgWorkspace;
 pub use solver::{CgOptions, CgReport};
-pub use variants::{executor_for, GalerkinProduct};
+pub use variants::GalerkinProduct;
 
 use thiserror::Error;
 

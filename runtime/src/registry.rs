@@ -14,16 +14,16 @@
 //! Jacobi over the set's kernel types in the registering crate; the registry
 //! keeps one function pointer per entry point, called once per product or
 //! vector operation, never per block.
-use crate::cpu::update_with;
+use crate::block_ops::update_with;
 use crate::executor::{two_pass_numeric, TwoPassExecutor, TwoPassNumeric};
 use crate::variants::{executor_with, GalerkinProduct};
 use crate::RuntimeError;
 use ptap_kernels::{elasticity_2d, elasticity_3d, scalar};
-use ptap_schedules::VariantSchedule;
+use ptap_schedules::{TwoPassSchedule, VariantSchedule};
 use ptap_sparse::kernels::{BlockKernels, KernelSet, ProductKernels, SingularBlock, SquareBlockKernels};
 use ptap_sparse::spmv::{residual_with, spmv_beta_with};
 use ptap_sparse::BlockCsr;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// `y = A x + beta y`.
 pub type SpmvFn = fn(&BlockCsr, &[f64], f64, &mut [f64]);
@@ -262,6 +262,27 @@ impl KernelRegistry {
             None => ptap_sparse::spmv::residual(a, x, b, r),
         }
     }
+}
+
+impl TwoPassExecutor {
+    /// Buffers for `bf x bf` fine blocks and `bf x bc` prolongator blocks, with
+    /// the shipped kernels of `(bf, bc)` ([`KernelRegistry::shipped`]) or, for any
+    /// other shape, the size-generic SpGEMM.
+    pub fn new(schedule: Arc<TwoPassSchedule>, bf: usize, bc: usize) -> Self {
+        let numeric = KernelRegistry::shipped().product(bf, bc).map(|k| k.two_pass);
+        Self::build(schedule, bf, bc, numeric)
+    }
+}
+
+/// Builds the executor for `schedule` with `bf x bf` fine and `bc x bc` coarse
+/// blocks from the shipped kernels ([`KernelRegistry::shipped`]); see
+/// [`KernelRegistry::executor_for`] for declared shapes.
+pub fn executor_for(
+    schedule: &VariantSchedule,
+    bf: usize,
+    bc: usize,
+) -> Result<Box<dyn GalerkinProduct>, RuntimeError> {
+    KernelRegistry::shipped().executor_for(schedule, bf, bc)
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
-//! Conjugate gradients preconditioned by the V-cycle, written once over a
-//! [`Backend`].
+//! The V-cycle and conjugate gradients preconditioned by it, written once
+//! over a [`Backend`].
 use crate::backend::Backend;
 use crate::cpu::Cpu;
-use crate::hierarchy::Hierarchy;
+use crate::cycle::chebyshev_smooth;
+use crate::hierarchy::{Hierarchy, LevelWork};
 use crate::RuntimeError;
 use serde::Serialize;
 use std::time::Instant;
@@ -197,5 +198,48 @@ impl<B: Backend> Hierarchy<B> {
             self.backend.xpby(z, beta, p)?;
         }
         Ok(report(opts.max_iterations, false, rnorm))
+    }
+}
+
+impl<B: Backend> Hierarchy<B> {
+    /// Two Chebyshev steps on level `l`'s work vectors (`x` from `rhs`).
+    fn smooth_level(&mut self, l: usize, zero_guess: bool) -> Result<(), B::Error> {
+        let bounds = self.options().chebyshev_bounds;
+        let (be, levels) = (&self.backend, &mut self.levels);
+        let lev = &mut levels[l];
+        let sm = lev.smoother.as_ref().expect("smoother on every level but the coarsest");
+        let LevelWork { x, rhs, r, t } = &mut lev.work;
+        chebyshev_smooth(be, &lev.a, &sm.jacobi, bounds, sm.lambda_max, rhs, x, zero_guess, r, t)
+    }
+
+    /// One V-cycle `z = M^-1 r`: Chebyshev(2) pre/post smoothing, `R = P^T`
+    /// restriction, `P` prolongation, the dense coarse solve.
+    pub fn vcycle(&mut self, r: &B::Vector, z: &mut B::Vector) -> Result<(), B::Error> {
+        let nl = self.levels.len();
+        self.backend.copy(r, &mut self.levels[0].work.rhs)?;
+        for l in 0..nl - 1 {
+            self.smooth_level(l, true)?;
+            let (fine, coarse) = self.levels.split_at_mut(l + 1);
+            let lev = &mut fine[l];
+            let w = &mut lev.work;
+            self.backend.residual(&lev.a, &w.x, &w.rhs, &mut w.r)?;
+            let tr = lev.transfer.as_ref().expect("transfer on every level but the coarsest");
+            self.backend.spmv(&tr.r, &w.r, &mut coarse[0].work.rhs)?;
+        }
+        {
+            let w = &mut self.levels[nl - 1].work;
+            self.backend.copy(&w.rhs, &mut w.x)?;
+            self.backend.coarse_solve(&self.coarse, &mut w.x)?;
+        }
+        for l in (0..nl - 1).rev() {
+            let (fine, coarse) = self.levels.split_at_mut(l + 1);
+            let lev = &mut fine[l];
+            let tr = lev.transfer.as_ref().unwrap();
+            // x += P x_c through the scratch t (smoothing overwrites t next).
+            self.backend.spmv(&tr.p, &coarse[0].work.x, &mut lev.work.t)?;
+            self.backend.axpy(1.0, &lev.work.t, &mut lev.work.x)?;
+            self.smooth_level(l, false)?;
+        }
+        self.backend.copy(&self.levels[0].work.x, z)
     }
 }

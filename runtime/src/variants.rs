@@ -4,11 +4,10 @@
 //! and searches nothing: every output position comes from the schedule. The
 //! executors are generic over the generated block kernels `K: ProductKernels`
 //! of their `(bf, bc)` (unrolled per shape by `ptap_kernels::kernels!`), picked
-//! from the matrices' shapes through a [`KernelRegistry`]; the variants that
+//! from the matrices' shapes through a `KernelRegistry`; the variants that
 //! promise V0's bytes zero an accumulator and add contributions in V0's order
 //! (each output entry sums its inner index in increasing order, one term at a time).
 use crate::executor::TwoPassExecutor;
-use crate::registry::KernelRegistry;
 use crate::RuntimeError;
 use ptap_schedules::variants::{
     ColumnSplitSchedule, FlatRecords, FlatStreamSchedule, FusedSchedule, OuterProductSchedule, PanelTiledSchedule,
@@ -33,17 +32,6 @@ pub trait GalerkinProduct: Send {
     fn numeric(&mut self, a: &BlockCsr, p: &BlockCsr, c: &mut BlockCsr) -> Result<(), RuntimeError>;
     /// Bytes of value buffers the executor holds (`W`, `R`, `W'`).
     fn buffer_bytes(&self) -> usize;
-}
-
-/// Builds the executor for `schedule` with `bf x bf` fine and `bc x bc` coarse
-/// blocks from the shipped kernels ([`KernelRegistry::shipped`]); see
-/// [`KernelRegistry::executor_for`] for declared shapes.
-pub fn executor_for(
-    schedule: &VariantSchedule,
-    bf: usize,
-    bc: usize,
-) -> Result<Box<dyn GalerkinProduct>, RuntimeError> {
-    KernelRegistry::shipped().executor_for(schedule, bf, bc)
 }
 
 /// The executor of `schedule`'s variant over the kernels `K`.
