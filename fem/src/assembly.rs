@@ -446,7 +446,8 @@ impl Assembler {
 
 /// The values pointer shared by the threads of one colour.
 struct SharedValues(*mut f64);
-// SAFETY: only used in `assemble`, where writes through it are to disjoint blocks.
+// SAFETY: only used in `assemble_coloured`, where the threads of one colour write
+// through it to disjoint blocks (no two elements of a colour share a node).
 unsafe impl Sync for SharedValues {}
 unsafe impl Send for SharedValues {}
 impl SharedValues {
