@@ -26,6 +26,16 @@ pub struct KernelCache {
 }
 
 impl KernelCache {
+    /// A cache in `dir` (`None`: compile every time, keep nothing).
+    pub fn new(dir: Option<PathBuf>) -> Self {
+        Self {
+            dir: dir.filter(|d| std::fs::create_dir_all(d).is_ok()),
+            compiled: AtomicUsize::new(0),
+            cached: AtomicUsize::new(0),
+            compile_us: AtomicUsize::new(0),
+        }
+    }
+
     pub fn from_env() -> Self {
         let dir = std::env::var_os("PTAP_CACHE_DIR")
             .map(PathBuf::from)

@@ -44,7 +44,9 @@ pub enum CudaError {
     Signature { name: String, detail: String },
     #[error("{what} has {n} entries, more than the 32-bit indices of the device kernels address")]
     TooLarge { what: String, n: usize },
-    #[error("the device has no {variant} executor; use two-pass, slot-tiled, column-split, flat-stream or outer-product")]
+    #[error(
+        "the device has no {variant} executor; use two-pass, slot-tiled, column-split, flat-stream or outer-product"
+    )]
     UnsupportedVariant { variant: &'static str },
     #[error("no registered kernel set has the device kernels of {what}; declare `ptap_kernels::kernels!({declaration});` and register its `Set` on `HierarchyOptions::kernels` (`KernelRegistry::with`)")]
     NoKernels { what: String, declaration: String },
