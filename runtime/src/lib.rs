@@ -89,6 +89,8 @@ pub enum RuntimeError {
         got: usize,
         expected: usize,
     },
+    #[error("{what}")]
+    InvalidOption { what: String },
     #[error("the new operator values have length {got}, expected {expected}")]
     ValuesLength { got: usize, expected: usize },
     #[error("the operator or right-hand side contains NaN or infinity ({what})")]

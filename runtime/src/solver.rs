@@ -15,6 +15,35 @@ pub struct CgOptions {
     pub max_iterations: usize,
 }
 
+/// The smallest `rtol` CG accepts: below a few machine epsilons the
+/// unpreconditioned residual stagnates at rounding level and "converged" would
+/// be a claim double precision cannot back.
+pub const MIN_RTOL: f64 = 1e-15;
+/// The most CG iterations one solve may be asked for.
+pub const MAX_ITERATIONS: usize = 1_000_000;
+/// Residual-history entries a workspace keeps at most (later ones are dropped).
+const MAX_HISTORY: usize = 100_000;
+
+impl CgOptions {
+    /// Checks `rtol` in `[MIN_RTOL, 1)` and `max_iterations` in `1..=MAX_ITERATIONS`.
+    pub fn validate(&self) -> Result<(), RuntimeError> {
+        if !(self.rtol >= MIN_RTOL && self.rtol < 1.0) {
+            return Err(RuntimeError::InvalidOption {
+                what: format!(
+                    "rtol {:e} is outside [{MIN_RTOL:e}, 1): below {MIN_RTOL:e} double precision cannot certify the residual",
+                    self.rtol
+                ),
+            });
+        }
+        if !(1..=MAX_ITERATIONS).contains(&self.max_iterations) {
+            return Err(RuntimeError::InvalidOption {
+                what: format!("max_iterations {} is outside 1..={MAX_ITERATIONS}", self.max_iterations),
+            });
+        }
+        Ok(())
+    }
+}
+
 impl Default for CgOptions {
     fn default() -> Self {
         Self {
@@ -54,7 +83,8 @@ impl CgWorkspace<Cpu> {
 }
 
 impl<B: Backend> CgWorkspace<B> {
-    /// Vectors for `n` unknowns on `backend`.
+    /// Vectors for `n` unknowns on `backend`; the history keeps up to
+    /// `max_iterations + 1` entries (at most 100,001).
     pub fn on(backend: &B, n: usize, max_iterations: usize) -> Result<Self, B::Error> {
         Ok(Self {
             b: backend.vector(n)?,
@@ -63,7 +93,7 @@ impl<B: Backend> CgWorkspace<B> {
             z: backend.vector(n)?,
             p: backend.vector(n)?,
             ap: backend.vector(n)?,
-            history: Vec::with_capacity(max_iterations + 1),
+            history: Vec::with_capacity(max_iterations.min(MAX_HISTORY) + 1),
         })
     }
 
@@ -90,6 +120,7 @@ impl<B: Backend> Hierarchy<B> {
         opts: &CgOptions,
         ws: &mut CgWorkspace<B>,
     ) -> Result<CgReport, B::Error> {
+        opts.validate()?;
         let n = self.scalar_rows();
         for (what, len) in [("right-hand side", b.len()), ("solution", x.len())] {
             if len != n {
@@ -119,6 +150,7 @@ impl<B: Backend> Hierarchy<B> {
 
     /// CG on the workspace's resident `b` and `x` (`x` updated in place).
     pub fn solve_resident(&mut self, ws: &mut CgWorkspace<B>, opts: &CgOptions) -> Result<CgReport, B::Error> {
+        opts.validate()?;
         self.backend.synchronize()?;
         self.backend.set_phase("solve");
         let t = Instant::now();
@@ -241,5 +273,31 @@ impl<B: Backend> Hierarchy<B> {
             self.smooth_level(l, false)?;
         }
         self.backend.copy(&self.levels[0].work.x, z)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cg_options_outside_what_double_precision_backs_are_refused() {
+        let ok = CgOptions::default();
+        assert!(ok.validate().is_ok());
+        for rtol in [1e-300, 0.0, -1e-8, 1.0, f64::NAN, f64::INFINITY] {
+            let e = CgOptions { rtol, ..ok }.validate().unwrap_err().to_string();
+            assert!(e.contains("rtol") && e.contains("1e-15"), "{e}");
+        }
+        assert!(CgOptions { rtol: MIN_RTOL, ..ok }.validate().is_ok());
+        for max_iterations in [0, MAX_ITERATIONS + 1, usize::MAX] {
+            let e = CgOptions { max_iterations, ..ok }.validate().unwrap_err().to_string();
+            assert!(e.contains("max_iterations"), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_huge_iteration_cap_does_not_size_the_history() {
+        let ws = CgWorkspace::new(4, MAX_ITERATIONS);
+        assert_eq!(ws.history.capacity(), MAX_HISTORY + 1);
     }
 }
