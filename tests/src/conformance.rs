@@ -543,10 +543,12 @@ pub fn every_product_variant_is_equivalent_to_two_pass<B: Conforming>(be: &B) {
         }
     }
     for (i, &(bf, bc)) in shapes.iter().enumerate() {
-        for (j, &(nf, nc, da, dp)) in [(200, 40, 0.08, 0.1), (37, 9, 0.3, 0.35), (1, 1, 0.5, 1.0)]
-            .iter()
-            .enumerate()
-        {
+        // Large and sparse (longer than a warp), small and dense, one block,
+        // and sizes drawn at random.
+        let mut sizes = vec![(200, 40, 0.08, 0.1), (37, 9, 0.3, 0.35), (1, 1, 0.5, 1.0)];
+        let mut rng = Rng::new(900 + i as u64);
+        sizes.extend((0..3).map(|_| (1 + rng.below(60), 1 + rng.below(14), 0.3, 0.35)));
+        for (j, &(nf, nc, da, dp)) in sizes.iter().enumerate() {
             let mut rng = Rng::new(1000 + 10 * i as u64 + j as u64);
             let mut a = random_block_csr(&mut rng, nf, nf, bf, bf, da, true);
             let mut p = random_block_csr(&mut rng, nf, nc, bf, bc, dp, false);
