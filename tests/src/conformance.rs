@@ -210,6 +210,7 @@ impl Conforming for Cuda {
         }
     }
     fn fresh(&self) -> Self {
+        // The shipped sets: every shape the suite runs.
         Cuda::new(self.device()).expect("a second backend on an open device")
     }
     fn assembler(&self, problem: &BeamProblem) -> Option<DeviceAssembler> {
