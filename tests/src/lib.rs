@@ -1,5 +1,8 @@
 //! Shared helpers for the cross-crate tests: deterministic random block
-//! matrices and small comparison utilities.
+//! matrices, small comparison utilities, and the conformance suite every
+//! backend runs ([`conformance`]).
+pub mod conformance;
+
 use ptap_sparse::{BlockCsr, BlockPattern};
 use std::sync::Arc;
 

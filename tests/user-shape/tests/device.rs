@@ -5,9 +5,10 @@
 use ptap_cuda::{Cuda, Device, DeviceBlockCsr, DeviceOptions, DeviceProduct, DeviceSpmv};
 use ptap_runtime::solver::CgWorkspace;
 use ptap_runtime::{CgOptions, Hierarchy, HierarchyOptions};
-use ptap_schedules::{Variant, VariantSchedule};
+use ptap_schedules::VariantSchedule;
 use ptap_sparse::dense::{invert_in_place, relative_frobenius};
 use ptap_sparse::BlockCsr;
+use ptap_tests::conformance::{Conforming, Op};
 use ptap_user_shape::{four_field_operator, near_null, registry, MODES};
 use std::sync::Arc;
 
@@ -54,6 +55,7 @@ fn every_device_product_variant_and_the_spmv_run_the_declared_shapes() {
     let Some(dev) = device(false) else { return };
     let h = hierarchy();
     let kernels = &h.options().kernels;
+    let backend = Cuda::with_kernels(&dev, kernels.clone()).unwrap();
     for (l, lev) in h.levels().iter().enumerate() {
         check_spmv(&dev, &h, &lev.a, &format!("A level {l}"));
         let Some(t) = &lev.transfer else { continue };
@@ -79,18 +81,11 @@ fn every_device_product_variant_and_the_spmv_run_the_declared_shapes() {
             dc.set_values(&dev, &vec![f64::NAN; base.c.nnzb() * bc * bc]).unwrap();
             prod.numeric(&da, &dp, &mut dc).unwrap();
             let got = dc.download_values(&dev).unwrap();
-            if v == Variant::OuterProductScatter {
-                let err = relative_frobenius(&got, want.values());
-                assert!(err <= 1e-13, "level {l} {v}: relative error {err:e}");
-            } else {
-                // Compiled without FMA, the order-preserving variants are the CPU's V0 bit for bit.
-                let same = got.iter().zip(want.values()).all(|(x, y)| x.to_bits() == y.to_bits());
-                assert!(
-                    same,
-                    "level {l} {v}: not bitwise the CPU two-pass (rel {:e})",
-                    relative_frobenius(&got, want.values())
-                );
-            }
+            // The one promise table of the conformance suite: without FMA the
+            // order-preserving variants are the CPU's V0 bit for bit.
+            backend
+                .promise(Op::Product(v))
+                .assert_matches(&got, want.values(), &format!("level {l} {v}"));
         }
     }
     dev.synchronize().unwrap();
