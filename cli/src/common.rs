@@ -1,14 +1,9 @@
-//! Helpers several subcommands share: operand and argument checks, the bench
-//! arguments, timing a schedule file's load and measuring the device. Subcommand files import from
+//! Helpers several subcommands share: operand and argument checks and the bench
+//! arguments. Subcommand files import from
 //! here (and from the libraries), never from each other.
 use anyhow::{bail, Result};
 use clap::Args;
-use ptap_schedules::file::{write_bundle, MappedBundle, ScheduleBundle};
-use ptap_schedules::VariantSchedule;
-use ptap_sparse::BlockCsr;
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Instant;
 
 /// Where the operators come from: the beam hierarchy or files.
 #[derive(Args, Debug)]
@@ -105,26 +100,4 @@ pub fn validate_pf(pf: &[f64], pf_scale: f64) -> Result<()> {
         bail!("--pf-scale must be in (0, 1], got {pf_scale}");
     }
     Ok(())
-}
-
-/// Writes `schedule` as a one-record bundle to a temporary file and times
-/// loading it back for `a` and `p` (open, checksum, validation, rebuild).
-/// Returns (file bytes, load seconds); the file is removed.
-pub fn time_schedule_load(schedule: &VariantSchedule, a: &BlockCsr, p: &BlockCsr) -> Result<(u64, f64)> {
-    let (bf, bc) = p.block_shape();
-    let bundle = ScheduleBundle {
-        created_by: format!("ptap {}", env!("CARGO_PKG_VERSION")),
-        problem: "bench".into(),
-        records: vec![schedule.to_record(0, bf, bc)],
-    };
-    let path = std::env::temp_dir().join(format!("ptap-bench-{}.ptaps", std::process::id()));
-    let bytes = write_bundle(&path, &bundle)?;
-    drop(bundle);
-    let t = Instant::now();
-    let loaded = Arc::new(MappedBundle::open(&path)?);
-    let s = VariantSchedule::from_record(&loaded, 0, a.pattern_arc().clone(), p.pattern_arc().clone());
-    let load_s = t.elapsed().as_secs_f64();
-    drop(s?);
-    let _ = std::fs::remove_file(&path);
-    Ok((bytes, load_s))
 }
