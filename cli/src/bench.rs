@@ -1,11 +1,41 @@
 //! `ptap bench`: arguments and printing; the harness is `ptap_drivers::bench`
 //! (CPU) and `ptap_drivers::bench_cuda` (`--device cuda`).
-use crate::common::BenchArgs;
 use anyhow::{Context, Result};
+use clap::Args;
+use ptap_cuda::{Device, DeviceOptions};
 use ptap_drivers::bench::{BenchOptions, BenchReport};
+use ptap_drivers::bench_cuda::{device_variants, CudaBenchOptions, CudaBenchReport};
 use ptap_schedules::Variant;
 use serde::Serialize;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Beam refinement (the benchmark size is 8).
+    #[arg(long, default_value_t = 8)]
+    pub k: usize,
+    /// Timed numeric calls per variant (after one warm-up); the minimum is reported.
+    #[arg(long, default_value_t = 5)]
+    pub repeat: usize,
+    /// Variants to run (comma-separated names or labels; default all).
+    #[arg(long, value_delimiter = ',')]
+    pub variants: Vec<String>,
+    /// Run on the CPU (the default; kept for compatibility).
+    #[arg(long)]
+    cpu: bool,
+    /// Backend: `cpu` or `cuda` (the GPU executor; fails when there is no GPU).
+    #[arg(long, default_value = "cpu", value_parser = ["cpu", "cuda"])]
+    pub device: String,
+    /// With `--device cuda`: compile the kernels with --fmad=false.
+    #[arg(long)]
+    pub no_fmad: bool,
+    /// With `--device cuda`: write every level's A and P as scalar CSR here (for benches/peers).
+    #[arg(long, value_name = "DIR")]
+    pub dump: Option<PathBuf>,
+    /// Write the results as JSON.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+}
 
 pub fn run(args: &BenchArgs) -> Result<()> {
     let variants = args
@@ -13,23 +43,32 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         .iter()
         .map(|s| s.parse::<Variant>().map_err(anyhow::Error::msg))
         .collect::<Result<Vec<_>>>()?;
+    let progress = &mut |m: &str| eprintln!("{m} ...");
     if args.device == "cuda" {
-        return crate::bench_cuda::run(args);
+        let options = CudaBenchOptions {
+            k: args.k,
+            repeat: args.repeat,
+            // Refused before the device is opened.
+            variants: device_variants(&variants)?,
+            dump: args.dump.clone(),
+        };
+        let dev = Device::open(DeviceOptions { fmad: !args.no_fmad })?;
+        let report = ptap_drivers::bench_cuda::run(&dev, &options, progress)?;
+        print_cuda_report(&report, &dev);
+        return write_json(args.json.as_deref(), &report);
     }
     let options = BenchOptions {
         k: args.k,
         repeat: args.repeat,
         variants,
     };
-    let report = ptap_drivers::bench::run(&options, &mut |m| eprintln!("{m} ..."))?;
+    let report = ptap_drivers::bench::run(&options, progress)?;
     print_report(&report);
-    if let Some(path) = &args.json {
-        write_json(path, &report)?;
-    }
-    Ok(())
+    write_json(args.json.as_deref(), &report)
 }
 
-fn write_json<T: Serialize>(path: &Path, report: &T) -> Result<()> {
+fn write_json<T: Serialize>(path: Option<&Path>, report: &T) -> Result<()> {
+    let Some(path) = path else { return Ok(()) };
     std::fs::write(path, serde_json::to_string_pretty(report)? + "\n")
         .with_context(|| format!("cannot write the JSON report to {}", path.display()))
 }
@@ -80,4 +119,95 @@ fn print_report(rep: &BenchReport) {
             w.schedule_file_bytes as f64 / 1e6
         );
     }
+}
+
+fn print_cuda_report(rep: &CudaBenchReport, dev: &Device) {
+    let bw = rep.copy_bandwidth_bytes_per_s;
+    println!(
+        "device {} ({}, {} SMs), kernels compiled with --fmad={}",
+        rep.device,
+        rep.arch,
+        dev.sm_count(),
+        rep.fmad
+    );
+    println!(
+        "copy bandwidth (read + write): memcpy_dtod {:.0} GB/s, copy kernel {:.0} GB/s; floors use {:.0} GB/s",
+        rep.memcpy_dtod_bytes_per_s / 1e9,
+        rep.copy_kernel_bytes_per_s / 1e9,
+        bw / 1e9
+    );
+    println!(
+        "{:<6} {:<24} {:>11} {:>9} {:>9} {:>12}",
+        "level", "variant", "numeric ms", "vs V0", "/ floor", "rel vs CPU"
+    );
+    for level in rep.products.chunk_by(|a, b| a.level == b.level) {
+        let l = level[0].level;
+        for r in level {
+            println!(
+                "{:<6} {:<24} {:>11.3} {:>8.2}x {:>8.2}x {:>12.1e}",
+                format!("l{l}"),
+                format!("{} {}", r.label, r.variant),
+                1e3 * r.numeric_s,
+                r.speedup_vs_v0,
+                r.ratio_to_floor,
+                r.rel_frobenius_vs_cpu_v0
+            );
+        }
+        let floor = level[0].v0_floor_bytes;
+        println!(
+            "{:<6} V0 stream floor {:.1} MB = {:.3} ms at {:.0} GB/s",
+            format!("l{l}"),
+            floor / 1e6,
+            1e3 * floor / bw,
+            bw / 1e9
+        );
+    }
+    println!(
+        "all levels: best per level {:.3} ms = {:.2}x the V0 floor ({:.3} ms); column split {:.3} ms; two-pass {:.3} ms",
+        1e3 * rep.total_best_s,
+        rep.total_best_s / rep.total_v0_floor_s,
+        1e3 * rep.total_v0_floor_s,
+        1e3 * rep.total_column_split_s,
+        1e3 * rep.total_two_pass_s
+    );
+    println!(
+        "{:<6} {:<4} {:>6} {:>10} {:>10} {:>10} {:>9}",
+        "level", "op", "shape", "blocks", "apply us", "GB/s", "of copy"
+    );
+    for r in &rep.spmv {
+        println!(
+            "{:<6} {:<4} {:>6} {:>10} {:>10.1} {:>10.0} {:>8.1}%",
+            format!("l{}", r.level),
+            r.operator,
+            format!("{}x{}", r.block_shape.0, r.block_shape.1),
+            r.blocks,
+            1e6 * r.apply_s,
+            r.bandwidth_bytes_per_s / 1e9,
+            100.0 * r.fraction_of_copy
+        );
+    }
+    let s = &rep.solve;
+    println!(
+        "device solve: {} iterations ({}), tip {:.10e}; matrix setup {:.2} ms (numeric P^T A P {:.2} ms), solve {:.2} ms = {:.3} ms per CG iteration",
+        s.iterations,
+        if s.converged { "converged" } else { "NOT converged" },
+        s.max_displacement,
+        1e3 * s.matrix_setup_s,
+        1e3 * s.galerkin_numeric_s,
+        1e3 * s.solve_s,
+        1e3 * s.s_per_iteration
+    );
+    println!("transfers per phase (host->device / device->host bytes):");
+    for (phase, t) in &rep.transfers.phases {
+        println!("  {phase:<34} {:>14} {:>14}", t.h2d_bytes, t.d2h_bytes);
+    }
+    println!(
+        "kernel modules: {} compiled ({:.2} s), {} from the cache{}",
+        rep.kernels_compiled,
+        rep.compile_s,
+        rep.kernels_from_cache,
+        dev.cache_dir()
+            .map(|d| format!(" ({})", d.display()))
+            .unwrap_or_default()
+    );
 }

@@ -1,5 +1,4 @@
-//! Helpers several subcommands share: operand and argument checks and the bench
-//! arguments. Subcommand files import from
+//! Helpers several subcommands share: operand and argument checks. Subcommand files import from
 //! here (and from the libraries), never from each other.
 use anyhow::{bail, Result};
 use clap::Args;
@@ -17,34 +16,6 @@ pub struct Operands {
     /// Prolongator P (same formats).
     #[arg(long, value_name = "FILE", requires = "a")]
     pub p: Option<PathBuf>,
-}
-
-#[derive(Args, Debug)]
-pub struct BenchArgs {
-    /// Beam refinement (the benchmark size is 8).
-    #[arg(long, default_value_t = 8)]
-    pub k: usize,
-    /// Timed numeric calls per variant (after one warm-up); the minimum is reported.
-    #[arg(long, default_value_t = 5)]
-    pub repeat: usize,
-    /// Variants to run (comma-separated names or labels; default all).
-    #[arg(long, value_delimiter = ',')]
-    pub variants: Vec<String>,
-    /// Run on the CPU (the default; kept for compatibility).
-    #[arg(long)]
-    cpu: bool,
-    /// Backend: `cpu` or `cuda` (the GPU executor; fails when there is no GPU).
-    #[arg(long, default_value = "cpu", value_parser = ["cpu", "cuda"])]
-    pub device: String,
-    /// With `--device cuda`: compile the kernels with --fmad=false.
-    #[arg(long)]
-    pub no_fmad: bool,
-    /// With `--device cuda`: write every level's A and P as scalar CSR here (for benches/peers).
-    #[arg(long, value_name = "DIR")]
-    pub dump: Option<PathBuf>,
-    /// Write the results as JSON.
-    #[arg(long, value_name = "PATH")]
-    pub json: Option<PathBuf>,
 }
 
 /// Largest `k` we try at all: node ids must fit in u32 with room to spare.
