@@ -1,8 +1,11 @@
-//! Helpers several subcommands share: operand and argument checks. Subcommand files import from
-//! here (and from the libraries), never from each other.
-use anyhow::{bail, Result};
+//! Helpers several subcommands share: operand and argument checks, and the
+//! device `--device` opens. Subcommand files import from here (and from the
+//! libraries), never from each other; `solve_cuda` is `solve`'s device half.
+use anyhow::{anyhow, bail, Result};
 use clap::Args;
+use ptap_cuda::{Device, DeviceOptions};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Where the operators come from: the beam hierarchy or files.
 #[derive(Args, Debug)]
@@ -71,4 +74,26 @@ pub fn validate_pf(pf: &[f64], pf_scale: f64) -> Result<()> {
         bail!("--pf-scale must be in (0, 1], got {pf_scale}");
     }
     Ok(())
+}
+
+/// The device `--device` asks for: `None` is the CPU. `cuda` without a usable
+/// GPU is an error of one sentence; `auto` falls back to the CPU and says so.
+pub fn open(device: &str) -> Result<Option<Arc<Device>>> {
+    match device {
+        "cpu" => Ok(None),
+        "cuda" => Device::open(DeviceOptions::default())
+            .map(Some)
+            .map_err(|e| anyhow!("--device cuda: {e}")),
+        "auto" => match Device::open(DeviceOptions::default()) {
+            Ok(d) => {
+                eprintln!("--device auto: solving on {} ({})", d.name(), d.arch());
+                Ok(Some(d))
+            }
+            Err(e) => {
+                eprintln!("--device auto: {e}; solving on the CPU");
+                Ok(None)
+            }
+        },
+        other => bail!("--device must be cpu, cuda or auto, got {other}"),
+    }
 }
