@@ -1,162 +1,92 @@
-//! `ptap bench`: every Galerkin-product variant on the beam hierarchy, timed
-//! against floors measured in the same run.
-use crate::common::{time_schedule_load, BenchArgs};
+//! `ptap bench`: arguments and printing; the harness is `ptap_drivers::bench`
+//! (CPU) and `ptap_drivers::bench_cuda` (`--device cuda`).
 use anyhow::{Context, Result};
-use ptap_fem::BeamProblem;
-use ptap_runtime::{executor_for, Hierarchy, HierarchyOptions};
-use ptap_schedules::{
-    inspect_with_base, measure_copy_bandwidth, v0_floor, BlockShape, ProductPolicy, TwoPassSchedule, Variant,
-    VariantSchedule,
-};
-use ptap_sparse::BlockCsr;
+use clap::Args;
+use ptap_cuda::{Device, DeviceOptions};
+use ptap_drivers::bench::{BenchOptions, BenchReport};
+use ptap_drivers::bench_cuda::{device_variants, CudaBenchOptions, CudaBenchReport};
+use ptap_schedules::Variant;
 use serde::Serialize;
-use std::sync::Arc;
-use std::time::Instant;
+use std::path::{Path, PathBuf};
 
-#[derive(Serialize)]
-struct VariantResult {
-    level: usize,
-    variant: &'static str,
-    label: &'static str,
-    inspect_s: f64,
-    numeric_s: f64,
-    speedup_vs_v0: f64,
-    v0_floor_bytes: f64,
-    /// numeric time over the time V0's DRAM floor takes at measured bandwidth.
-    ratio_to_floor: f64,
-    bitwise_v0: bool,
-    max_rel_diff_vs_v0: f64,
-    buffer_bytes: usize,
-    /// Bytes of this level's schedule file and the time to load it back.
-    schedule_file_bytes: u64,
-    load_s: f64,
-}
-
-#[derive(Serialize)]
-struct BenchReport {
-    k: usize,
-    threads: usize,
-    copy_bandwidth_bytes_per_s: f64,
-    results: Vec<VariantResult>,
-    /// Per variant, all levels: re-inspecting versus loading the schedules.
-    whole_hierarchy: Vec<HierarchyLoad>,
-}
-
-#[derive(Serialize)]
-struct HierarchyLoad {
-    variant: &'static str,
-    inspect_s: f64,
-    load_s: f64,
-    schedule_file_bytes: u64,
-    load_speedup: f64,
-}
-
-fn time_numeric(
-    exec: &mut dyn ptap_runtime::GalerkinProduct,
-    a: &BlockCsr,
-    p: &BlockCsr,
-    c: &mut BlockCsr,
-    repeat: usize,
-) -> Result<f64> {
-    exec.numeric(a, p, c)?;
-    let mut best = f64::INFINITY;
-    for _ in 0..repeat.max(1) {
-        let t = Instant::now();
-        exec.numeric(a, p, c)?;
-        best = best.min(t.elapsed().as_secs_f64());
-    }
-    Ok(best)
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Beam refinement (the benchmark size is 8).
+    #[arg(long, default_value_t = 8)]
+    pub k: usize,
+    /// Timed numeric calls per variant (after one warm-up); the minimum is reported.
+    #[arg(long, default_value_t = 5)]
+    pub repeat: usize,
+    /// Variants to run (comma-separated names or labels; default all).
+    #[arg(long, value_delimiter = ',')]
+    pub variants: Vec<String>,
+    /// Run on the CPU (the default; kept for compatibility).
+    #[arg(long)]
+    cpu: bool,
+    /// Backend: `cpu` or `cuda` (the GPU executor; fails when there is no GPU).
+    #[arg(long, default_value = "cpu", value_parser = ["cpu", "cuda"])]
+    pub device: String,
+    /// With `--device cuda`: compile the kernels with --fmad=false.
+    #[arg(long)]
+    pub no_fmad: bool,
+    /// With `--device cuda`: write every level's A and P as scalar CSR here (for benches/peers).
+    #[arg(long, value_name = "DIR")]
+    pub dump: Option<PathBuf>,
+    /// Write the results as JSON.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
 }
 
 pub fn run(args: &BenchArgs) -> Result<()> {
+    let variants = args
+        .variants
+        .iter()
+        .map(|s| s.parse::<Variant>().map_err(anyhow::Error::msg))
+        .collect::<Result<Vec<_>>>()?;
+    let progress = &mut |m: &str| eprintln!("{m} ...");
     if args.device == "cuda" {
-        return crate::bench_cuda::run(args);
+        let options = CudaBenchOptions {
+            k: args.k,
+            repeat: args.repeat,
+            // Refused before the device is opened.
+            variants: device_variants(&variants)?,
+            dump: args.dump.clone(),
+        };
+        let dev = Device::open(DeviceOptions { fmad: !args.no_fmad })?;
+        let report = ptap_drivers::bench_cuda::run(&dev, &options, progress)?;
+        print_cuda_report(&report, &dev);
+        return write_json(args.json.as_deref(), &report);
     }
-    let variants: Vec<Variant> = if args.variants.is_empty() {
-        Variant::ALL.to_vec()
-    } else {
-        args.variants
-            .iter()
-            .map(|s| s.parse::<Variant>().map_err(anyhow::Error::msg))
-            .collect::<Result<_>>()?
+    let options = BenchOptions {
+        k: args.k,
+        repeat: args.repeat,
+        variants,
     };
-    eprintln!("measuring copy bandwidth ...");
-    let bw = measure_copy_bandwidth();
-    eprintln!("building the beam hierarchy at k = {} ...", args.k);
-    let problem = BeamProblem::build(args.k).context("building the beam")?;
-    let h = Hierarchy::build(
-        problem.a,
-        &problem.near_null,
-        6,
-        &HierarchyOptions::default(),
-        &mut |_| {},
-    )
-    .context("setting up the hierarchy")?;
-    let mut results = Vec::new();
+    let report = ptap_drivers::bench::run(&options, progress)?;
+    print_report(&report);
+    write_json(args.json.as_deref(), &report)
+}
+
+fn write_json<T: Serialize>(path: Option<&Path>, report: &T) -> Result<()> {
+    let Some(path) = path else { return Ok(()) };
+    std::fs::write(path, serde_json::to_string_pretty(report)? + "\n")
+        .with_context(|| format!("cannot write the JSON report to {}", path.display()))
+}
+
+fn print_report(rep: &BenchReport) {
+    let bw = rep.copy_bandwidth_bytes_per_s;
     println!(
         "copy bandwidth {:.1} GB/s (read + write), {} threads",
         bw / 1e9,
-        rayon::current_num_threads()
+        rep.threads
     );
     println!(
         "{:<6} {:<16} {:>10} {:>9} {:>11} {:>9} {:>9} {:>12}",
         "level", "variant", "inspect s", "load s", "numeric ms", "vs V0", "/ floor", "max rel diff"
     );
-    for l in 0..h.num_levels() - 1 {
-        let lev = &h.levels()[l];
-        let p = &lev.transfer.as_ref().expect("transfer").p;
-        let (bf, bc) = p.block_shape();
-        let t = Instant::now();
-        let base = Arc::new(TwoPassSchedule::inspect(
-            lev.a.pattern_arc().clone(),
-            p.pattern_arc().clone(),
-        )?);
-        let base_s = t.elapsed().as_secs_f64();
-        let floor = v0_floor(&base, bf, bc);
-        let floor_s = floor / bw;
-        let mut reference: Option<(Vec<f64>, f64)> = None;
-        for &v in &variants {
-            let t = Instant::now();
-            let schedule = inspect_with_base(base.clone(), BlockShape::new(bf, bc), &ProductPolicy::Fixed(v))?.schedule;
-            let inspect_s = base_s + t.elapsed().as_secs_f64();
-            let (schedule_file_bytes, load_s) = time_schedule_load(&schedule, &lev.a, p)?;
-            let mut exec = executor_for(&schedule, bf, bc)?;
-            let mut c = BlockCsr::zeros(base.c.clone(), bc, bc);
-            let numeric_s = time_numeric(exec.as_mut(), &lev.a, p, &mut c, args.repeat)?;
-            if v == Variant::TwoPass || reference.is_none() {
-                if v != Variant::TwoPass {
-                    // Make V0 the reference even when it was not asked for.
-                    let mut e0 = executor_for(&VariantSchedule::TwoPass(base.clone()), bf, bc)?;
-                    let mut c0 = BlockCsr::zeros(base.c.clone(), bc, bc);
-                    let t0 = time_numeric(e0.as_mut(), &lev.a, p, &mut c0, args.repeat)?;
-                    reference = Some((c0.values().to_vec(), t0));
-                } else {
-                    reference = Some((c.values().to_vec(), numeric_s));
-                }
-            }
-            let (ref_vals, v0_s) = reference.as_ref().unwrap();
-            let scale = ref_vals.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-            let diff = c
-                .values()
-                .iter()
-                .zip(ref_vals)
-                .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
-                / scale;
-            let r = VariantResult {
-                level: l,
-                variant: v.name(),
-                label: v.label(),
-                inspect_s,
-                numeric_s,
-                speedup_vs_v0: v0_s / numeric_s,
-                v0_floor_bytes: floor,
-                ratio_to_floor: numeric_s / floor_s,
-                bitwise_v0: v.bitwise_v0(),
-                max_rel_diff_vs_v0: diff,
-                buffer_bytes: exec.buffer_bytes(),
-                schedule_file_bytes,
-                load_s,
-            };
+    for level in rep.results.chunk_by(|a, b| a.level == b.level) {
+        let l = level[0].level;
+        for r in level {
             println!(
                 "{:<6} {:<16} {:>10.3} {:>9.4} {:>11.2} {:>8.2}x {:>8.1}x {:>12.1e}",
                 format!("l{l}"),
@@ -168,36 +98,18 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                 r.ratio_to_floor,
                 r.max_rel_diff_vs_v0
             );
-            results.push(r);
         }
+        let floor = level[0].v0_floor_bytes;
         println!(
             "{:<6} V0 stream floor {:.1} MB = {:.2} ms at measured bandwidth",
             format!("l{l}"),
             floor / 1e6,
-            1e3 * floor_s
+            1e3 * floor / bw
         );
     }
-    println!(
-        "whole hierarchy ({} products): inspecting again versus loading the schedule files",
-        h.num_levels() - 1
-    );
-    let whole_hierarchy: Vec<HierarchyLoad> = variants
-        .iter()
-        .map(|v| {
-            let of = results.iter().filter(|r| r.variant == v.name());
-            let (inspect_s, load_s, bytes) = of.fold((0.0, 0.0, 0u64), |(i, l, b), r| {
-                (i + r.inspect_s, l + r.load_s, b + r.schedule_file_bytes)
-            });
-            HierarchyLoad {
-                variant: v.name(),
-                inspect_s,
-                load_s,
-                schedule_file_bytes: bytes,
-                load_speedup: inspect_s / load_s.max(1e-12),
-            }
-        })
-        .collect();
-    for w in &whole_hierarchy {
+    let products = rep.results.last().map_or(0, |r| r.level + 1);
+    println!("whole hierarchy ({products} products): inspecting again versus loading the schedule files");
+    for w in &rep.whole_hierarchy {
         println!(
             "  {:<14} inspect {:>8.3} s   load {:>8.4} s   {:>6.1}x   ({:.1} MB)",
             w.variant,
@@ -207,16 +119,95 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             w.schedule_file_bytes as f64 / 1e6
         );
     }
-    if let Some(path) = &args.json {
-        let rep = BenchReport {
-            k: args.k,
-            threads: rayon::current_num_threads(),
-            copy_bandwidth_bytes_per_s: bw,
-            results,
-            whole_hierarchy,
-        };
-        std::fs::write(path, serde_json::to_string_pretty(&rep)? + "\n")
-            .with_context(|| format!("cannot write the JSON report to {}", path.display()))?;
+}
+
+fn print_cuda_report(rep: &CudaBenchReport, dev: &Device) {
+    let bw = rep.copy_bandwidth_bytes_per_s;
+    println!(
+        "device {} ({}, {} SMs), kernels compiled with --fmad={}",
+        rep.device,
+        rep.arch,
+        dev.sm_count(),
+        rep.fmad
+    );
+    println!(
+        "copy bandwidth (read + write): memcpy_dtod {:.0} GB/s, copy kernel {:.0} GB/s; floors use {:.0} GB/s",
+        rep.memcpy_dtod_bytes_per_s / 1e9,
+        rep.copy_kernel_bytes_per_s / 1e9,
+        bw / 1e9
+    );
+    println!(
+        "{:<6} {:<24} {:>11} {:>9} {:>9} {:>12}",
+        "level", "variant", "numeric ms", "vs V0", "/ floor", "rel vs CPU"
+    );
+    for level in rep.products.chunk_by(|a, b| a.level == b.level) {
+        let l = level[0].level;
+        for r in level {
+            println!(
+                "{:<6} {:<24} {:>11.3} {:>8.2}x {:>8.2}x {:>12.1e}",
+                format!("l{l}"),
+                format!("{} {}", r.label, r.variant),
+                1e3 * r.numeric_s,
+                r.speedup_vs_v0,
+                r.ratio_to_floor,
+                r.rel_frobenius_vs_cpu_v0
+            );
+        }
+        let floor = level[0].v0_floor_bytes;
+        println!(
+            "{:<6} V0 stream floor {:.1} MB = {:.3} ms at {:.0} GB/s",
+            format!("l{l}"),
+            floor / 1e6,
+            1e3 * floor / bw,
+            bw / 1e9
+        );
     }
-    Ok(())
+    println!(
+        "all levels: best per level {:.3} ms = {:.2}x the V0 floor ({:.3} ms); column split {:.3} ms; two-pass {:.3} ms",
+        1e3 * rep.total_best_s,
+        rep.total_best_s / rep.total_v0_floor_s,
+        1e3 * rep.total_v0_floor_s,
+        1e3 * rep.total_column_split_s,
+        1e3 * rep.total_two_pass_s
+    );
+    println!(
+        "{:<6} {:<4} {:>6} {:>10} {:>10} {:>10} {:>9}",
+        "level", "op", "shape", "blocks", "apply us", "GB/s", "of copy"
+    );
+    for r in &rep.spmv {
+        println!(
+            "{:<6} {:<4} {:>6} {:>10} {:>10.1} {:>10.0} {:>8.1}%",
+            format!("l{}", r.level),
+            r.operator,
+            format!("{}x{}", r.block_shape.0, r.block_shape.1),
+            r.blocks,
+            1e6 * r.apply_s,
+            r.bandwidth_bytes_per_s / 1e9,
+            100.0 * r.fraction_of_copy
+        );
+    }
+    let s = &rep.solve;
+    println!(
+        "device solve: {} iterations ({}), tip {:.10e}; matrix setup {:.2} ms (numeric P^T A P {:.2} ms), solve {:.2} ms = {:.3} ms per CG iteration",
+        s.iterations,
+        if s.converged { "converged" } else { "NOT converged" },
+        s.max_displacement,
+        1e3 * s.matrix_setup_s,
+        1e3 * s.galerkin_numeric_s,
+        1e3 * s.solve_s,
+        1e3 * s.s_per_iteration
+    );
+    println!("transfers per phase (host->device / device->host bytes):");
+    for (phase, t) in &rep.transfers.phases {
+        println!("  {phase:<34} {:>14} {:>14}", t.h2d_bytes, t.d2h_bytes);
+    }
+    println!(
+        "kernel modules: {} compiled ({:.2} s), {} from the cache{}",
+        rep.kernels_compiled,
+        rep.compile_s,
+        rep.kernels_from_cache,
+        dev.cache_dir()
+            .map(|d| format!(" ({})", d.display()))
+            .unwrap_or_default()
+    );
 }

@@ -1,14 +1,11 @@
-//! Helpers several subcommands share: operand and argument checks, the bench
-//! arguments, timing a schedule file's load and measuring the device. Subcommand files import from
-//! here (and from the libraries), never from each other.
-use anyhow::{bail, Result};
+//! Helpers several subcommands share: operand and argument checks, and the
+//! device `--device` opens. Subcommand files import from here (and from the
+//! libraries), never from each other; `solve_cuda` is `solve`'s device half.
+use anyhow::{anyhow, bail, Result};
 use clap::Args;
-use ptap_schedules::file::{write_bundle, MappedBundle, ScheduleBundle};
-use ptap_schedules::VariantSchedule;
-use ptap_sparse::BlockCsr;
+use ptap_cuda::{Device, DeviceOptions};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Instant;
 
 /// Where the operators come from: the beam hierarchy or files.
 #[derive(Args, Debug)]
@@ -22,34 +19,6 @@ pub struct Operands {
     /// Prolongator P (same formats).
     #[arg(long, value_name = "FILE", requires = "a")]
     pub p: Option<PathBuf>,
-}
-
-#[derive(Args, Debug)]
-pub struct BenchArgs {
-    /// Beam refinement (the benchmark size is 8).
-    #[arg(long, default_value_t = 8)]
-    pub k: usize,
-    /// Timed numeric calls per variant (after one warm-up); the minimum is reported.
-    #[arg(long, default_value_t = 5)]
-    pub repeat: usize,
-    /// Variants to run (comma-separated names or labels; default all).
-    #[arg(long, value_delimiter = ',')]
-    pub variants: Vec<String>,
-    /// Run on the CPU (the default; kept for compatibility).
-    #[arg(long)]
-    cpu: bool,
-    /// Backend: `cpu` or `cuda` (the GPU executor; fails when there is no GPU).
-    #[arg(long, default_value = "cpu", value_parser = ["cpu", "cuda"])]
-    pub device: String,
-    /// With `--device cuda`: compile the kernels with --fmad=false.
-    #[arg(long)]
-    pub no_fmad: bool,
-    /// With `--device cuda`: write every level's A and P as scalar CSR here (for benches/peers).
-    #[arg(long, value_name = "DIR")]
-    pub dump: Option<PathBuf>,
-    /// Write the results as JSON.
-    #[arg(long, value_name = "PATH")]
-    pub json: Option<PathBuf>,
 }
 
 /// Largest `k` we try at all: node ids must fit in u32 with room to spare.
@@ -107,24 +76,24 @@ pub fn validate_pf(pf: &[f64], pf_scale: f64) -> Result<()> {
     Ok(())
 }
 
-/// Writes `schedule` as a one-record bundle to a temporary file and times
-/// loading it back for `a` and `p` (open, checksum, validation, rebuild).
-/// Returns (file bytes, load seconds); the file is removed.
-pub fn time_schedule_load(schedule: &VariantSchedule, a: &BlockCsr, p: &BlockCsr) -> Result<(u64, f64)> {
-    let (bf, bc) = p.block_shape();
-    let bundle = ScheduleBundle {
-        created_by: format!("ptap {}", env!("CARGO_PKG_VERSION")),
-        problem: "bench".into(),
-        records: vec![schedule.to_record(0, bf, bc)],
-    };
-    let path = std::env::temp_dir().join(format!("ptap-bench-{}.ptaps", std::process::id()));
-    let bytes = write_bundle(&path, &bundle)?;
-    drop(bundle);
-    let t = Instant::now();
-    let loaded = Arc::new(MappedBundle::open(&path)?);
-    let s = VariantSchedule::from_record(&loaded, 0, a.pattern_arc().clone(), p.pattern_arc().clone());
-    let load_s = t.elapsed().as_secs_f64();
-    drop(s?);
-    let _ = std::fs::remove_file(&path);
-    Ok((bytes, load_s))
+/// The device `--device` asks for: `None` is the CPU. `cuda` without a usable
+/// GPU is an error of one sentence; `auto` falls back to the CPU and says so.
+pub fn open(device: &str) -> Result<Option<Arc<Device>>> {
+    match device {
+        "cpu" => Ok(None),
+        "cuda" => Device::open(DeviceOptions::default())
+            .map(Some)
+            .map_err(|e| anyhow!("--device cuda: {e}")),
+        "auto" => match Device::open(DeviceOptions::default()) {
+            Ok(d) => {
+                eprintln!("--device auto: solving on {} ({})", d.name(), d.arch());
+                Ok(Some(d))
+            }
+            Err(e) => {
+                eprintln!("--device auto: {e}; solving on the CPU");
+                Ok(None)
+            }
+        },
+        other => bail!("--device must be cpu, cuda or auto, got {other}"),
+    }
 }

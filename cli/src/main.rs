@@ -1,6 +1,5 @@
 //! `ptap`: the command line over the ptap libraries (thin glue, no algorithms).
 mod bench;
-mod bench_cuda;
 mod common;
 mod model;
 mod run;
@@ -43,7 +42,7 @@ enum Command {
     /// Time every Galerkin-product variant (V0..V4, column split) on each level
     /// of the beam hierarchy, against V0 and against V0's DRAM stream floor at
     /// the copy bandwidth measured in the same run.
-    Bench(common::BenchArgs),
+    Bench(bench::BenchArgs),
     /// Print the traffic model (the paper's tab:model) for every Galerkin
     /// product of the beam hierarchy, or of A and P read from files: DRAM
     /// floors, request volumes, footprints, flops, predicted time per variant

@@ -66,7 +66,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         bail!("--rtol must be between 0 and 1, got {}", args.rtol);
     }
     crate::common::validate_pf(&[args.pf], args.pf_scale)?;
-    let target = match crate::solve_cuda::open(&args.device)? {
+    let target = match crate::common::open(&args.device)? {
         Some(dev) => Target::Cuda(dev),
         None => Target::Cpu,
     };

@@ -113,7 +113,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         bail!("--threshold must be in [0, 1), got {}", args.threshold);
     }
     crate::common::validate_pf(&[args.pf], args.pf_scale)?;
-    let gpu = crate::solve_cuda::open(&args.device)?;
+    let gpu = crate::common::open(&args.device)?;
     let pb = spinner(args.quiet);
 
     pb.set_message(format!("assembling the {dim}D beam at k = {k}"));

@@ -1,35 +1,12 @@
-//! Where `--device` puts the hierarchy, and what a device run adds to a
-//! report. The solve itself is the one generic path over
-//! `ptap_runtime::Backend` (mesh setup on the host, matrix setup and CG on the
-//! backend).
+//! What a device solve adds to a report, and its product options (the device
+//! `--device` opens is `common::open`). The solve itself is the one generic
+//! path over `ptap_runtime::Backend` (mesh setup on the host, matrix setup and
+//! CG on the backend).
 use anyhow::{anyhow, bail, Result};
-use ptap_cuda::{Cuda, Device, DeviceOptions, TransferCounters, DEVICE_VARIANTS};
+use ptap_cuda::{Cuda, TransferCounters, DEVICE_VARIANTS};
 use ptap_runtime::{Backend, CgOptions, CgReport, CgWorkspace, Hierarchy, HierarchyOptions, MeshSetup};
 use ptap_schedules::Variant;
 use serde::Serialize;
-use std::sync::Arc;
-
-/// The device `--device` asks for: `None` is the CPU. `cuda` without a usable
-/// GPU is an error of one sentence; `auto` falls back to the CPU and says so.
-pub fn open(device: &str) -> Result<Option<Arc<Device>>> {
-    match device {
-        "cpu" => Ok(None),
-        "cuda" => Device::open(DeviceOptions::default())
-            .map(Some)
-            .map_err(|e| anyhow!("--device cuda: {e}")),
-        "auto" => match Device::open(DeviceOptions::default()) {
-            Ok(d) => {
-                eprintln!("--device auto: solving on {} ({})", d.name(), d.arch());
-                Ok(Some(d))
-            }
-            Err(e) => {
-                eprintln!("--device auto: {e}; solving on the CPU");
-                Ok(None)
-            }
-        },
-        other => bail!("--device must be cpu, cuda or auto, got {other}"),
-    }
-}
 
 /// Product options for the CUDA backend: `variant` as given (`None` = the
 /// device default, column split); `auto` picks per level among the device's

@@ -55,7 +55,7 @@ struct Row {
 pub fn run(args: &SweepArgs) -> Result<()> {
     let k = crate::common::validate_k(args.k)?;
     crate::common::validate_pf(&args.pf, args.pf_scale)?;
-    let device = crate::solve_cuda::open(&args.device)?;
+    let device = crate::common::open(&args.device)?;
     let problem = BeamProblem::build(k).with_context(|| format!("building the beam at k = {k}"))?;
     let n = problem.a.scalar_rows();
     let mut rows = Vec::new();

@@ -1,0 +1,518 @@
+//! The device bench harness (`ptap bench --device cuda`): the GPU executor on
+//! the beam hierarchy, timed against floors measured in the same run: the
+//! device copy bandwidth, per level and variant the numeric Galerkin product
+//! against V0's stream floor, the merge-path SpMV as a fraction of copy
+//! bandwidth, the transfer counters of every phase, and the AMG solve on the
+//! device (hot matrix setup and time per CG iteration). `dump` writes each
+//! level's `A` and `P` as scalar CSR for the cuSPARSE peer
+//! (`benches/peers/cusparse_ptap.py`).
+use anyhow::{bail, ensure, Context, Result};
+use ptap_cuda::{Arg, Cuda, Device, DeviceBlockCsr, DeviceProduct, DeviceSpmv, TransferCounters, DEVICE_VARIANTS};
+use ptap_fem::BeamProblem;
+use ptap_runtime::{CgOptions, CgReport, Hierarchy, HierarchyOptions, KernelRegistry};
+use ptap_schedules::{v0_floor, TwoPassSchedule, Variant, VariantSchedule};
+use ptap_sparse::dense::relative_frobenius;
+use ptap_sparse::BlockCsr;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// What to bench on the device.
+#[derive(Clone, Debug)]
+pub struct CudaBenchOptions {
+    /// Beam refinement (10k x k x k Q2 hexahedra).
+    pub k: usize,
+    /// Timed calls per product (SpMV: at least 10); the minimum is reported.
+    pub repeat: usize,
+    /// Product variants, in this order; empty = [`DEVICE_VARIANTS`].
+    pub variants: Vec<Variant>,
+    /// Write every level's `A` and `P` as scalar CSR into this directory.
+    pub dump: Option<PathBuf>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ProductResult {
+    pub level: usize,
+    pub variant: &'static str,
+    pub label: &'static str,
+    pub numeric_s: f64,
+    pub v0_floor_bytes: f64,
+    /// Numeric time over the time V0's DRAM floor takes at measured copy bandwidth.
+    pub ratio_to_floor: f64,
+    /// NaN (JSON `null`) for the variants timed before V0 on their level.
+    pub speedup_vs_v0: f64,
+    pub rel_frobenius_vs_cpu_v0: f64,
+    pub deterministic: bool,
+    pub buffer_bytes: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SpmvResult {
+    pub level: usize,
+    pub operator: &'static str,
+    pub block_shape: (usize, usize),
+    pub blocks: usize,
+    pub apply_s: f64,
+    pub bytes: f64,
+    pub bandwidth_bytes_per_s: f64,
+    pub fraction_of_copy: f64,
+    pub rel_err_vs_cpu: f64,
+}
+
+/// The AMG-preconditioned CG solve on the device (`Hierarchy<Cuda>`).
+#[derive(Clone, Debug, Serialize)]
+pub struct SolveResult {
+    pub iterations: usize,
+    pub converged: bool,
+    pub relative_residual: f64,
+    pub max_displacement: f64,
+    pub coarse_rows: usize,
+    pub product_variant: &'static str,
+    /// Best of `repeat` device matrix setups (numeric products, Jacobi
+    /// inverses, eigen-estimates, coarse Cholesky) and of `repeat` solves from zero.
+    pub matrix_setup_s: f64,
+    pub galerkin_numeric_s: f64,
+    pub solve_s: f64,
+    pub s_per_iteration: f64,
+}
+
+/// The whole run (what `ptap bench --device cuda --json` writes).
+#[derive(Clone, Debug, Serialize)]
+pub struct CudaBenchReport {
+    pub k: usize,
+    pub device: String,
+    pub arch: String,
+    pub fmad: bool,
+    /// The larger of the two copy measurements: the floors' denominator.
+    pub copy_bandwidth_bytes_per_s: f64,
+    pub memcpy_dtod_bytes_per_s: f64,
+    pub copy_kernel_bytes_per_s: f64,
+    pub kernels_compiled: usize,
+    pub kernels_from_cache: usize,
+    pub compile_s: f64,
+    /// Level by level, each level's variants in the order asked for.
+    pub products: Vec<ProductResult>,
+    /// Per level the fastest variant and its time; and the sums.
+    pub best_per_level: Vec<(usize, &'static str, f64)>,
+    pub total_best_s: f64,
+    pub total_v0_floor_s: f64,
+    pub total_column_split_s: f64,
+    pub total_two_pass_s: f64,
+    pub spmv: Vec<SpmvResult>,
+    pub solve: SolveResult,
+    pub transfers: TransferCounters,
+}
+
+/// The variants to run: `asked`, or every device variant when it is empty;
+/// one the device has no executor for is refused.
+pub fn device_variants(asked: &[Variant]) -> Result<Vec<Variant>> {
+    if asked.is_empty() {
+        return Ok(DEVICE_VARIANTS.to_vec());
+    }
+    if let Some(v) = asked.iter().find(|v| !DEVICE_VARIANTS.contains(v)) {
+        bail!(
+            "the device has no {} executor; choose among two-pass, slot-tiled, column-split, flat-stream, outer-product-scatter",
+            v.name()
+        );
+    }
+    Ok(asked.to_vec())
+}
+
+/// Runs the device bench on `dev` for the beam at `options.k` (the hierarchy
+/// is built on the CPU). `progress` gets a line as each long phase starts.
+pub fn run(dev: &Arc<Device>, options: &CudaBenchOptions, progress: &mut dyn FnMut(&str)) -> Result<CudaBenchReport> {
+    let variants = device_variants(&options.variants)?;
+    progress("measuring the device copy bandwidth");
+    let (bw_memcpy, bw_kernel) = copy_bandwidth(dev)?;
+    let bw = bw_memcpy.max(bw_kernel);
+    progress(&format!("building the beam hierarchy at k = {} on the CPU", options.k));
+    let problem = BeamProblem::build(options.k).context("building the beam")?;
+    let h = Hierarchy::build(
+        problem.a,
+        &problem.near_null,
+        problem.modes,
+        &HierarchyOptions::default(),
+        &mut |_| {},
+    )
+    .context("setting up the hierarchy")?;
+    if let Some(dir) = &options.dump {
+        progress(&format!(
+            "writing scalar CSR of every level's A and P to {}",
+            dir.display()
+        ));
+        dump_levels(&h, dir)?;
+    }
+    let ops = Operators::upload(dev, &h)?;
+    let kernels = &h.options().kernels;
+
+    progress("device products per level");
+    let mut products = Vec::new();
+    for (l, lev) in h.levels()[..h.num_levels() - 1].iter().enumerate() {
+        let p = &lev.transfer.as_ref().expect("every level but the coarsest has P").p;
+        let (da, dp) = (&ops.a[l], &ops.p[l]);
+        products.extend(level_products(
+            dev,
+            kernels,
+            (&lev.a, da),
+            (p, dp),
+            l,
+            &variants,
+            bw,
+            options.repeat,
+        )?);
+    }
+    let totals = Totals::of(&products, bw);
+
+    progress("device SpMV of every operator");
+    let mut spmv = Vec::new();
+    for (l, lev) in h.levels().iter().enumerate() {
+        let mut on_level = vec![("A", &ops.a[l], &lev.a)];
+        if let Some(t) = &lev.transfer {
+            on_level.extend([("P", &ops.p[l], &t.p), ("R", &ops.r[l], &t.r)]);
+        }
+        for (op, dm, hm) in on_level {
+            spmv.push(spmv_result(dev, kernels, l, op, dm, hm, bw, options.repeat)?);
+        }
+    }
+
+    progress("the AMG solve on the device");
+    let solve = device_solve(dev, &h, &problem.rhs, options.repeat)?;
+    dev.synchronize()?;
+    let cs = dev.compile_stats();
+    Ok(CudaBenchReport {
+        k: options.k,
+        device: dev.name().to_string(),
+        arch: dev.arch().to_string(),
+        fmad: dev.options().fmad,
+        copy_bandwidth_bytes_per_s: bw,
+        memcpy_dtod_bytes_per_s: bw_memcpy,
+        copy_kernel_bytes_per_s: bw_kernel,
+        kernels_compiled: cs.compiled,
+        kernels_from_cache: cs.cached,
+        compile_s: cs.compile_s,
+        products,
+        best_per_level: totals.best_per_level,
+        total_best_s: totals.best_s,
+        total_v0_floor_s: totals.v0_floor_s,
+        total_column_split_s: totals.column_split_s,
+        total_two_pass_s: totals.two_pass_s,
+        spmv,
+        solve,
+        transfers: dev.counters(),
+    })
+}
+
+/// Every level's operators on the device, uploaded once: every later phase
+/// must move nothing operator-sized.
+struct Operators {
+    a: Vec<DeviceBlockCsr>,
+    p: Vec<DeviceBlockCsr>,
+    r: Vec<DeviceBlockCsr>,
+}
+
+impl Operators {
+    fn upload(dev: &Arc<Device>, h: &Hierarchy) -> Result<Self> {
+        dev.set_phase("upload operators");
+        let mut ops = Self {
+            a: Vec::new(),
+            p: Vec::new(),
+            r: Vec::new(),
+        };
+        for lev in h.levels() {
+            ops.a.push(DeviceBlockCsr::upload(dev, &lev.a)?);
+            if let Some(t) = &lev.transfer {
+                ops.p.push(DeviceBlockCsr::upload(dev, &t.p)?);
+                ops.r.push(DeviceBlockCsr::upload(dev, &t.r)?);
+            }
+        }
+        Ok(ops)
+    }
+}
+
+/// One level's product `P^T A P` on the device with each of `variants`, against
+/// the CPU two-pass product and V0's stream floor at `bw` bytes per second.
+/// `a` and `p` are each a host matrix and its device copy.
+#[allow(clippy::too_many_arguments)]
+fn level_products(
+    dev: &Arc<Device>,
+    kernels: &KernelRegistry,
+    (a, da): (&BlockCsr, &DeviceBlockCsr),
+    (p, dp): (&BlockCsr, &DeviceBlockCsr),
+    level: usize,
+    variants: &[Variant],
+    bw: f64,
+    repeat: usize,
+) -> Result<Vec<ProductResult>> {
+    let (bf, bc) = p.block_shape();
+    let base = Arc::new(TwoPassSchedule::inspect(
+        a.pattern_arc().clone(),
+        p.pattern_arc().clone(),
+    )?);
+    let floor = v0_floor(&base, bf, bc);
+    let mut cpu = BlockCsr::zeros(base.c.clone(), bc, bc);
+    kernels
+        .executor_for(&VariantSchedule::TwoPass(base.clone()), bf, bc)?
+        .numeric(a, p, &mut cpu)?;
+    let mut dc = DeviceBlockCsr::upload_pattern(dev, &base.c, bc, bc)?;
+    // Rows before V0's own have no V0 time to compare against yet.
+    let mut v0_s = f64::NAN;
+    let mut rows = Vec::with_capacity(variants.len());
+    for &v in variants {
+        dev.set_phase("inspect + schedule upload");
+        let schedule = VariantSchedule::inspect(v, base.clone(), bf * bc);
+        let mut prod = DeviceProduct::new(dev, kernels, &schedule, bf, bc)?;
+        dev.set_phase("matrix setup (numeric products)");
+        let s = dev.time(repeat, || prod.numeric(da, dp, &mut dc))?;
+        dev.set_phase("verification downloads");
+        let got = dc.download_values(dev)?;
+        if v == Variant::TwoPass {
+            v0_s = s;
+        }
+        rows.push(ProductResult {
+            level,
+            variant: v.name(),
+            label: v.label(),
+            numeric_s: s,
+            v0_floor_bytes: floor,
+            ratio_to_floor: s / (floor / bw),
+            speedup_vs_v0: v0_s / s,
+            rel_frobenius_vs_cpu_v0: relative_frobenius(&got, cpu.values()),
+            deterministic: prod.deterministic(),
+            buffer_bytes: prod.buffer_bytes(),
+        });
+    }
+    Ok(rows)
+}
+
+/// The sums over levels the report ends with.
+struct Totals {
+    best_per_level: Vec<(usize, &'static str, f64)>,
+    best_s: f64,
+    v0_floor_s: f64,
+    column_split_s: f64,
+    two_pass_s: f64,
+}
+
+impl Totals {
+    /// Of `products` (level by level), with floors at `bw` bytes per second.
+    fn of(products: &[ProductResult], bw: f64) -> Self {
+        let mut t = Totals {
+            best_per_level: Vec::new(),
+            best_s: 0.0,
+            v0_floor_s: 0.0,
+            column_split_s: 0.0,
+            two_pass_s: 0.0,
+        };
+        for level in products.chunk_by(|x, y| x.level == y.level) {
+            t.v0_floor_s += level[0].v0_floor_bytes / bw;
+            // The first of equally fast variants is the level's best.
+            let best = level
+                .iter()
+                .reduce(|b, r| if r.numeric_s < b.numeric_s { r } else { b });
+            let best = best.expect("chunks are not empty");
+            t.best_s += best.numeric_s;
+            t.best_per_level.push((best.level, best.variant, best.numeric_s));
+            for r in level {
+                if r.variant == Variant::TwoPass.name() {
+                    t.two_pass_s += r.numeric_s;
+                }
+                if r.variant == Variant::ColumnSplit.name() {
+                    t.column_split_s += r.numeric_s;
+                }
+            }
+        }
+        t
+    }
+}
+
+/// The merge-path SpMV of operator `op` of level `level` (`dm` on the device,
+/// `hm` its host copy), against the CPU SpMV and the copy bandwidth `bw`.
+#[allow(clippy::too_many_arguments)]
+fn spmv_result(
+    dev: &Arc<Device>,
+    kernels: &KernelRegistry,
+    level: usize,
+    op: &'static str,
+    dm: &DeviceBlockCsr,
+    hm: &BlockCsr,
+    bw: f64,
+    repeat: usize,
+) -> Result<SpmvResult> {
+    dev.set_phase("solve vectors (bench)");
+    let x: Vec<f64> = (0..hm.scalar_cols()).map(|i| (i as f64 * 0.37).sin()).collect();
+    let dx = dev.upload(&x)?;
+    let mut dy = dev.zeros::<f64>(hm.scalar_rows())?;
+    let plan = DeviceSpmv::new(dev, kernels, dm)?;
+    dev.set_phase("solve (SpMV)");
+    let s = dev.time(repeat.max(10), || plan.apply(dev, dm, &dx, &mut dy))?;
+    dev.set_phase("verification downloads");
+    let got = dev.download(&dy)?;
+    let mut want = vec![0.0; hm.scalar_rows()];
+    ptap_sparse::spmv::spmv(hm, &x, &mut want);
+    let bytes = DeviceSpmv::stream_bytes(dm);
+    Ok(SpmvResult {
+        level,
+        operator: op,
+        block_shape: hm.block_shape(),
+        blocks: hm.nnzb(),
+        apply_s: s,
+        bytes,
+        bandwidth_bytes_per_s: bytes / s,
+        fraction_of_copy: bytes / s / bw,
+        rel_err_vs_cpu: relative_frobenius(&got[..want.len()], &want),
+    })
+}
+
+/// Hot matrix setup and solve on the device: best of `repeat` each, for the
+/// CPU-built hierarchy `h` put on the device with column-split products.
+fn device_solve(dev: &Arc<Device>, h: &Hierarchy, rhs: &[f64], repeat: usize) -> Result<SolveResult> {
+    let variant = Variant::ColumnSplit;
+    let setup = h.mesh_setup().with_variant(variant)?;
+    let backend = Cuda::with_kernels(dev, h.options().kernels.clone())?;
+    let mut dh = Hierarchy::new(backend, setup, &mut |_| {})?;
+    let (mut setup_s, mut numeric_s) = (f64::INFINITY, f64::INFINITY);
+    for _ in 0..repeat.max(1) {
+        setup_s = setup_s.min(dh.matrix_setup()?);
+        numeric_s = numeric_s.min(dh.timings.galerkin_numeric_s);
+    }
+    let cg = CgOptions::default();
+    let mut ws = dh.workspace(cg.max_iterations)?;
+    let mut x = vec![0.0; rhs.len()];
+    let mut best: Option<CgReport> = None;
+    for _ in 0..repeat.max(1) {
+        x.fill(0.0);
+        let r = dh.solve(rhs, &mut x, &cg, &mut ws)?;
+        if let Some(b) = &best {
+            ensure!(b.iterations == r.iterations, "device solves differ in iterations");
+        }
+        if best.as_ref().is_none_or(|b| r.solve_s < b.solve_s) {
+            best = Some(r);
+        }
+    }
+    let best = best.expect("at least one solve");
+    Ok(SolveResult {
+        iterations: best.iterations,
+        converged: best.converged,
+        relative_residual: best.residual_norm / best.rhs_norm,
+        max_displacement: x.iter().fold(0.0f64, |m, v| m.max(v.abs())),
+        coarse_rows: dh.coarse_rows(),
+        product_variant: variant.name(),
+        matrix_setup_s: setup_s,
+        galerkin_numeric_s: numeric_s,
+        solve_s: best.solve_s,
+        s_per_iteration: best.solve_s / best.iterations.max(1) as f64,
+    })
+}
+
+/// Best of 5 device-to-device copies of 2 GiB (cuMemcpyDtoD) and of the
+/// grid-stride copy kernel, counting read plus write bytes.
+fn copy_bandwidth(dev: &Arc<Device>) -> Result<(f64, f64)> {
+    let n = 1usize << 28;
+    let src = dev.zeros::<f64>(n)?;
+    let mut dst = dev.zeros::<f64>(n)?;
+    let t_memcpy = dev.time(5, || {
+        dev.stream().memcpy_dtod(&src, &mut dst)?;
+        Ok(())
+    })?;
+    let kernels = ptap_cuda::kernels::common(dev)?;
+    let copy = kernels[ptap_codegen_core::gpu::vector::COPY].clone();
+    let cfg = cudarc::driver::LaunchConfig {
+        grid_dim: (dev.sm_count() * 8, 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let t_kernel = dev.time(5, || {
+        dev.launch(&copy, cfg, &[Arg::F64(&src), Arg::F64Mut(&dst), Arg::U64(n as u64)])
+    })?;
+    let bytes = 2.0 * (n * 8) as f64;
+    Ok((bytes / t_memcpy, bytes / t_kernel))
+}
+
+/// Writes every level's `A` and `P` (all but the coarsest) as scalar CSR
+/// `A{l}` and `P{l}` into `dir`, creating it.
+fn dump_levels(h: &Hierarchy, dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for (l, lev) in h.levels()[..h.num_levels() - 1].iter().enumerate() {
+        dump_scalar_csr(&lev.a, dir, &format!("A{l}"))?;
+        dump_scalar_csr(&lev.transfer.as_ref().expect("P").p, dir, &format!("P{l}"))?;
+    }
+    Ok(())
+}
+
+/// Writes `m` expanded to scalar CSR: `NAME.indptr` (i64), `NAME.indices`
+/// (i32), `NAME.data` (f64), little-endian, plus `NAME.json` with the shape.
+fn dump_scalar_csr(m: &BlockCsr, dir: &Path, name: &str) -> Result<()> {
+    let (br, bc) = m.block_shape();
+    let p = m.pattern();
+    let (rows, cols) = (m.scalar_rows(), m.scalar_cols());
+    let mut indptr: Vec<i64> = Vec::with_capacity(rows + 1);
+    let mut indices: Vec<i32> = Vec::with_capacity(m.values().len());
+    let mut data: Vec<f64> = Vec::with_capacity(m.values().len());
+    indptr.push(0);
+    for i in 0..m.nrows() {
+        for r in 0..br {
+            for k in p.row_range(i) {
+                let j = p.col_idx()[k] as usize;
+                let blk = m.block(k);
+                for c in 0..bc {
+                    indices.push((j * bc + c) as i32);
+                    data.push(blk[r * bc + c]);
+                }
+            }
+            indptr.push(indices.len() as i64);
+        }
+    }
+    let write = |v: &[u8], ext: &str| -> Result<()> {
+        let path = dir.join(format!("{name}.{ext}"));
+        std::fs::write(&path, v).with_context(|| format!("cannot write {}", path.display()))
+    };
+    write(
+        &indptr.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
+        "indptr",
+    )?;
+    write(
+        &indices.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
+        "indices",
+    )?;
+    write(&data.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(), "data")?;
+    let meta = serde_json::json!({"rows": rows, "cols": cols, "nnz": data.len(), "block_shape": [br, bc]});
+    write(meta.to_string().as_bytes(), "json")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variants_the_device_lacks_are_refused_in_a_sentence() {
+        assert_eq!(device_variants(&[]).unwrap(), DEVICE_VARIANTS.to_vec());
+        let asked = [Variant::TwoPass, Variant::ColumnSplit];
+        assert_eq!(device_variants(&asked).unwrap(), asked.to_vec());
+        let err = device_variants(&[Variant::FusedRowWise]).unwrap_err().to_string();
+        assert!(
+            err.starts_with("the device has no") && err.contains("choose among"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_scalar_csr_dump_expands_every_block() {
+        let problem = BeamProblem::build(1).unwrap();
+        let dir = std::env::temp_dir().join(format!("ptap-dump-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dump_scalar_csr(&problem.a, &dir, "A").unwrap();
+        let meta: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("A.json")).unwrap()).unwrap();
+        let nnz = problem.a.values().len();
+        assert_eq!(meta["nnz"], nnz);
+        assert_eq!(meta["rows"], problem.a.scalar_rows());
+        let indptr = std::fs::read(dir.join("A.indptr")).unwrap();
+        assert_eq!(indptr.len(), 8 * (problem.a.scalar_rows() + 1));
+        assert_eq!(
+            i64::from_le_bytes(indptr[indptr.len() - 8..].try_into().unwrap()),
+            nnz as i64
+        );
+        assert_eq!(std::fs::read(dir.join("A.data")).unwrap().len(), 8 * nnz);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
