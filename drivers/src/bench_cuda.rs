@@ -39,7 +39,7 @@ pub struct ProductResult {
     pub v0_floor_bytes: f64,
     /// Numeric time over the time V0's DRAM floor takes at measured copy bandwidth.
     pub ratio_to_floor: f64,
-    /// NaN (JSON `null`) for the variants timed before V0 on their level.
+    /// NaN (JSON `null`) when V0 was not among the variants timed.
     pub speedup_vs_v0: f64,
     pub rel_frobenius_vs_cpu_v0: f64,
     pub deterministic: bool,
@@ -254,8 +254,6 @@ fn level_products(
         .executor_for(&VariantSchedule::TwoPass(base.clone()), bf, bc)?
         .numeric(a, p, &mut cpu)?;
     let mut dc = DeviceBlockCsr::upload_pattern(dev, &base.c, bc, bc)?;
-    // Rows before V0's own have no V0 time to compare against yet.
-    let mut v0_s = f64::NAN;
     let mut rows = Vec::with_capacity(variants.len());
     for &v in variants {
         dev.set_phase("inspect + schedule upload");
@@ -265,9 +263,6 @@ fn level_products(
         let s = dev.time(repeat, || prod.numeric(da, dp, &mut dc))?;
         dev.set_phase("verification downloads");
         let got = dc.download_values(dev)?;
-        if v == Variant::TwoPass {
-            v0_s = s;
-        }
         rows.push(ProductResult {
             level,
             variant: v.name(),
@@ -275,11 +270,17 @@ fn level_products(
             numeric_s: s,
             v0_floor_bytes: floor,
             ratio_to_floor: s / (floor / bw),
-            speedup_vs_v0: v0_s / s,
+            speedup_vs_v0: f64::NAN, // filled in below, once V0 has run
             rel_frobenius_vs_cpu_v0: relative_frobenius(&got, cpu.values()),
             deterministic: prod.deterministic(),
             buffer_bytes: prod.buffer_bytes(),
         });
+    }
+    // Whatever order the variants ran in, each is compared with V0's time.
+    if let Some(v0_s) = rows.iter().find(|r| r.variant == Variant::TwoPass.name()).map(|r| r.numeric_s) {
+        for r in &mut rows {
+            r.speedup_vs_v0 = v0_s / r.numeric_s;
+        }
     }
     Ok(rows)
 }
