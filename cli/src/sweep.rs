@@ -10,6 +10,7 @@ use clap::Args;
 use ptap_cuda::Cuda;
 use ptap_fem::BeamProblem;
 use ptap_runtime::{Backend, CgOptions, Cpu, Hierarchy, HierarchyOptions, MeshSetup};
+use ptap_schedules::Variant;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -66,6 +67,10 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     for &pf in &args.pf {
         let mut opts = HierarchyOptions::default();
         (opts.amg.pf, opts.amg.pf_scale) = (pf, args.pf_scale);
+        if device.is_some() {
+            // The device's product (two-pass stays the CPU's).
+            opts.variant = Some(Variant::ColumnSplit);
+        }
         let setup = MeshSetup::build(problem.a.clone(), &problem.near_null, problem.modes, &opts, &mut |_| {})
             .with_context(|| format!("building the hierarchy at pf = {pf}"))?;
         let transfers = || setup.levels.iter().filter_map(|l| l.transfer.as_ref());

@@ -277,7 +277,11 @@ fn level_products(
         });
     }
     // Whatever order the variants ran in, each is compared with V0's time.
-    if let Some(v0_s) = rows.iter().find(|r| r.variant == Variant::TwoPass.name()).map(|r| r.numeric_s) {
+    if let Some(v0_s) = rows
+        .iter()
+        .find(|r| r.variant == Variant::TwoPass.name())
+        .map(|r| r.numeric_s)
+    {
         for r in &mut rows {
             r.speedup_vs_v0 = v0_s / r.numeric_s;
         }
