@@ -11,11 +11,11 @@ use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Beam refinement (the benchmark size is 8).
-    #[arg(long, default_value_t = 8)]
+    /// Beam refinement, 1 to 200 (the benchmark size is 8).
+    #[arg(long, default_value_t = 8, value_parser = crate::common::count_in::<1, 200>)]
     pub k: usize,
-    /// Timed numeric calls per variant (after one warm-up); the minimum is reported.
-    #[arg(long, default_value_t = 5)]
+    /// Timed numeric calls per variant (after one warm-up), 1 to 1000; the minimum is reported.
+    #[arg(long, default_value_t = 5, value_parser = crate::common::count_in::<1, 1000>)]
     pub repeat: usize,
     /// Variants to run (comma-separated names or labels; default all).
     #[arg(long, value_delimiter = ',')]
@@ -43,7 +43,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         .iter()
         .map(|s| s.parse::<Variant>().map_err(anyhow::Error::msg))
         .collect::<Result<Vec<_>>>()?;
-    let progress = &mut |m: &str| eprintln!("{m} ...");
+    let progress = &mut |m: &str| errln!("{m} ...");
     if args.device == "cuda" {
         let options = CudaBenchOptions {
             k: args.k,
@@ -75,19 +75,26 @@ fn write_json<T: Serialize>(path: Option<&Path>, report: &T) -> Result<()> {
 
 fn print_report(rep: &BenchReport) {
     let bw = rep.copy_bandwidth_bytes_per_s;
-    println!(
+    outln!(
         "copy bandwidth {:.1} GB/s (read + write), {} threads",
         bw / 1e9,
         rep.threads
     );
-    println!(
+    outln!(
         "{:<6} {:<16} {:>10} {:>9} {:>11} {:>9} {:>9} {:>12}",
-        "level", "variant", "inspect s", "load s", "numeric ms", "vs V0", "/ floor", "max rel diff"
+        "level",
+        "variant",
+        "inspect s",
+        "load s",
+        "numeric ms",
+        "vs V0",
+        "/ floor",
+        "max rel diff"
     );
     for level in rep.results.chunk_by(|a, b| a.level == b.level) {
         let l = level[0].level;
         for r in level {
-            println!(
+            outln!(
                 "{:<6} {:<16} {:>10.3} {:>9.4} {:>11.2} {:>8.2}x {:>8.1}x {:>12.1e}",
                 format!("l{l}"),
                 format!("{} {}", r.label, r.variant),
@@ -100,7 +107,7 @@ fn print_report(rep: &BenchReport) {
             );
         }
         let floor = level[0].v0_floor_bytes;
-        println!(
+        outln!(
             "{:<6} V0 stream floor {:.1} MB = {:.2} ms at measured bandwidth",
             format!("l{l}"),
             floor / 1e6,
@@ -108,9 +115,9 @@ fn print_report(rep: &BenchReport) {
         );
     }
     let products = rep.results.last().map_or(0, |r| r.level + 1);
-    println!("whole hierarchy ({products} products): inspecting again versus loading the schedule files");
+    outln!("whole hierarchy ({products} products): inspecting again versus loading the schedule files");
     for w in &rep.whole_hierarchy {
-        println!(
+        outln!(
             "  {:<14} inspect {:>8.3} s   load {:>8.4} s   {:>6.1}x   ({:.1} MB)",
             w.variant,
             w.inspect_s,
@@ -123,27 +130,32 @@ fn print_report(rep: &BenchReport) {
 
 fn print_cuda_report(rep: &CudaBenchReport, dev: &Device) {
     let bw = rep.copy_bandwidth_bytes_per_s;
-    println!(
+    outln!(
         "device {} ({}, {} SMs), kernels compiled with --fmad={}",
         rep.device,
         rep.arch,
         dev.sm_count(),
         rep.fmad
     );
-    println!(
+    outln!(
         "copy bandwidth (read + write): memcpy_dtod {:.0} GB/s, copy kernel {:.0} GB/s; floors use {:.0} GB/s",
         rep.memcpy_dtod_bytes_per_s / 1e9,
         rep.copy_kernel_bytes_per_s / 1e9,
         bw / 1e9
     );
-    println!(
+    outln!(
         "{:<6} {:<24} {:>11} {:>9} {:>9} {:>12}",
-        "level", "variant", "numeric ms", "vs V0", "/ floor", "rel vs CPU"
+        "level",
+        "variant",
+        "numeric ms",
+        "vs V0",
+        "/ floor",
+        "rel vs CPU"
     );
     for level in rep.products.chunk_by(|a, b| a.level == b.level) {
         let l = level[0].level;
         for r in level {
-            println!(
+            outln!(
                 "{:<6} {:<24} {:>11.3} {:>8.2}x {:>8.2}x {:>12.1e}",
                 format!("l{l}"),
                 format!("{} {}", r.label, r.variant),
@@ -154,7 +166,7 @@ fn print_cuda_report(rep: &CudaBenchReport, dev: &Device) {
             );
         }
         let floor = level[0].v0_floor_bytes;
-        println!(
+        outln!(
             "{:<6} V0 stream floor {:.1} MB = {:.3} ms at {:.0} GB/s",
             format!("l{l}"),
             floor / 1e6,
@@ -162,7 +174,7 @@ fn print_cuda_report(rep: &CudaBenchReport, dev: &Device) {
             bw / 1e9
         );
     }
-    println!(
+    outln!(
         "all levels: best per level {:.3} ms = {:.2}x the V0 floor ({:.3} ms); column split {:.3} ms; two-pass {:.3} ms",
         1e3 * rep.total_best_s,
         rep.total_best_s / rep.total_v0_floor_s,
@@ -170,12 +182,18 @@ fn print_cuda_report(rep: &CudaBenchReport, dev: &Device) {
         1e3 * rep.total_column_split_s,
         1e3 * rep.total_two_pass_s
     );
-    println!(
+    outln!(
         "{:<6} {:<4} {:>6} {:>10} {:>10} {:>10} {:>9}",
-        "level", "op", "shape", "blocks", "apply us", "GB/s", "of copy"
+        "level",
+        "op",
+        "shape",
+        "blocks",
+        "apply us",
+        "GB/s",
+        "of copy"
     );
     for r in &rep.spmv {
-        println!(
+        outln!(
             "{:<6} {:<4} {:>6} {:>10} {:>10.1} {:>10.0} {:>8.1}%",
             format!("l{}", r.level),
             r.operator,
@@ -187,7 +205,7 @@ fn print_cuda_report(rep: &CudaBenchReport, dev: &Device) {
         );
     }
     let s = &rep.solve;
-    println!(
+    outln!(
         "device solve: {} iterations ({}), tip {:.10e}; matrix setup {:.2} ms (numeric P^T A P {:.2} ms), solve {:.2} ms = {:.3} ms per CG iteration",
         s.iterations,
         if s.converged { "converged" } else { "NOT converged" },
@@ -197,11 +215,11 @@ fn print_cuda_report(rep: &CudaBenchReport, dev: &Device) {
         1e3 * s.solve_s,
         1e3 * s.s_per_iteration
     );
-    println!("transfers per phase (host->device / device->host bytes):");
+    outln!("transfers per phase (host->device / device->host bytes):");
     for (phase, t) in &rep.transfers.phases {
-        println!("  {phase:<34} {:>14} {:>14}", t.h2d_bytes, t.d2h_bytes);
+        outln!("  {phase:<34} {:>14} {:>14}", t.h2d_bytes, t.d2h_bytes);
     }
-    println!(
+    outln!(
         "kernel modules: {} compiled ({:.2} s), {} from the cache{}",
         rep.kernels_compiled,
         rep.compile_s,

@@ -7,11 +7,39 @@ use ptap_cuda::{Device, DeviceOptions};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+/// A whole number in `LO..=HI`, for clap: every count option is bounded before
+/// any work starts, so none sizes an allocation or a loop without limit.
+pub fn count_in<const LO: usize, const HI: usize>(s: &str) -> Result<usize, String> {
+    let v: usize = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a whole number in {LO}..={HI}"))?;
+    if (LO..=HI).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{v} is outside {LO}..={HI}"))
+    }
+}
+
+/// `--rtol`: CG's relative tolerance in `[1e-15, 1)` (below 1e-15 double
+/// precision cannot certify the residual).
+pub fn rtol(s: &str) -> Result<f64, String> {
+    let v: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number"))?;
+    let min = ptap_runtime::solver::MIN_RTOL;
+    if v >= min && v < 1.0 {
+        Ok(v)
+    } else {
+        Err(format!(
+            "{v:e} is outside [{min:e}, 1): below {min:e} double precision cannot certify the residual"
+        ))
+    }
+}
+
 /// Where the operators come from: the beam hierarchy or files.
 #[derive(Args, Debug)]
 pub struct Operands {
-    /// The beam at refinement K: its whole AMG hierarchy, one product per level.
-    #[arg(long, value_name = "K", conflicts_with_all = ["a", "p"])]
+    /// The beam at refinement K (1 to 200): its whole AMG hierarchy, one product per level.
+    #[arg(long, value_name = "K", conflicts_with_all = ["a", "p"], value_parser = count_in::<1, 200>)]
     pub beam: Option<usize>,
     /// Fine operator A (Matrix Market or PETSc binary; block size from the file or inferred).
     #[arg(long, value_name = "FILE", requires = "p")]
@@ -86,11 +114,11 @@ pub fn open(device: &str) -> Result<Option<Arc<Device>>> {
             .map_err(|e| anyhow!("--device cuda: {e}")),
         "auto" => match Device::open(DeviceOptions::default()) {
             Ok(d) => {
-                eprintln!("--device auto: solving on {} ({})", d.name(), d.arch());
+                errln!("--device auto: solving on {} ({})", d.name(), d.arch());
                 Ok(Some(d))
             }
             Err(e) => {
-                eprintln!("--device auto: {e}; solving on the CPU");
+                errln!("--device auto: {e}; solving on the CPU");
                 Ok(None)
             }
         },

@@ -1,4 +1,6 @@
 //! `ptap`: the command line over the ptap libraries (thin glue, no algorithms).
+#[macro_use]
+mod out;
 mod bench;
 mod common;
 mod model;
@@ -20,8 +22,8 @@ use std::process::ExitCode;
 #[derive(Parser, Debug)]
 #[command(name = "ptap", version, about, long_about = None, propagate_version = true)]
 struct Cli {
-    /// Worker threads (default: all cores).
-    #[arg(long, global = true, value_name = "N")]
+    /// Worker threads, 1 to 1024 (default: all cores).
+    #[arg(long, global = true, value_name = "N", value_parser = common::count_in::<1, 1024>)]
     threads: Option<usize>,
     #[command(subcommand)]
     command: Command,
@@ -69,11 +71,16 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    out::restore_sigpipe();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
             // Help and version go to stdout with success; usage errors exit 2.
-            let _ = e.print();
+            if let Err(io) = e.print() {
+                if !e.use_stderr() {
+                    out::fail(io);
+                }
+            }
             return if e.use_stderr() {
                 ExitCode::from(2)
             } else {
@@ -82,12 +89,8 @@ fn main() -> ExitCode {
         }
     };
     if let Some(n) = cli.threads {
-        if n == 0 {
-            eprintln!("error: --threads must be at least 1");
-            return ExitCode::from(2);
-        }
         if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global() {
-            eprintln!("error: cannot start {n} worker threads: {e}");
+            errln!("error: cannot start {n} worker threads: {e}");
             return ExitCode::FAILURE;
         }
     }
@@ -101,9 +104,12 @@ fn main() -> ExitCode {
         Command::SweepFilter(args) => sweep::run(&args),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => {
+            out::flush();
+            ExitCode::SUCCESS
+        }
         Err(e) => {
-            eprintln!("error: {e:#}");
+            errln!("error: {e:#}");
             ExitCode::FAILURE
         }
     }

@@ -95,9 +95,9 @@ pub fn run(args: &ModelArgs) -> Result<()> {
             predicted_best: best,
         });
     }
-    print!("{}", render_table(&rendered, &machine));
+    out!("{}", render_table(&rendered, &machine));
     for l in &levels {
-        println!("{}: predicted best {}", l.product, l.predicted_best);
+        outln!("{}: predicted best {}", l.product, l.predicted_best);
     }
     if let Some(path) = &args.json {
         #[derive(Serialize)]

@@ -19,8 +19,8 @@ pub struct RunArgs {
     /// Beam refinement (10k x k x k Q2 hexahedra).
     #[arg(long, default_value_t = 4, allow_negative_numbers = true, value_name = "K")]
     k: i64,
-    /// Time steps; step 1 is cold, the rest refresh values only.
-    #[arg(long, default_value_t = 5, value_name = "N")]
+    /// Time steps, 1 to 100,000; step 1 is cold, the rest refresh values only.
+    #[arg(long, default_value_t = 5, value_name = "N", value_parser = crate::common::count_in::<1, 100000>)]
     steps: usize,
     /// Backend: `cpu`, `cuda` (matrix setup and solve on the GPU; fails in one
     /// sentence without one) or `auto` (the GPU when there is one, else the CPU,
@@ -40,13 +40,15 @@ pub struct RunArgs {
     pf_scale: f64,
     /// Galerkin-product variant on every level (see `ptap solve --help`), or
     /// `auto` for the traffic model's pick per level (on the GPU: among the
-    /// device variants, with the H200 preset). Default: two-pass on the CPU,
-    /// column-split (the device's product) on the GPU, so a schedule cache
-    /// holds what the device replays.
+    /// device variants, for this device, measured). Default: two-pass on the
+    /// CPU, column-split (the device's product) on the GPU, so a schedule cache
+    /// holds what the device replays. outer-product is
+    /// the one non-deterministic variant: its atomic scatter adds in a run-dependent
+    /// order, so the last bits of A_c (and of the solution) change from run to run.
     #[arg(long)]
     variant: Option<String>,
-    /// Relative tolerance on the unpreconditioned residual norm.
-    #[arg(long, default_value_t = 1e-8)]
+    /// Relative tolerance on the unpreconditioned residual norm, in [1e-15, 1).
+    #[arg(long, default_value_t = 1e-8, value_parser = crate::common::rtol)]
     rtol: f64,
     /// Write the report as JSON (keys: steps[].iterations, steps[].max_displacement,
     /// steps[].phases, cold, hot_mean, schedule_cache, ...).
@@ -61,9 +63,6 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let k = crate::common::validate_k(args.k)?;
     if args.steps == 0 {
         bail!("--steps must be at least 1");
-    }
-    if !(args.rtol > 0.0 && args.rtol < 1.0) {
-        bail!("--rtol must be between 0 and 1, got {}", args.rtol);
     }
     crate::common::validate_pf(&[args.pf], args.pf_scale)?;
     let target = match crate::common::open(&args.device)? {
@@ -109,7 +108,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
 }
 
 fn print_report(r: &TimeLoopReport) {
-    println!(
+    outln!(
         "beam k = {}: {} dofs, {} levels, {} steps on the {} ({} threads); aggregates and P built once, reused by every hot step",
         r.k,
         r.dofs,
@@ -119,29 +118,41 @@ fn print_report(r: &TimeLoopReport) {
         r.threads
     );
     if let Some(c) = &r.schedule_cache {
-        println!("schedule cache {}: {}", c.path, c.status);
+        outln!("schedule cache {}: {}", c.path, c.status);
     }
     if let Some(t) = &r.transfers {
         for (phase, b) in &t.phases {
-            println!(
+            outln!(
                 "  transfers, {phase}: {} B up in {} copies, {} B down in {} copies",
-                b.h2d_bytes, b.h2d_copies, b.d2h_bytes, b.d2h_copies
+                b.h2d_bytes,
+                b.h2d_copies,
+                b.d2h_bytes,
+                b.d2h_copies
             );
         }
     }
     if let Some(v) = &r.device_variants {
-        println!("  device products per level: {}", v.join(", "));
+        outln!("  device products per level: {}", v.join(", "));
+    }
+    if r.variant == "outer-product" {
+        outln!("  note: outer-product is non-deterministic (atomic scatter): the last bits change from run to run");
     }
     if let Some(b) = r.peak_device_bytes {
-        println!("  peak device memory {:.2} GB", b as f64 / 1e9);
+        outln!("  peak device memory {:.2} GB", b as f64 / 1e9);
     }
-    println!(
+    outln!(
         "{:>5} {:>6} {:>18} {:>10} {:>10} {:>10} {:>10}",
-        "step", "its", "max |u|", "assembly", "mesh", "matrix", "solve"
+        "step",
+        "its",
+        "max |u|",
+        "assembly",
+        "mesh",
+        "matrix",
+        "solve"
     );
     for s in &r.steps {
         let p = &s.phases;
-        println!(
+        outln!(
             "{:>5} {:>6} {:>18.12} {:>10.4} {:>10.4} {:>10.4} {:>10.4}{}",
             s.step,
             s.iterations,
@@ -154,7 +165,7 @@ fn print_report(r: &TimeLoopReport) {
         );
     }
     let row = |name: &str, p: &Phases| {
-        println!(
+        outln!(
             "{:<9} assembly {:.4} s, mesh setup {:.4} s (+ device upload {:.4}), matrix setup {:.4} s (numeric PtAP {:.4}), solve {:.4} s",
             name, p.assembly_s, p.mesh_setup_s, p.device_upload_s, p.matrix_setup_s, p.galerkin_numeric_s, p.solve_s
         );

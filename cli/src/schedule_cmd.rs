@@ -27,7 +27,9 @@ pub struct InspectArgs {
     /// Galerkin-product variant (two-pass, fused, fused-rcm, slot-tiled,
     /// panel-tiled, flat-stream, outer-product, column-split, or V0..V4), or
     /// `auto` to pick per level from the traffic model of this CPU, measured
-    /// first (copy bandwidth, last-level cache, threads).
+    /// first (copy bandwidth, last-level cache, threads). outer-product is
+    /// the one non-deterministic variant: its atomic scatter adds in a run-dependent
+    /// order, so the last bits of A_c (and of the solution) change from run to run.
     #[arg(long, default_value = "two-pass")]
     variant: String,
     /// The schedule file to write (replaced atomically).
@@ -48,8 +50,8 @@ pub struct ReplayArgs {
     schedule: PathBuf,
     #[command(flatten)]
     operands: Operands,
-    /// Timed numeric products per level (after one untimed call).
-    #[arg(long, default_value_t = 1, value_name = "N")]
+    /// Timed numeric products per level (after one untimed call), 1 to 1000.
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = crate::common::count_in::<1, 1000>)]
     repeat: usize,
     /// Write A_c (Matrix Market if FILE ends in .mtx, else PETSc binary). With
     /// several levels, level l goes to FILE with `.l<l>` before the extension.
@@ -269,7 +271,7 @@ pub fn run_inspect(args: &InspectArgs) -> Result<()> {
         load_s,
     };
     if !args.quiet {
-        println!(
+        outln!(
             "wrote {} ({:.1} MB, {} level product{})",
             report.schedule,
             file_bytes as f64 / 1e6,
@@ -277,7 +279,7 @@ pub fn run_inspect(args: &InspectArgs) -> Result<()> {
             if report.levels.len() == 1 { "" } else { "s" }
         );
         for l in &report.levels {
-            println!(
+            outln!(
                 "  level {}: {} ({}x{} / {}x{}), {:.1} MB of arrays",
                 l.level,
                 l.variant,
@@ -288,7 +290,7 @@ pub fn run_inspect(args: &InspectArgs) -> Result<()> {
                 l.arrays_bytes as f64 / 1e6
             );
         }
-        println!(
+        outln!(
             "setup {:.3} s, inspector alone {:.3} s, write {:.3} s, load {:.4} s ({:.1}x faster than inspecting)",
             setup_s,
             inspect_s,
@@ -352,9 +354,6 @@ pub fn write_matrix(path: &Path, a: &BlockCsr) -> Result<()> {
 }
 
 pub fn run_replay(args: &ReplayArgs) -> Result<()> {
-    if args.repeat == 0 {
-        bail!("--repeat must be at least 1");
-    }
     let o = &args.operands;
     let t_open = Instant::now();
     let bundle = Arc::new(MappedBundle::open(&args.schedule)?);
@@ -442,16 +441,24 @@ pub fn run_replay(args: &ReplayArgs) -> Result<()> {
         levels,
     };
     if !args.quiet {
-        println!(
+        outln!(
             "{} ({}): opened in {:.4} s",
-            report.schedule, report.problem, report.open_s
+            report.schedule,
+            report.problem,
+            report.open_s
         );
-        println!(
+        outln!(
             "{:>5} {:<14} {:>10} {:>11} {:>9} {:>12} {:>12}",
-            "level", "variant", "m_C", "Z_C", "load s", "numeric s", "mean s"
+            "level",
+            "variant",
+            "m_C",
+            "Z_C",
+            "load s",
+            "numeric s",
+            "mean s"
         );
         for l in &report.levels {
-            println!(
+            outln!(
                 "{:>5} {:<14} {:>10} {:>11} {:>9.4} {:>12.6} {:>12.6}{}",
                 l.level,
                 l.variant,

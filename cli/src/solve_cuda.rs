@@ -114,15 +114,15 @@ pub fn device_info(s: &mut Solved<Cuda>, b: &[f64], cg: &CgOptions) -> Result<Cu
 }
 
 pub fn print(c: &CudaSolveInfo) {
-    println!();
-    println!(
+    outln!();
+    outln!(
         "device {} ({}), products {}, coarse Cholesky of {} rows on the device",
         c.name,
         c.arch,
         c.product_variants.join(" / "),
         c.coarse_rows
     );
-    println!(
+    outln!(
         "device phases: matrix setup {:.4} s (hot {:.4} s, numeric P^T A P {:.4} s), solve {:.4} s (hot {:.4} s, {:.3} ms per iteration)",
         c.matrix_setup_s,
         c.hot_matrix_setup_s,
@@ -131,19 +131,27 @@ pub fn print(c: &CudaSolveInfo) {
         c.hot_solve_s,
         1e3 * c.hot_s_per_iteration
     );
-    println!("lambda_max per level (device): {:?}", c.lambda_max);
+    outln!("lambda_max per level (device): {:?}", c.lambda_max);
     print_transfers(&c.transfers);
 }
 
 pub fn print_transfers(t: &TransferCounters) {
-    println!(
+    outln!(
         "{:<22} {:>14} {:>8} {:>14} {:>8}",
-        "transfers", "host->device", "copies", "device->host", "copies"
+        "transfers",
+        "host->device",
+        "copies",
+        "device->host",
+        "copies"
     );
     for (phase, t) in &t.phases {
-        println!(
+        outln!(
             "{:<22} {:>14} {:>8} {:>14} {:>8}",
-            phase, t.h2d_bytes, t.h2d_copies, t.d2h_bytes, t.d2h_copies
+            phase,
+            t.h2d_bytes,
+            t.h2d_copies,
+            t.d2h_bytes,
+            t.d2h_copies
         );
     }
 }

@@ -25,8 +25,8 @@ pub struct SweepArgs {
     /// Per-level factor on pf (the paper: 0.5).
     #[arg(long, default_value_t = 0.5)]
     pf_scale: f64,
-    /// Hot refreshes timed per threshold; the fastest numeric product is reported.
-    #[arg(long, default_value_t = 3)]
+    /// Hot refreshes timed per threshold, 1 to 1000; the fastest numeric product is reported.
+    #[arg(long, default_value_t = 3, value_parser = crate::common::count_in::<1, 1000>)]
     repeat: usize,
     /// Where the hot products run: `cpu`, `cuda` (fails without a GPU) or `auto`.
     #[arg(long, default_value = "cpu", value_parser = ["cpu", "cuda", "auto"])]
@@ -60,9 +60,17 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     let problem = BeamProblem::build(k).with_context(|| format!("building the beam at k = {k}"))?;
     let n = problem.a.scalar_rows();
     let mut rows = Vec::new();
-    println!(
+    outln!(
         "{:>6} {:>5} {:>14} {:>11} {:>11} {:>12} {:>12} {:>11} {:>6}",
-        "pf", "its", "max |u|", "P0 blocks", "all P", "numeric ms", "matrix ms", "hier. MB", "op.c."
+        "pf",
+        "its",
+        "max |u|",
+        "P0 blocks",
+        "all P",
+        "numeric ms",
+        "matrix ms",
+        "hier. MB",
+        "op.c."
     );
     for &pf in &args.pf {
         let mut opts = HierarchyOptions::default();
@@ -102,7 +110,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
             hierarchy_bytes,
             operator_complexity: hot.operator_complexity,
         };
-        println!(
+        outln!(
             "{:>6} {:>5} {:>14.9} {:>11} {:>11} {:>12.2} {:>12.2} {:>11.1} {:>6.3}",
             pf,
             row.iterations,
@@ -118,7 +126,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     }
     if let Some(base) = rows.first() {
         for r in rows.iter().skip(1) {
-            println!(
+            outln!(
                 "pf {}: {:+} iterations, hot numeric product {:.2}x faster than pf {}",
                 r.pf,
                 r.iterations as i64 - base.iterations as i64,

@@ -30,7 +30,7 @@ fn zero_negative_and_absurd_k_are_refused_clearly() {
 #[test]
 fn unknown_option_and_bad_tolerance_are_refused() {
     assert_clear_refusal(&["solve", "--frobnicate"], "unexpected argument '--frobnicate'");
-    assert_clear_refusal(&["solve", "--k", "1", "--rtol", "2"], "--rtol must be between 0 and 1");
+    assert_clear_refusal(&["solve", "--k", "1", "--rtol", "2"], "outside [1e-15, 1)");
     assert_clear_refusal(
         &["solve", "--k", "1", "--json", "/nonexistent-dir/x.json"],
         "cannot write the JSON report",

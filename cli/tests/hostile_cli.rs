@@ -1,0 +1,171 @@
+//! Hostile options and output streams (issue 13, classes 2, 3 and 7): every
+//! case ends within its time bound, without a panic, with the conventional
+//! exit status and, for a refusal, one `error:` sentence before any work.
+//! The last line printed counts the cases.
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn ptap() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_ptap"))
+}
+
+/// What a case ended with.
+struct Ended {
+    status: std::process::ExitStatus,
+    stderr: String,
+    elapsed: Duration,
+}
+
+/// Runs `cmd`, killing it after `limit` (a hang fails the test).
+fn run(mut cmd: Command, limit: Duration) -> Ended {
+    let t = Instant::now();
+    let mut child = cmd.stderr(Stdio::piped()).spawn().expect("ptap starts");
+    let mut err = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return Ended {
+                status,
+                stderr: reader.join().unwrap(),
+                elapsed: t.elapsed(),
+            };
+        }
+        if t.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("hang: {cmd:?} ran past {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A refusal of the arguments: non-zero exit within a second, one `error:`
+/// sentence first, no panic.
+fn refused(args: &[&str]) {
+    let mut cmd = ptap();
+    cmd.args(args).stdout(Stdio::null());
+    let e = run(cmd, Duration::from_secs(10));
+    assert!(!e.status.success(), "wrong success: {args:?}");
+    assert!(!e.stderr.contains("panicked"), "panic: {args:?}: {}", e.stderr);
+    assert!(e.stderr.trim_start().starts_with("error:"), "{args:?}: {}", e.stderr);
+    assert!(e.elapsed < Duration::from_secs(1), "{args:?} took {:?} to refuse", e.elapsed);
+}
+
+#[test]
+fn hostile_options_and_streams() {
+    let mut cases = 0;
+    // Class 3: every numeric option outside its documented range, refused
+    // before any work (allocation aborts, hangs and wraps before).
+    let counts: &[(&[&str], &str)] = &[
+        (&["run", "--k", "2"], "--steps"),
+        (&["solve", "--k", "2"], "--max-iterations"),
+        (&["solve", "--k", "2"], "--coarse-eq-limit"),
+        (&["bench", "--k", "2"], "--repeat"),
+        (&["sweep-filter", "--k", "2"], "--repeat"),
+        (&["solve", "--k", "2"], "--threads"),
+        (&["bench"], "--k"),
+        (&["model"], "--beam"),
+        (&["inspect", "--out", "/tmp/never-written.ptaps"], "--beam"),
+    ];
+    let bad_counts = [
+        "0",
+        "-1",
+        "1000000000000",
+        "18446744073709551615",
+        "18446744073709551616",
+        "1e3",
+        "nan",
+        "",
+        "two",
+    ];
+    for (base, opt) in counts {
+        for v in bad_counts {
+            let mut args = base.to_vec();
+            args.extend([*opt, v]);
+            refused(&args);
+            cases += 1;
+        }
+    }
+    let reals: &[(&[&str], &str, &[&str])] = &[
+        (
+            &["solve", "--k", "2"],
+            "--rtol",
+            &["1e-300", "0", "-1e-8", "1", "2", "nan", "inf", "1e-16"],
+        ),
+        (&["run", "--k", "2"], "--rtol", &["1e-300", "0", "1", "nan", "inf"]),
+        (&["solve", "--k", "2"], "--threshold", &["-0.1", "1", "nan", "inf"]),
+        (&["solve", "--k", "2"], "--pf", &["-0.1", "1", "nan"]),
+        (&["solve", "--k", "2"], "--pf-scale", &["0", "1.5", "nan"]),
+        (&["run", "--k", "2"], "--pf", &["-1", "nan"]),
+        (&["sweep-filter", "--k", "2"], "--pf", &["0,1", "nan"]),
+        (&["solve", "--k", "2"], "--dim", &["1", "4", "-3"]),
+        (&["solve"], "--k", &["0", "-3", "100000", "1e9", "nan"]),
+        (&["run"], "--k", &["0", "-1", "100000"]),
+    ];
+    for (base, opt, values) in reals {
+        for v in *values {
+            let mut args = base.to_vec();
+            args.extend([*opt, v]);
+            refused(&args);
+            cases += 1;
+        }
+    }
+
+    // Class 2: a full disk on stdout is one sentence and status 74 (EX_IOERR);
+    // a failing stderr never panics.
+    if std::path::Path::new("/dev/full").exists() {
+        for args in [
+            &["solve", "--k", "2"][..],
+            &["model", "--beam", "2"],
+            &["solve", "--help"],
+            &["run", "--k", "2", "--steps", "2"],
+        ] {
+            let mut cmd = ptap();
+            cmd.args(args).stdout(std::fs::File::create("/dev/full").unwrap());
+            let e = run(cmd, Duration::from_secs(60));
+            assert_eq!(e.status.code(), Some(74), "{args:?}: {}", e.stderr);
+            assert!(!e.stderr.contains("panicked"), "{args:?}: {}", e.stderr);
+            assert!(e.stderr.contains("error: cannot write the output"), "{args:?}: {}", e.stderr);
+            cases += 1;
+        }
+        let mut cmd = ptap();
+        cmd.args(["solve", "--k", "0"]).stdout(Stdio::null());
+        let t = Instant::now();
+        let status = cmd.stderr(std::fs::File::create("/dev/full").unwrap()).status().unwrap();
+        assert_eq!(status.code(), Some(1), "a refusal with stderr full still exits 1, no abort");
+        assert!(t.elapsed() < Duration::from_secs(1));
+        cases += 1;
+    }
+    // A closed pipe ends the program as SIGPIPE does (status 141 in a shell), silently.
+    for args in [&["solve", "--k", "2"][..], &["model", "--beam", "2"]] {
+        let mut child = ptap()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader goes away before anything is written
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(out.status.signal(), Some(13), "{args:?}: ended by SIGPIPE, got {:?}", out.status);
+        cases += 1;
+    }
+
+    // Class 7: the one non-deterministic variant says so.
+    let out = ptap().args(["solve", "--k", "2", "--variant", "outer-product"]).output().unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("non-deterministic"));
+    let help = ptap().args(["solve", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&help.stdout).contains("non-deterministic"));
+    cases += 2;
+
+    println!("hostile-cli: {cases} cases, 0 panics, 0 hangs, 0 wrong successes");
+    assert!(cases >= 120, "{cases} cases");
+}
