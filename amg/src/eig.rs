@@ -41,42 +41,84 @@ pub fn pseudo_random_vector(n: usize, seed: u64) -> Vec<f64> {
         .collect()
 }
 
-/// `lambda_max(M^-1 A)` from `iterations` steps of `M`-preconditioned CG on
-/// `A x = rhs` from `x = 0`: the CG coefficients define the Lanczos tridiagonal
-/// `T` (`T_jj = 1/alpha_j + beta_{j-1}/alpha_{j-1}`, `T_j,j+1 = sqrt(beta_j)/alpha_j`)
-/// whose largest eigenvalue is returned. Errors on a non-positive curvature or
-/// preconditioned residual (not SPD) or on NaN.
-pub fn estimate_lambda_max(
-    a: &BlockCsr,
-    precondition: &dyn Fn(&[f64], &mut [f64]),
+/// The operations CG-Lanczos needs on some vector type, so the host's
+/// estimate (mesh setup's Jacobi smoothing of `P`) and every backend's (the
+/// Chebyshev smoother's, `ptap_runtime::cycle`) run the same steps.
+pub trait LanczosOps {
+    type Vector;
+    type Error;
+    /// `y = A x`.
+    fn apply(&self, x: &Self::Vector, y: &mut Self::Vector) -> Result<(), Self::Error>;
+    /// `y = M^-1 x`.
+    fn precondition(&self, x: &Self::Vector, y: &mut Self::Vector) -> Result<(), Self::Error>;
+    fn dot(&self, x: &Self::Vector, y: &Self::Vector) -> Result<f64, Self::Error>;
+    /// `y += alpha x`.
+    fn axpy(&self, alpha: f64, x: &Self::Vector, y: &mut Self::Vector) -> Result<(), Self::Error>;
+    /// `y = x + beta y`.
+    fn xpby(&self, x: &Self::Vector, beta: f64, y: &mut Self::Vector) -> Result<(), Self::Error>;
+    /// `y = x`.
+    fn copy(&self, x: &Self::Vector, y: &mut Self::Vector) -> Result<(), Self::Error>;
+}
+
+/// Why an estimate stopped short.
+#[derive(Debug)]
+pub enum LanczosError<E> {
+    /// An operation failed (a device error).
+    Ops(E),
+    /// CG-Lanczos broke down: the operator or preconditioner is not SPD, or NaN.
+    Breakdown(String),
+}
+
+impl<E> From<E> for LanczosError<E> {
+    fn from(e: E) -> Self {
+        LanczosError::Ops(e)
+    }
+}
+
+/// `lambda_max(M^-1 A)` from `iterations` (at most 64) steps of
+/// `M`-preconditioned CG on `A x = start` from `x = 0`: the CG coefficients
+/// define the Lanczos tridiagonal `T` (`T_jj = 1/alpha_j + beta_{j-1}/alpha_{j-1}`,
+/// `T_j,j+1 = sqrt(beta_j)/alpha_j`) whose largest eigenvalue is returned.
+/// `r`, `z`, `p`, `ap` are scratch of the operator's size. A non-positive
+/// curvature or preconditioned residual (not SPD) or NaN is a breakdown.
+#[allow(clippy::too_many_arguments)]
+pub fn cg_lanczos<O: LanczosOps>(
+    ops: &O,
+    start: &O::Vector,
     iterations: usize,
-    ws: &mut EigWorkspace,
-) -> Result<f64, String> {
-    let EigWorkspace { rhs, r, z, p, ap } = ws;
-    r.copy_from_slice(rhs);
-    precondition(r, z);
-    p.copy_from_slice(z);
-    let mut rz = dot(r, z);
+    r: &mut O::Vector,
+    z: &mut O::Vector,
+    p: &mut O::Vector,
+    ap: &mut O::Vector,
+) -> Result<f64, LanczosError<O::Error>> {
+    ops.copy(start, r)?;
+    ops.precondition(r, z)?;
+    ops.copy(z, p)?;
+    let mut rz = ops.dot(r, z)?;
     if !(rz > 0.0) {
-        return Err(format!("preconditioned residual norm {rz:e} is not positive"));
+        return Err(LanczosError::Breakdown(format!(
+            "preconditioned residual norm {rz:e} is not positive"
+        )));
     }
     let mut alphas = [0.0f64; 64];
     let mut betas = [0.0f64; 64];
     let iterations = iterations.clamp(1, 64);
     let mut m = 0;
     for k in 0..iterations {
-        spmv(a, p, ap);
-        let pap = dot(p, ap);
+        ops.apply(p, ap)?;
+        let pap = ops.dot(p, ap)?;
         if !pap.is_finite() {
-            return Err("NaN or infinity in the operator".into());
+            return Err(LanczosError::Breakdown("NaN or infinity in the operator".into()));
         }
         if pap <= 0.0 {
-            return Err(format!("curvature p^T A p = {pap:e} at step {k}"));
+            return Err(LanczosError::Breakdown(format!(
+                "curvature p^T A p = {pap:e} at step {k}"
+            )));
         }
         let alpha = rz / pap;
-        axpy(-alpha, ap, r);
-        precondition(r, z);
-        let rz_new = dot(r, z);
+        ops.axpy(-alpha, ap, r)?;
+        ops.precondition(r, z)?;
+        let rz_new = ops.dot(r, z)?;
         alphas[k] = alpha;
         m = k + 1;
         if !(rz_new > 1e-300 * rz) {
@@ -85,9 +127,59 @@ pub fn estimate_lambda_max(
         let beta = rz_new / rz;
         betas[k] = beta;
         rz = rz_new;
-        xpby(z, beta, p);
+        ops.xpby(z, beta, p)?;
     }
     Ok(cg_lanczos_lambda_max(&alphas[..m], &betas[..m]))
+}
+
+/// Host vectors: `A` a block-CSR operator, `M^-1` any closure.
+struct HostLanczos<'a> {
+    a: &'a BlockCsr,
+    precondition: &'a dyn Fn(&[f64], &mut [f64]),
+}
+
+impl LanczosOps for HostLanczos<'_> {
+    type Vector = Vec<f64>;
+    type Error = std::convert::Infallible;
+    fn apply(&self, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), Self::Error> {
+        spmv(self.a, x, y);
+        Ok(())
+    }
+    fn precondition(&self, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), Self::Error> {
+        (self.precondition)(x, y);
+        Ok(())
+    }
+    fn dot(&self, x: &Vec<f64>, y: &Vec<f64>) -> Result<f64, Self::Error> {
+        Ok(dot(x, y))
+    }
+    fn axpy(&self, alpha: f64, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), Self::Error> {
+        axpy(alpha, x, y);
+        Ok(())
+    }
+    fn xpby(&self, x: &Vec<f64>, beta: f64, y: &mut Vec<f64>) -> Result<(), Self::Error> {
+        xpby(x, beta, y);
+        Ok(())
+    }
+    fn copy(&self, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), Self::Error> {
+        y.copy_from_slice(x);
+        Ok(())
+    }
+}
+
+/// [`cg_lanczos`] on the host: `lambda_max(M^-1 A)` with `M^-1` given as a
+/// closure, from the workspace's fixed pseudo-random right-hand side.
+pub fn estimate_lambda_max(
+    a: &BlockCsr,
+    precondition: &dyn Fn(&[f64], &mut [f64]),
+    iterations: usize,
+    ws: &mut EigWorkspace,
+) -> Result<f64, String> {
+    let EigWorkspace { rhs, r, z, p, ap } = ws;
+    let ops = HostLanczos { a, precondition };
+    cg_lanczos(&ops, rhs, iterations, r, z, p, ap).map_err(|e| match e {
+        LanczosError::Breakdown(why) => why,
+        LanczosError::Ops(never) => match never {},
+    })
 }
 
 /// The largest Ritz value of `m` CG steps with step lengths `alphas` and

@@ -53,7 +53,11 @@ fn refused(args: &[&str]) {
     assert!(!e.status.success(), "wrong success: {args:?}");
     assert!(!e.stderr.contains("panicked"), "panic: {args:?}: {}", e.stderr);
     assert!(e.stderr.trim_start().starts_with("error:"), "{args:?}: {}", e.stderr);
-    assert!(e.elapsed < Duration::from_secs(1), "{args:?} took {:?} to refuse", e.elapsed);
+    assert!(
+        e.elapsed < Duration::from_secs(1),
+        "{args:?} took {:?} to refuse",
+        e.elapsed
+    );
 }
 
 #[test]
@@ -130,14 +134,25 @@ fn hostile_options_and_streams() {
             let e = run(cmd, Duration::from_secs(60));
             assert_eq!(e.status.code(), Some(74), "{args:?}: {}", e.stderr);
             assert!(!e.stderr.contains("panicked"), "{args:?}: {}", e.stderr);
-            assert!(e.stderr.contains("error: cannot write the output"), "{args:?}: {}", e.stderr);
+            assert!(
+                e.stderr.contains("error: cannot write the output"),
+                "{args:?}: {}",
+                e.stderr
+            );
             cases += 1;
         }
         let mut cmd = ptap();
         cmd.args(["solve", "--k", "0"]).stdout(Stdio::null());
         let t = Instant::now();
-        let status = cmd.stderr(std::fs::File::create("/dev/full").unwrap()).status().unwrap();
-        assert_eq!(status.code(), Some(1), "a refusal with stderr full still exits 1, no abort");
+        let status = cmd
+            .stderr(std::fs::File::create("/dev/full").unwrap())
+            .status()
+            .unwrap();
+        assert_eq!(
+            status.code(),
+            Some(1),
+            "a refusal with stderr full still exits 1, no abort"
+        );
         assert!(t.elapsed() < Duration::from_secs(1));
         cases += 1;
     }
@@ -154,12 +169,20 @@ fn hostile_options_and_streams() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!err.contains("panicked"), "{args:?}: {err}");
         use std::os::unix::process::ExitStatusExt;
-        assert_eq!(out.status.signal(), Some(13), "{args:?}: ended by SIGPIPE, got {:?}", out.status);
+        assert_eq!(
+            out.status.signal(),
+            Some(13),
+            "{args:?}: ended by SIGPIPE, got {:?}",
+            out.status
+        );
         cases += 1;
     }
 
     // Class 7: the one non-deterministic variant says so.
-    let out = ptap().args(["solve", "--k", "2", "--variant", "outer-product"]).output().unwrap();
+    let out = ptap()
+        .args(["solve", "--k", "2", "--variant", "outer-product"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("non-deterministic"));
     let help = ptap().args(["solve", "--help"]).output().unwrap();

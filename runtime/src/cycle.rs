@@ -2,7 +2,7 @@
 //! [`Backend`] (amg.md, solve phase); the V-cycle that calls them is in
 //! [`crate::solver`].
 use crate::backend::Backend;
-use ptap_amg::eig::cg_lanczos_lambda_max;
+use ptap_amg::eig::{cg_lanczos, LanczosOps};
 
 /// Seed of the eigen-estimate's start vector (`ptap_amg::eig::pseudo_random_vector`).
 pub const EIG_SEED: u64 = 0x5eed_ca11_ab1e;
@@ -57,23 +57,45 @@ pub fn chebyshev_smooth<B: Backend>(
     be.jacobi_update(jacobi, w * s, r, w - 1.0, t, x)
 }
 
-/// Why an eigen-estimate stopped short.
-pub enum EigenError<E> {
-    Backend(E),
-    /// CG-Lanczos broke down (the operator or preconditioner is not SPD).
-    Breakdown(String),
+/// Why an eigen-estimate stopped short (a backend error, or a CG-Lanczos breakdown).
+pub use ptap_amg::eig::LanczosError as EigenError;
+
+/// `A` and point-block Jacobi on a backend, as CG-Lanczos sees them.
+struct BackendLanczos<'a, B: Backend> {
+    be: &'a B,
+    a: &'a B::Matrix,
+    jacobi: &'a B::Jacobi,
 }
 
-impl<E> From<E> for EigenError<E> {
-    fn from(e: E) -> Self {
-        EigenError::Backend(e)
+impl<B: Backend> LanczosOps for BackendLanczos<'_, B> {
+    type Vector = B::Vector;
+    type Error = B::Error;
+    fn apply(&self, x: &B::Vector, y: &mut B::Vector) -> Result<(), B::Error> {
+        self.be.spmv(self.a, x, y)
+    }
+    fn precondition(&self, x: &B::Vector, y: &mut B::Vector) -> Result<(), B::Error> {
+        self.be.fill(y, 0.0)?;
+        self.be.jacobi_update(self.jacobi, 1.0, x, 0.0, x, y)
+    }
+    fn dot(&self, x: &B::Vector, y: &B::Vector) -> Result<f64, B::Error> {
+        self.be.dot(x, y)
+    }
+    fn axpy(&self, alpha: f64, x: &B::Vector, y: &mut B::Vector) -> Result<(), B::Error> {
+        self.be.axpy(alpha, x, y)
+    }
+    fn xpby(&self, x: &B::Vector, beta: f64, y: &mut B::Vector) -> Result<(), B::Error> {
+        self.be.xpby(x, beta, y)
+    }
+    fn copy(&self, x: &B::Vector, y: &mut B::Vector) -> Result<(), B::Error> {
+        self.be.copy(x, y)
     }
 }
 
 /// `lambda_max(D^-1 A)` by `iterations` (at most 64) steps of Jacobi-
 /// preconditioned CG from the fixed start vector `start`, the top Ritz value
-/// of the CG-Lanczos tridiagonal (amg.md; `ptap_amg::eig::estimate_lambda_max`
-/// step for step). `r`, `z`, `p`, `ap` are scratch of the operator's size.
+/// of the CG-Lanczos tridiagonal (amg.md; [`ptap_amg::eig::cg_lanczos`], the
+/// one implementation mesh setup uses too). `r`, `z`, `p`, `ap` are scratch of
+/// the operator's size.
 #[allow(clippy::too_many_arguments)]
 pub fn estimate_lambda_max<B: Backend>(
     be: &B,
@@ -86,47 +108,5 @@ pub fn estimate_lambda_max<B: Backend>(
     p: &mut B::Vector,
     ap: &mut B::Vector,
 ) -> Result<f64, EigenError<B::Error>> {
-    let precondition = |x: &B::Vector, y: &mut B::Vector| -> Result<(), B::Error> {
-        be.fill(y, 0.0)?;
-        be.jacobi_update(jacobi, 1.0, x, 0.0, x, y)
-    };
-    be.copy(start, r)?;
-    precondition(r, z)?;
-    be.copy(z, p)?;
-    let mut rz = be.dot(r, z)?;
-    if !(rz > 0.0) {
-        return Err(EigenError::Breakdown(format!(
-            "preconditioned residual norm {rz:e} is not positive"
-        )));
-    }
-    let mut alphas = [0.0f64; 64];
-    let mut betas = [0.0f64; 64];
-    let iterations = iterations.clamp(1, 64);
-    let mut m = 0;
-    for k in 0..iterations {
-        be.spmv(a, p, ap)?;
-        let pap = be.dot(p, ap)?;
-        if !pap.is_finite() {
-            return Err(EigenError::Breakdown("NaN or infinity in the operator".into()));
-        }
-        if pap <= 0.0 {
-            return Err(EigenError::Breakdown(format!(
-                "curvature p^T A p = {pap:e} at step {k}"
-            )));
-        }
-        let alpha = rz / pap;
-        be.axpy(-alpha, ap, r)?;
-        precondition(r, z)?;
-        let rz_new = be.dot(r, z)?;
-        alphas[k] = alpha;
-        m = k + 1;
-        if !(rz_new > 1e-300 * rz) {
-            break; // exact convergence: T is complete
-        }
-        let beta = rz_new / rz;
-        betas[k] = beta;
-        rz = rz_new;
-        be.xpby(z, beta, p)?;
-    }
-    Ok(cg_lanczos_lambda_max(&alphas[..m], &betas[..m]))
+    cg_lanczos(&BackendLanczos { be, a, jacobi }, start, iterations, r, z, p, ap)
 }

@@ -597,7 +597,7 @@ impl<B: Backend> Hierarchy<B> {
             let LevelWork { x, rhs, r, t } = &mut lev.work;
             sm.lambda_max = estimate_lambda_max(be, &lev.a, &sm.jacobi, &sm.start, iterations, r, x, rhs, t).map_err(
                 |e| match e {
-                    EigenError::Backend(e) => e,
+                    EigenError::Ops(e) => e,
                     EigenError::Breakdown(why) => RuntimeError::from(AmgError::EigenBreakdown { level: l, why }).into(),
                 },
             )?;

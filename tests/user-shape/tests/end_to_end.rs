@@ -148,7 +148,7 @@ fn smoother_on_10x10_blocks_reduces_the_residual_and_equals_the_generic_loops() 
         let (mut x, mut r, mut t, mut p) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
         let lambda = match estimate_lambda_max(&cpu, &ac, &jacobi, &start, 10, &mut r, &mut x, &mut p, &mut t) {
             Ok(l) => l,
-            Err(EigenError::Backend(e)) => panic!("{e}"),
+            Err(EigenError::Ops(e)) => panic!("{e}"),
             Err(EigenError::Breakdown(why)) => panic!("{why}"),
         };
         x.fill(0.0);
