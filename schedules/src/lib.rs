@@ -11,6 +11,7 @@
 
 pub mod array;
 pub mod file;
+pub mod fsio;
 pub mod inspect;
 pub mod machine;
 pub mod model;
