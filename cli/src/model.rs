@@ -69,6 +69,7 @@ pub fn run(args: &ModelArgs) -> Result<()> {
                 .collect()
         }
         (None, Some(a), Some(p)) => {
+            ptap_io::check_operand_headers(a, p)?;
             let am = ptap_io::read_matrix(a, BlockSpec::Infer)?;
             let pm = ptap_io::read_matrix(p, BlockSpec::Infer)?;
             vec![("A,P".to_string(), am, pm)]

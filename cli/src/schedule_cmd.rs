@@ -132,6 +132,7 @@ fn file_bundle(a: &BlockCsr, p: &BlockCsr, variant: Option<Variant>) -> Result<(
 }
 
 fn read_operands(a: &Path, p: &Path) -> Result<(BlockCsr, BlockCsr)> {
+    ptap_io::check_operand_headers(a, p)?;
     let am = ptap_io::read_matrix(a, BlockSpec::Infer).with_context(|| format!("reading A from {}", a.display()))?;
     let pm = ptap_io::read_matrix(p, BlockSpec::Infer).with_context(|| format!("reading P from {}", p.display()))?;
     am.check_finite("A")

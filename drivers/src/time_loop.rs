@@ -104,7 +104,8 @@ pub struct Step {
 #[derive(Clone, Debug, Serialize)]
 pub struct CacheReport {
     pub path: String,
-    /// "loaded", "written", or "rebuilt" (with `reason`).
+    /// "loaded", "written", "rebuilt" (with `reason`) or "unwritable" (with
+    /// `reason`: the run went on without the cache).
     pub status: &'static str,
     pub reason: Option<String>,
     pub load_s: Option<f64>,
@@ -255,18 +256,33 @@ pub fn run_beam(
     };
     if let (Some((path, reason)), Some(bundle)) = (write_to, report.1.take()) {
         let t = Instant::now();
-        write_bundle(&path, &bundle)?;
-        let write_s = t.elapsed().as_secs_f64();
-        if options.verbose {
-            eprintln!("schedule cache: wrote {}", path.display());
+        // The run has done its work: a cache that cannot take the file (read-only,
+        // full, a FIFO in the way, no key) costs one warning, never the run.
+        match write_bundle(&path, &bundle) {
+            Ok(_) => {
+                let write_s = t.elapsed().as_secs_f64();
+                if options.verbose {
+                    eprintln!("schedule cache: wrote {}", path.display());
+                }
+                cache = Some(CacheReport {
+                    path: path.display().to_string(),
+                    status: if reason.is_some() { "rebuilt" } else { "written" },
+                    reason,
+                    load_s: None,
+                    write_s: Some(write_s),
+                });
+            }
+            Err(e) => {
+                eprintln!("warning: the schedule cache was not written ({e}); the run continues without it");
+                cache = Some(CacheReport {
+                    path: path.display().to_string(),
+                    status: "unwritable",
+                    reason: Some(e.to_string()),
+                    load_s: None,
+                    write_s: None,
+                });
+            }
         }
-        cache = Some(CacheReport {
-            path: path.display().to_string(),
-            status: if reason.is_some() { "rebuilt" } else { "written" },
-            reason,
-            load_s: None,
-            write_s: Some(write_s),
-        });
     }
     let mut r = report.0;
     r.k = k;
@@ -294,10 +310,20 @@ fn mesh_setup(
     let Some(dir) = &options.schedule_cache else {
         return Ok((build(progress)?, None, None));
     };
-    std::fs::create_dir_all(dir)
-        .with_context(|| format!("cannot create the schedule cache directory {}", dir.display()))?;
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        eprintln!(
+            "warning: cannot create the schedule cache directory {} ({e}); running without the cache",
+            dir.display()
+        );
+        return Ok((build(progress)?, None, None));
+    }
+    // Temporary files of writers killed before their rename.
+    let stale = ptap_schedules::fsio::clean_stale_temps(dir, ".ptaps");
+    if stale > 0 && options.verbose {
+        eprintln!("schedule cache: removed {stale} temporary files of dead writers");
+    }
     let path = cache_path(dir, options.k, opts);
-    let loaded = if path.exists() {
+    let loaded = if std::fs::symlink_metadata(&path).is_ok() {
         let t = Instant::now();
         let attempt = MappedBundle::open(&path).map_err(anyhow::Error::from).and_then(|b| {
             MeshSetup::from_bundle(problem.a.clone(), modes, &Arc::new(b), opts, progress).map_err(anyhow::Error::from)

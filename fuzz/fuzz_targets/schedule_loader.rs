@@ -3,7 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ptap_schedules::file::{reseal_for_testing, validate_bytes, ArrayKind, MappedBundle};
+use ptap_schedules::file::{seal_for_testing, validate_bytes_with_key, ArrayKind, MappedBundle};
+use ptap_schedules::key::TagKey;
 use ptap_sparse::BlockPattern;
 
 /// Touches every accessor, as an executor would.
@@ -33,16 +34,17 @@ fn walk(m: &MappedBundle, pattern: &BlockPattern) {
 
 fuzz_target!(|data: &[u8]| {
     let pattern = BlockPattern::from_rows(2, &[vec![0, 1], vec![1]]).expect("a valid pattern");
-    // As given: the header and checksum checks refuse nearly everything.
-    match validate_bytes(data) {
+    let key = TagKey::from_bytes([0x5a; 32]);
+    // As given: the header, checksum and tag checks refuse nearly everything.
+    match validate_bytes_with_key(data, &key) {
         Ok(m) => walk(&m, &pattern),
         Err(e) => drop(e.to_string()),
     }
-    // Resealed (right magic, version, length and checksum), so the input reaches
-    // rkyv's validation of the metadata and the array bounds checks.
+    // Sealed (right magic, version, length, checksum and tag), so the input
+    // reaches rkyv's validation of the metadata and the array bounds checks.
     let mut sealed = data.to_vec();
-    reseal_for_testing(&mut sealed);
-    match validate_bytes(&sealed) {
+    seal_for_testing(&mut sealed, &key);
+    match validate_bytes_with_key(&sealed, &key) {
         Ok(m) => walk(&m, &pattern),
         Err(e) => drop(e.to_string()),
     }

@@ -193,6 +193,23 @@ pub enum IoError {
         a_ji: f64,
     },
 
+    /// A header that claims more than a file of this size can hold (checked
+    /// before anything is allocated).
+    #[error(
+        "{}: the header claims {claim}, more than a file of {file_len} bytes can hold; the file is truncated or its \
+         header is wrong, so fix it",
+        .path.display()
+    )]
+    HeaderClaim {
+        path: PathBuf,
+        claim: String,
+        file_len: u64,
+    },
+
+    /// A path that is not a regular file (a FIFO, a device, a directory).
+    #[error("{} is {kind}, not a regular file; pass a regular file", .path.display())]
+    NotRegular { path: PathBuf, kind: &'static str },
+
     /// Sizes beyond what the format or the in-memory types can hold.
     #[error("{}: {what} is too large; {todo}", .path.display())]
     TooLarge {
@@ -240,6 +257,8 @@ impl IoError {
             | IoError::NotSquare { path, .. }
             | IoError::NotSymmetric { path, .. }
             | IoError::TooLarge { path, .. }
+            | IoError::HeaderClaim { path, .. }
+            | IoError::NotRegular { path, .. }
             | IoError::Sparse { path, .. } => path,
         }
     }

@@ -70,7 +70,7 @@ pub enum FileFormat {
 
 /// Up to `N` leading bytes of a file.
 fn head<const N: usize>(path: &Path) -> Result<([u8; N], usize), IoError> {
-    let mut f = std::fs::File::open(path).map_err(|e| IoError::os("open", path, e))?;
+    let (mut f, _) = mm::open(path)?;
     let mut buf = [0u8; N];
     let mut n = 0;
     while n < N {
@@ -100,6 +100,56 @@ pub fn detect_format(path: impl AsRef<Path>) -> Result<FileFormat, IoError> {
             path: path.to_path_buf(),
         }),
     }
+}
+
+/// What a matrix file's header claims, read without the data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatrixHeader {
+    /// Scalar rows and columns.
+    pub rows: usize,
+    pub cols: usize,
+    /// Entries the file stores (a `symmetric` Matrix Market file: one triangle).
+    pub entries: usize,
+}
+
+/// Reads just the header of a matrix file in either format and checks its
+/// claims against the file's size (a coordinate entry takes at least 6 bytes,
+/// a PETSc Mat's arrays must fit, and rows and columns are bounded by the
+/// entries), so that nothing is allocated for a header that lies.
+pub fn read_matrix_header(path: impl AsRef<Path>) -> Result<MatrixHeader, IoError> {
+    let path = path.as_ref();
+    let (rows, cols, entries) = match detect_format(path)? {
+        FileFormat::MatrixMarket => mm::read_mm_header(path)?,
+        FileFormat::PetscBinary => petsc::read_mat_header(path)?,
+    };
+    Ok(MatrixHeader { rows, cols, entries })
+}
+
+/// Checks from the headers alone that `P^T A P` makes sense for the files
+/// `a` and `p`: `A` square and `P` with as many rows as `A`. Call it before
+/// reading either matrix, so a wrong pair costs two headers, not two matrices.
+pub fn check_operand_headers(a: impl AsRef<Path>, p: impl AsRef<Path>) -> Result<(), IoError> {
+    let (a, p) = (a.as_ref(), p.as_ref());
+    let ha = read_matrix_header(a)?;
+    let hp = read_matrix_header(p)?;
+    if ha.rows != ha.cols {
+        return Err(IoError::Shape {
+            path: a.to_path_buf(),
+            what: format!("A is {}x{}, not square; P^T A P needs a square A", ha.rows, ha.cols),
+        });
+    }
+    if hp.rows != ha.rows {
+        return Err(IoError::Shape {
+            path: p.to_path_buf(),
+            what: format!(
+                "P has {} rows but A ({}) has {}; pass the prolongator of this A",
+                hp.rows,
+                a.display(),
+                ha.rows
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// Reads a matrix from either format ([`detect_format`] decides), with the

@@ -77,15 +77,86 @@ impl<R: BufRead> Lines<R> {
     }
 }
 
-pub(crate) fn open(path: &Path) -> Result<(File, u64), IoError> {
-    let f = File::open(path).map_err(|e| IoError::os("open", path, e))?;
-    let len = f.metadata().map_err(|e| IoError::os("read", path, e))?.len();
-    Ok((f, len))
+fn kind_of(t: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else {
+        "not a regular file"
+    }
 }
 
+/// Opens `path` for reading and returns it with its length, refusing anything
+/// but a regular file: the type is checked before opening (a FIFO is never
+/// opened, so it cannot block) and again on the file, opened non-blocking.
+pub(crate) fn open(path: &Path) -> Result<(File, u64), IoError> {
+    let not_regular = |t| IoError::NotRegular {
+        path: path.to_path_buf(),
+        kind: kind_of(t),
+    };
+    let meta = std::fs::metadata(path).map_err(|e| IoError::os("open", path, e))?;
+    if !meta.is_file() {
+        return Err(not_regular(meta.file_type()));
+    }
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NONBLOCK);
+    }
+    let f = opts.open(path).map_err(|e| IoError::os("open", path, e))?;
+    let meta = f.metadata().map_err(|e| IoError::os("read", path, e))?;
+    if !meta.is_file() {
+        return Err(not_regular(meta.file_type()));
+    }
+    Ok((f, meta.len()))
+}
+
+/// Creates (or truncates) `path` for writing; refuses to write through a
+/// symbolic link or into a FIFO, device or directory.
 pub(crate) fn create(path: &Path) -> Result<BufWriter<File>, IoError> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if !m.file_type().is_file() => {
+            return Err(IoError::NotRegular {
+                path: path.to_path_buf(),
+                kind: kind_of(m.file_type()),
+            })
+        }
+        _ => {}
+    }
     let f = File::create(path).map_err(|e| IoError::os("create", path, e))?;
     Ok(BufWriter::with_capacity(1 << 20, f))
+}
+
+/// Most rows (or columns) a sparse file with `stored` scalar entries may
+/// claim: 64 per entry, plus 64. More means nearly every row is empty, which no
+/// block operator or prolongator is, and it would cost memory the file does
+/// not pay for.
+pub(crate) fn max_dim(stored: u64) -> u64 {
+    stored.saturating_mul(64).saturating_add(64)
+}
+
+pub(crate) fn claim(path: &Path, claim: String, file_len: u64) -> IoError {
+    IoError::HeaderClaim {
+        path: path.to_path_buf(),
+        claim,
+        file_len,
+    }
 }
 
 pub(crate) fn finish(w: BufWriter<File>, path: &Path) -> Result<(), IoError> {
@@ -175,7 +246,12 @@ fn read_size(path: &Path, line: usize, tok: &[u8]) -> Result<usize, IoError> {
 
 const BANNER: &str = "`%%MatrixMarket matrix <coordinate|array> <real|integer> <general|symmetric>`";
 
-fn read_header<R: BufRead>(lines: &mut Lines<R>, path: &Path, purpose: Purpose) -> Result<Header, IoError> {
+fn read_header<R: BufRead>(
+    lines: &mut Lines<R>,
+    path: &Path,
+    purpose: Purpose,
+    file_len: u64,
+) -> Result<Header, IoError> {
     if !lines.advance(path)? {
         return Err(malformed(
             path,
@@ -350,6 +426,42 @@ fn read_header<R: BufRead>(lines: &mut Lines<R>, path: &Path, purpose: Purpose) 
         }
         .ok_or_else(|| too_large(format!("the dense size {rows}x{cols} on line {size_line}")))?,
     };
+    // The file's size bounds what the size line may claim, before anything is
+    // allocated: a coordinate entry takes at least 6 bytes (`1 1 1` and a line
+    // end; 5 for the last), an array value 2; and the row and column counts are
+    // bounded by the entries (`max_dim`).
+    let (per_entry, layout_name) = match layout {
+        Layout::Coordinate => (6u64, "entries"),
+        Layout::Array => (2u64, "values"),
+    };
+    if (entries as u64).saturating_mul(per_entry) > file_len.saturating_add(1) {
+        return Err(claim(
+            path,
+            format!("{entries} {layout_name} on line {size_line}"),
+            file_len,
+        ));
+    }
+    if layout == Layout::Coordinate {
+        let stored = if symmetry == Symmetry::Symmetric {
+            2 * entries as u64
+        } else {
+            entries as u64
+        };
+        // A dense read (a near-null space, a vector) allocates rows x cols: sparse
+        // vectors are fine up to 2^24 values (128 MB), beyond that the entries bound it.
+        let dense_cap = max_dim(stored).max(1 << 24);
+        let too_many = match purpose {
+            Purpose::SparseMatrix => rows as u64 > max_dim(stored) || cols as u64 > max_dim(stored),
+            Purpose::Dense => (rows as u64).saturating_mul(cols as u64) > dense_cap,
+        };
+        if too_many {
+            return Err(claim(
+                path,
+                format!("a {rows}x{cols} matrix with {entries} entries on line {size_line}"),
+                file_len,
+            ));
+        }
+    }
     Ok(Header {
         layout,
         symmetry,
@@ -549,7 +661,7 @@ pub fn read_matrix_market(path: impl AsRef<Path>, block: BlockSpec) -> Result<Bl
     let path = path.as_ref();
     let (f, len) = open(path)?;
     let mut lines = Lines::new(BufReader::with_capacity(1 << 16, f));
-    let h = read_header(&mut lines, path, Purpose::SparseMatrix)?;
+    let h = read_header(&mut lines, path, Purpose::SparseMatrix, len)?;
     let t = read_coordinate(&mut lines, path, &h, len)?;
     let csr = t.into_csr(path)?;
     let (br, bc) = match block {
@@ -570,6 +682,15 @@ pub fn read_matrix_market(path: impl AsRef<Path>, block: BlockSpec) -> Result<Bl
     csr.to_block(br, bc, path)
 }
 
+/// The scalar rows, columns and entries a sparse Matrix Market file's header
+/// claims, checked against the file's size (see [`crate::read_matrix_header`]).
+pub(crate) fn read_mm_header(path: &Path) -> Result<(usize, usize, usize), IoError> {
+    let (f, len) = open(path)?;
+    let mut lines = Lines::new(BufReader::with_capacity(1 << 12, f));
+    let h = read_header(&mut lines, path, Purpose::SparseMatrix, len)?;
+    Ok((h.rows, h.cols, h.entries))
+}
+
 /// Reads a dense Matrix Market matrix as `(rows, cols, values row-major)`.
 ///
 /// Accepts `array` files (column-major on disk, converted here; `symmetric`
@@ -579,7 +700,7 @@ pub fn read_mm_dense(path: impl AsRef<Path>) -> Result<(usize, usize, Vec<f64>),
     let path = path.as_ref();
     let (f, len) = open(path)?;
     let mut lines = Lines::new(BufReader::with_capacity(1 << 16, f));
-    let h = read_header(&mut lines, path, Purpose::Dense)?;
+    let h = read_header(&mut lines, path, Purpose::Dense, len)?;
     let data = match h.layout {
         Layout::Array => read_array(&mut lines, path, &h, len)?,
         Layout::Coordinate => read_coordinate(&mut lines, path, &h, len)?

@@ -34,7 +34,64 @@ fn be_f64(b: &[u8], pos: usize) -> f64 {
 }
 
 fn read_all(path: &Path) -> Result<Vec<u8>, IoError> {
-    std::fs::read(path).map_err(|e| IoError::os("read", path, e))
+    use std::io::Read;
+    let (mut f, len) = crate::mm::open(path).map_err(|e| match e {
+        IoError::Os { path, err, .. } => IoError::Os {
+            action: "read",
+            path,
+            err,
+        },
+        other => other,
+    })?;
+    let mut b = Vec::with_capacity(len as usize);
+    f.read_to_end(&mut b).map_err(|e| IoError::os("read", path, e))?;
+    Ok(b)
+}
+
+/// Checks a Mat header's counts against the file's length before anything is
+/// allocated: the row lengths, column indices and values must fit, and the
+/// column count is bounded by the nonzeros (`max_dim`).
+fn check_mat_claims(path: &Path, file_len: u64, m: usize, n: usize, nz: usize) -> Result<(), IoError> {
+    let promised = 16 + 4 * m as u64 + 12 * nz as u64;
+    if file_len < promised {
+        return Err(crate::mm::claim(
+            path,
+            format!("{m} rows and {nz} nonzeros ({promised} bytes)"),
+            file_len,
+        ));
+    }
+    if n as u64 > crate::mm::max_dim(nz as u64) {
+        return Err(crate::mm::claim(
+            path,
+            format!("{n} columns for {nz} nonzeros"),
+            file_len,
+        ));
+    }
+    Ok(())
+}
+
+/// The rows, columns and nonzeros a PETSc Mat header claims, checked against
+/// the file's length; reads 16 bytes.
+pub(crate) fn read_mat_header(path: &Path) -> Result<(usize, usize, usize), IoError> {
+    use std::io::Read;
+    let (f, len) = crate::mm::open(path)?;
+    let mut b = Vec::with_capacity(16);
+    f.take(16)
+        .read_to_end(&mut b)
+        .map_err(|e| IoError::os("read", path, e))?;
+    check_class(path, &b, 0, MAT_FILE_CLASSID, "Mat")?;
+    if b.len() < 16 {
+        return Err(truncated(path, b.len(), 16));
+    }
+    let (m, n, nz) = (be_i32(&b, 4), be_i32(&b, 8), be_i32(&b, 12));
+    for (what, v) in [("the row count", m), ("the column count", n), ("the nonzero count", nz)] {
+        if v < 0 {
+            return Err(negative(path, what, v as i64));
+        }
+    }
+    let (m, n, nz) = (m as usize, n as usize, nz as usize);
+    check_mat_claims(path, len, m, n, nz)?;
+    Ok((m, n, nz))
 }
 
 fn truncated(path: &Path, len: usize, promised: u64) -> IoError {
@@ -118,6 +175,7 @@ fn read_scalar_mat(path: &Path) -> Result<ScalarCsr, IoError> {
     if (b.len() as u64) < promised {
         return Err(truncated(path, b.len(), promised));
     }
+    check_mat_claims(path, b.len() as u64, m, n, nzu)?;
     let mut row_ptr = Vec::with_capacity(m + 1);
     row_ptr.push(0usize);
     let mut sum: i64 = 0;
@@ -203,10 +261,10 @@ pub fn info_path(path: &Path) -> PathBuf {
 /// `.info` file or it records neither.
 fn info_block(path: &Path) -> Result<Option<(usize, usize, String)>, IoError> {
     let info = info_path(path);
-    let f = match std::fs::File::open(&info) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(IoError::os("open", &info, e)),
+    let f = match crate::mm::open(&info) {
+        Ok((f, _)) => f,
+        Err(IoError::Os { err, .. }) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
     };
     let mut lines = Lines::new(BufReader::new(f));
     let (mut opt, mut ptap) = (None, None);

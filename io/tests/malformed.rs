@@ -324,21 +324,107 @@ fn petsc_inconsistent_contents() {
 }
 
 #[test]
-fn huge_column_counts_cost_nothing() {
-    // N = 2^31 - 1 with three entries: no array over the columns is allocated.
+fn huge_column_counts_are_refused_from_the_header() {
+    // N = 2^31 - 1 with three entries: refused before anything is allocated
+    // (the matrix itself would be cheap, but its transpose is not).
     let mut b = ints(&[1211216, 2, i32::MAX, 3, 2, 1, 0, i32::MAX - 1, 5]);
     b.extend(reals(&[1.0, 2.0, 3.0]));
     let f = Tmp::new("wide.petsc");
     f.write_bytes(&b);
-    let a = read_petsc_mat(&f, BlockSpec::Infer).unwrap();
-    assert_eq!((a.scalar_rows(), a.scalar_cols(), a.nnzb()), (2, i32::MAX as usize, 3));
+    let e = read_petsc_mat(&f, BlockSpec::Infer).unwrap_err().to_string();
+    assert!(
+        e.contains(&f.name())
+            && e.contains("the header claims 2147483647 columns for 3 nonzeros, more than a file of 60 bytes can hold"),
+        "{e}"
+    );
+    assert_eq!(read_matrix_header(&f).unwrap_err().to_string(), e);
     let e = read_near_null(&f).unwrap_err().to_string();
-    assert!(e.contains("more modes (columns) than rows"), "{e}");
+    assert!(e.contains("2147483647 columns"), "{e}");
+    // Within the bound (64 per entry, plus 64) a wide matrix still reads.
     let g = Tmp::new("wide.mtx");
-    g.write(&format!("{GOOD}1 4294967295 1\n1 4294967295 2.5\n"));
+    g.write(&format!("{GOOD}1 128 1\n1 128 2.5\n"));
     let a = read_matrix_market(&g, BlockSpec::Infer).unwrap();
-    assert_eq!(a.pattern().col_idx(), &[u32::MAX - 1]);
+    assert_eq!(a.pattern().col_idx(), &[127]);
+    g.write(&format!("{GOOD}1 3000000000 1\n1 4294967295 2.5\n"));
+    let e = read_matrix_market(&g, BlockSpec::Infer).unwrap_err().to_string();
+    assert!(
+        e.contains("the header claims a 1x3000000000 matrix with 1 entries on line 2"),
+        "{e}"
+    );
     g.write(&format!("{GOOD}1 4294967296 1\n1 1 2.5\n"));
     let e = read_matrix_market(&g, BlockSpec::Infer).unwrap_err().to_string();
     assert!(e.contains("the size 1x4294967296 on line 2 is too large"), "{e}");
+}
+
+#[test]
+fn size_lines_are_bounded_by_the_file_size() {
+    // A 76-byte file declaring 300,000,000 rows: refused from the header.
+    let f = Tmp::new("tall.mtx");
+    let text = format!("{GOOD}300000000 300000000 3\n1 1 1.0\n2 2 1.0\n3 3 1.0\n");
+    f.write(&text);
+    let len = text.len();
+    let e = read_matrix_market(&f, BlockSpec::Infer).unwrap_err().to_string();
+    assert!(
+        e.contains(&f.name())
+            && e.contains(&format!(
+                "the header claims a 300000000x300000000 matrix with 3 entries on line 2, more than a file of {len} \
+                 bytes can hold"
+            )),
+        "{e}"
+    );
+    // More entries than the bytes can hold.
+    f.write(&format!("{GOOD}4 4 1000\n1 1 1.0\n"));
+    let e = read_matrix_market(&f, BlockSpec::Infer).unwrap_err().to_string();
+    assert!(e.contains("the header claims 1000 entries on line 2"), "{e}");
+    // A PETSc header promising more rows than the file holds.
+    let g = Tmp::new("tall.petsc");
+    g.write_bytes(&ints(&[1211216, 1 << 30, 4, 0]));
+    let e = read_matrix_header(&g).unwrap_err().to_string();
+    assert!(e.contains("the header claims 1073741824 rows and 0 nonzeros"), "{e}");
+}
+
+#[test]
+fn operand_shapes_are_checked_from_the_headers() {
+    let a = Tmp::new("a.mtx");
+    a.write(&format!("{GOOD}4 4 2\n1 1 1.0\n4 4 1.0\n"));
+    let p = Tmp::new("p.mtx");
+    p.write(&format!("{GOOD}3 2 2\n1 1 1.0\n3 2 1.0\n"));
+    assert_eq!(
+        read_matrix_header(&a).unwrap(),
+        MatrixHeader {
+            rows: 4,
+            cols: 4,
+            entries: 2
+        }
+    );
+    let e = check_operand_headers(&a, &p).unwrap_err().to_string();
+    assert!(e.contains("P has 3 rows but A") && e.contains("has 4"), "{e}");
+    p.write(&format!("{GOOD}4 2 2\n1 1 1.0\n3 2 1.0\n"));
+    check_operand_headers(&a, &p).unwrap();
+    let e = check_operand_headers(&p, &a).unwrap_err().to_string();
+    assert!(e.contains("A is 4x2, not square"), "{e}");
+}
+
+#[cfg(unix)]
+#[test]
+fn fifos_and_directories_are_refused_without_blocking() {
+    let f = Tmp::new("fifo.mtx");
+    let path: &std::path::Path = f.as_ref();
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    for e in [
+        read_matrix_market(&f, BlockSpec::Infer).unwrap_err().to_string(),
+        read_matrix(&f, BlockSpec::Infer).unwrap_err().to_string(),
+        read_petsc_vec(&f).unwrap_err().to_string(),
+        read_near_null(&f).unwrap_err().to_string(),
+    ] {
+        assert!(e.contains("is a FIFO, not a regular file"), "{e}");
+    }
+    let e = write_mm_vector(&f, &[1.0]).unwrap_err().to_string();
+    assert!(e.contains("is a FIFO, not a regular file"), "{e}");
+    let e = read_matrix(std::env::temp_dir(), BlockSpec::Infer)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("is a directory, not a regular file"), "{e}");
 }

@@ -6,18 +6,24 @@
 //! patterns, named sizes) and a list of named `u32` / `u64` / `f64` arrays; each variant's
 //! own code converts its schedule to and from those arrays.
 //!
-//! # Layout (format version 2)
+//! # Layout (format version 3)
 //!
 //! | offset | bytes | field |
 //! |---|---|---|
 //! | 0 | 8 | [`MAGIC`] `b"PTAPSCHD"` |
 //! | 8 | 4 | format version, u32 LE ([`FORMAT_VERSION`]) |
 //! | 12 | 4 | flags, u32 LE (0; no flag is defined yet) |
-//! | 16 | 8 | payload length in bytes, u64 LE (= file length - 64) |
-//! | 24 | 32 | blake3 of the header (with these 32 bytes zeroed) followed by the payload |
+//! | 16 | 8 | payload length in bytes, u64 LE (= file length - 128) |
+//! | 24 | 32 | checksum: blake3 of the header (with the checksum and the tag zeroed) followed by the payload |
 //! | 56 | 8 | metadata length in bytes, u64 LE |
-//! | 64 | meta | the metadata: an rkyv archive of the records (everything but the arrays) |
-//! | `align64(64 + meta)` | ... | the data section: each array's elements, little-endian, 64-byte aligned |
+//! | 64 | 32 | tag: blake3 keyed with this user's key ([`crate::key`]) over the checksum |
+//! | 96 | 32 | reserved, zero |
+//! | 128 | meta | the metadata: an rkyv archive of the records (everything but the arrays) |
+//! | `align64(128 + meta)` | ... | the data section: each array's elements, little-endian, 64-byte aligned |
+//!
+//! Version 3 added the tag (and grew the header from 64 to 128 bytes); files of
+//! version 2 and older are refused with [`ScheduleFileError::Version`], which
+//! says to re-run `ptap inspect` (a schedule-cache entry is rebuilt).
 //!
 //! The arrays live outside the rkyv archive, in a raw data section that the
 //! metadata points into with `u64` offsets. rkyv 0.8's default format (which
@@ -49,15 +55,18 @@
 //!
 //! # Robustness
 //!
-//! Loading never panics: a missing file, a file shorter than its header says, a
+//! Loading never panics: a missing file, a path that is not a regular file (a
+//! FIFO is refused before it is opened), a file shorter than its header says, a
 //! wrong magic, a wrong format version, any flipped byte (the checksum covers
-//! every byte of the file but the checksum itself, whose corruption also
-//! mismatches) and a structurally invalid file each return a
-//! [`ScheduleFileError`] whose message names the file and what to do. A schedule
-//! built for other matrices is refused by [`check_pattern`], which says what
-//! differs. Files are replaced atomically ([`write_bundle`] writes a temporary
-//! file and renames it), so a reader's mapping is never changed under it by
-//! ptap itself.
+//! every byte of the file but the checksum and the tag, whose corruption also
+//! mismatches), a tag that does not verify with this user's key (a file edited
+//! and resealed, or written by someone else) and a structurally invalid file
+//! each return a [`ScheduleFileError`] whose message names the file and what to
+//! do. A schedule built for other matrices is refused by [`check_pattern`],
+//! which says what differs. Files are replaced atomically ([`write_bundle`]
+//! writes a temporary file and renames it, and never replaces a FIFO, device,
+//! directory or symbolic link), so a reader's mapping is never changed under it
+//! by ptap itself.
 //!
 //! # Endianness
 //!
@@ -66,10 +75,12 @@
 //! [`ScheduleFileError::ForeignEndian`]: a zero-copy view is impossible there,
 //! and re-inspecting is the supported path.
 
-use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+use crate::fsio;
+use crate::key::{KeyError, TagKey};
 
 use ptap_sparse::BlockPattern;
 use rkyv::rancor;
@@ -80,9 +91,9 @@ use thiserror::Error;
 /// The first eight bytes of every schedule file.
 pub const MAGIC: [u8; 8] = *b"PTAPSCHD";
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// Length of the fixed header; the metadata starts here.
-pub const HEADER_LEN: usize = 64;
+pub const HEADER_LEN: usize = 128;
 /// Alignment of the data section and of every array in it, relative to the
 /// file start (and so in memory: mappings are page-aligned).
 pub const ARRAY_ALIGN: usize = 64;
@@ -92,6 +103,7 @@ const OFF_FLAGS: usize = 12;
 const OFF_PAYLOAD_LEN: usize = 16;
 const OFF_HASH: usize = 24;
 const OFF_META_LEN: usize = 56;
+const OFF_TAG: usize = 64;
 /// Flags this build understands (none yet).
 const KNOWN_FLAGS: u32 = 0;
 /// Inputs at least this long are hashed with rayon.
@@ -130,6 +142,11 @@ pub enum ScheduleFileError {
     Truncated { path: PathBuf, expected: u64, actual: u64 },
     #[error("schedule file {} is corrupt (checksum mismatch); delete it and re-run `ptap inspect`", .path.display())]
     Corrupt { path: PathBuf },
+    #[error("schedule file {} was not written by this user's ptap (its integrity tag does not verify with this user's key): it was edited, or written by another user or machine; re-run `ptap inspect` to rebuild it", .path.display())]
+    Untrusted { path: PathBuf },
+    /// The key that tags schedule files could not be read or made.
+    #[error("{err}")]
+    Key { path: PathBuf, err: KeyError },
     #[error("schedule file {} is malformed ({why}); delete it and re-run `ptap inspect`", .path.display())]
     Invalid { path: PathBuf, why: String },
     #[error("the schedule in {}, level {level}, was built for a different {which} pattern: {detail}; re-run `ptap inspect` for these matrices", .path.display())]
@@ -166,6 +183,8 @@ impl ScheduleFileError {
             | ScheduleFileError::Version { path, .. }
             | ScheduleFileError::Truncated { path, .. }
             | ScheduleFileError::Corrupt { path }
+            | ScheduleFileError::Untrusted { path }
+            | ScheduleFileError::Key { path, .. }
             | ScheduleFileError::Invalid { path, .. }
             | ScheduleFileError::PatternMismatch { path, .. }
             | ScheduleFileError::MissingRecord { path, .. }
@@ -480,10 +499,25 @@ fn kind_from_archived(k: &ArchivedArrayKind) -> ArrayKind {
 // Writing
 // ---------------------------------------------------------------------------
 
-/// Writes `bundle` to `path`, replacing any file there atomically (a temporary
-/// file next to it is written, then renamed; no fsync). Returns the file's
+/// This user's tag key ([`TagKey::user`]), its error naming the schedule file `path`.
+pub fn user_key(path: &Path) -> Result<TagKey> {
+    TagKey::user().map_err(|err| ScheduleFileError::Key {
+        path: path.to_path_buf(),
+        err,
+    })
+}
+
+/// Writes `bundle` to `path`, tagged with this user's key ([`crate::key`]),
+/// replacing any regular file there atomically ([`fsio::write_atomic`]: a
+/// temporary file next to it is written, then renamed; no fsync; a FIFO,
+/// device, directory or symbolic link at `path` is refused). Returns the file's
 /// length in bytes. The arrays are streamed from `bundle`, not copied.
 pub fn write_bundle(path: &Path, bundle: &ScheduleBundle) -> Result<u64> {
+    write_bundle_with_key(path, bundle, &user_key(path)?)
+}
+
+/// [`write_bundle`] with the tag made by `key`.
+pub fn write_bundle_with_key(path: &Path, bundle: &ScheduleBundle, key: &TagKey) -> Result<u64> {
     let encode = |why: String| ScheduleFileError::Encode {
         path: path.to_path_buf(),
         why,
@@ -578,35 +612,20 @@ pub fn write_bundle(path: &Path, bundle: &ScheduleBundle) -> Result<u64> {
         Ok(())
     })
     .expect("hashing does not fail");
-    header[OFF_HASH..OFF_HASH + 32].copy_from_slice(hasher.finalize().as_bytes());
+    let checksum: [u8; 32] = *hasher.finalize().as_bytes();
+    header[OFF_HASH..OFF_HASH + 32].copy_from_slice(&checksum);
+    header[OFF_TAG..OFF_TAG + 32].copy_from_slice(&key.tag(&checksum));
 
-    let tmp = tmp_path(path);
-    let io_err = |action: &'static str, p: &Path| {
-        let p = p.to_path_buf();
-        move |err| ScheduleFileError::Io { path: p, action, err }
-    };
-    let file = File::create(&tmp).map_err(io_err("create", path))?;
-    let mut w = io::BufWriter::with_capacity(1 << 20, file);
-    let written = w
-        .write_all(&header)
-        .and_then(|()| emit_payload(&mut |b| w.write_all(b)))
-        .and_then(|()| w.flush());
-    drop(w);
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io_err("write", path)(e));
-    }
-    if let Err(e) = std::fs::rename(&tmp, path) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io_err("rename", path)(e));
-    }
+    fsio::write_atomic(path, |w| {
+        w.write_all(&header)?;
+        emit_payload(&mut |b| w.write_all(b))
+    })
+    .map_err(|err| ScheduleFileError::Io {
+        path: path.to_path_buf(),
+        action: "write",
+        err,
+    })?;
     Ok(HEADER_LEN as u64 + payload_len)
-}
-
-fn tmp_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
-    name.push(format!(".{}.tmp", std::process::id()));
-    path.with_file_name(name)
 }
 
 // ---------------------------------------------------------------------------
@@ -664,17 +683,23 @@ impl std::fmt::Debug for MappedBundle {
 }
 
 impl MappedBundle {
-    /// Maps and validates a schedule file. Checks, in order: the file is
-    /// readable; it holds a whole header; the magic; the format version; the
-    /// payload length; the checksum; the metadata (rkyv) and every array's
-    /// bounds and alignment.
+    /// Maps and validates a schedule file. Checks, in order: the file is a
+    /// readable regular file; it holds a whole header; the magic; the format
+    /// version; the payload length; the checksum; the tag, with this user's key
+    /// ([`crate::key`]); the metadata (rkyv) and every array's bounds and
+    /// alignment.
     pub fn open(path: &Path) -> Result<Self> {
+        Self::open_with_key(path, &user_key(path)?)
+    }
+
+    /// [`MappedBundle::open`] with the tag checked against `key`.
+    pub fn open_with_key(path: &Path, key: &TagKey) -> Result<Self> {
         let t0 = Instant::now();
         let read_err = |action: &'static str| {
             let p = path.to_path_buf();
             move |err| ScheduleFileError::Io { path: p, action, err }
         };
-        let mut file = File::open(path).map_err(read_err("read"))?;
+        let mut file = fsio::open_regular(path).map_err(read_err("read"))?;
         let len = file.metadata().map_err(read_err("read"))?.len();
         let backing = if len < HEADER_LEN as u64 {
             // Too short to be valid: read it for the diagnosis; do not map.
@@ -691,18 +716,18 @@ impl MappedBundle {
             Backing::Map(unsafe { memmap2::Mmap::map(&file) }.map_err(read_err("map"))?)
         };
         let map_s = t0.elapsed().as_secs_f64();
-        Self::validate(backing, path.to_path_buf(), map_s)
+        Self::validate(backing, path.to_path_buf(), map_s, key)
     }
 
     /// Validates a schedule held in memory (copied into an aligned buffer), as
-    /// [`MappedBundle::open`] does for a file; `name` is used in messages.
-    pub fn from_bytes(bytes: &[u8], name: &Path) -> Result<Self> {
+    /// [`MappedBundle::open_with_key`] does for a file; `name` is used in messages.
+    pub fn from_bytes(bytes: &[u8], name: &Path, key: &TagKey) -> Result<Self> {
         let mut v = AlignedVec::<ARRAY_ALIGN>::with_capacity(bytes.len());
         v.extend_from_slice(bytes);
-        Self::validate(Backing::Heap(v), name.to_path_buf(), 0.0)
+        Self::validate(Backing::Heap(v), name.to_path_buf(), 0.0, key)
     }
 
-    fn validate(backing: Backing, path: PathBuf, map_s: f64) -> Result<Self> {
+    fn validate(backing: Backing, path: PathBuf, map_s: f64, key: &TagKey) -> Result<Self> {
         let bytes = backing.bytes();
         let len = bytes.len() as u64;
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"));
@@ -765,11 +790,18 @@ impl MappedBundle {
         let mut header = [0u8; HEADER_LEN];
         header.copy_from_slice(&bytes[..HEADER_LEN]);
         header[OFF_HASH..OFF_HASH + 32].fill(0);
+        header[OFF_TAG..OFF_TAG + 32].fill(0);
         let mut hasher = blake3::Hasher::new();
         hasher.update(&header);
         hash_bytes(&mut hasher, &bytes[HEADER_LEN..]);
-        if hasher.finalize().as_bytes()[..] != bytes[OFF_HASH..OFF_HASH + 32] {
+        let checksum: [u8; 32] = *hasher.finalize().as_bytes();
+        if checksum[..] != bytes[OFF_HASH..OFF_HASH + 32] {
             return Err(ScheduleFileError::Corrupt { path });
+        }
+        // Constant-time comparison (blake3::Hash's `==`).
+        let tag: [u8; 32] = bytes[OFF_TAG..OFF_TAG + 32].try_into().expect("32 bytes");
+        if blake3::Hash::from(key.tag(&checksum)) != blake3::Hash::from(tag) {
+            return Err(ScheduleFileError::Untrusted { path });
         }
         let checksum_s = t1.elapsed().as_secs_f64();
 
@@ -879,9 +911,11 @@ impl MappedBundle {
     /// The records, in file order.
     pub fn records(&self) -> impl ExactSizeIterator<Item = RecordView<'_>> + '_ {
         let data = self.data();
+        let data_start = self.data_start as u64;
         self.meta().records.iter().map(move |meta| RecordView {
             meta,
             data,
+            data_start,
             path: &self.path,
         })
     }
@@ -909,17 +943,23 @@ impl MappedBundle {
     }
 }
 
-/// Validates a schedule file's bytes exactly as [`MappedBundle::open`] does,
-/// without touching the disk (the fuzz target's entry point).
+/// Validates a schedule file's bytes exactly as [`MappedBundle::open`] does
+/// (tag checked with this user's key), without touching the disk.
 pub fn validate_bytes(bytes: &[u8]) -> Result<MappedBundle> {
-    MappedBundle::from_bytes(bytes, Path::new("<memory>"))
+    let name = Path::new("<memory>");
+    MappedBundle::from_bytes(bytes, name, &user_key(name)?)
+}
+
+/// [`validate_bytes`] with the tag checked against `key` (the fuzz target's entry point).
+pub fn validate_bytes_with_key(bytes: &[u8], key: &TagKey) -> Result<MappedBundle> {
+    MappedBundle::from_bytes(bytes, Path::new("<memory>"), key)
 }
 
 /// Makes `bytes` pass the header and checksum checks whatever they hold: sets
-/// the magic, version, flags and payload length and recomputes the checksum
-/// (the metadata length is kept). For the fuzz target and tests, which need
-/// forged files to reach the validation behind the checksum; `bytes` shorter
-/// than the header are left alone.
+/// the magic, version, flags and payload length and recomputes the (unkeyed)
+/// checksum (the metadata length and the tag are kept). This is what anyone
+/// can do to a file, so the tag then fails unless the bytes are unchanged; see
+/// [`seal_for_testing`]. `bytes` shorter than the header are left alone.
 #[doc(hidden)]
 pub fn reseal_for_testing(bytes: &mut [u8]) {
     if bytes.len() < HEADER_LEN {
@@ -930,11 +970,27 @@ pub fn reseal_for_testing(bytes: &mut [u8]) {
     bytes[OFF_VERSION..OFF_VERSION + 4].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
     bytes[OFF_FLAGS..OFF_FLAGS + 4].copy_from_slice(&KNOWN_FLAGS.to_le_bytes());
     bytes[OFF_PAYLOAD_LEN..OFF_PAYLOAD_LEN + 8].copy_from_slice(&payload_len.to_le_bytes());
+    let tag: [u8; 32] = bytes[OFF_TAG..OFF_TAG + 32].try_into().expect("32 bytes");
     bytes[OFF_HASH..OFF_HASH + 32].fill(0);
+    bytes[OFF_TAG..OFF_TAG + 32].fill(0);
     let mut hasher = blake3::Hasher::new();
     hasher.update(&bytes[..HEADER_LEN]);
     hash_bytes(&mut hasher, &bytes[HEADER_LEN..]);
     bytes[OFF_HASH..OFF_HASH + 32].copy_from_slice(hasher.finalize().as_bytes());
+    bytes[OFF_TAG..OFF_TAG + 32].copy_from_slice(&tag);
+}
+
+/// [`reseal_for_testing`], then tags the bytes with `key`: forged files pass
+/// every check up to the validation of the metadata and arrays (for the fuzz
+/// target and tests of that validation).
+#[doc(hidden)]
+pub fn seal_for_testing(bytes: &mut [u8], key: &TagKey) {
+    if bytes.len() < HEADER_LEN {
+        return;
+    }
+    reseal_for_testing(bytes);
+    let checksum: [u8; 32] = bytes[OFF_HASH..OFF_HASH + 32].try_into().expect("32 bytes");
+    bytes[OFF_TAG..OFF_TAG + 32].copy_from_slice(&key.tag(&checksum));
 }
 
 /// One record (one level product) of a [`MappedBundle`].
@@ -942,6 +998,8 @@ pub fn reseal_for_testing(bytes: &mut [u8]) {
 pub struct RecordView<'a> {
     meta: &'a ArchivedRecordMeta,
     data: &'a [u8],
+    /// Offset of `data` in the file.
+    data_start: u64,
     path: &'a Path,
 }
 
@@ -994,6 +1052,18 @@ impl<'a> RecordView<'a> {
             .arrays
             .iter()
             .map(|a| (a.name.as_str(), kind_from_archived(&a.kind), a.len.to_native()))
+    }
+
+    /// Where array `name` lies in the file: its byte offset, element type and
+    /// length (for tests and tools that edit files; loaders use the views).
+    #[doc(hidden)]
+    pub fn array_file_offset(&self, name: &str) -> Option<(u64, ArrayKind, u64)> {
+        let a = self.meta.arrays.iter().find(|a| a.name.as_str() == name)?;
+        Some((
+            self.data_start + a.offset.to_native(),
+            kind_from_archived(&a.kind),
+            a.len.to_native(),
+        ))
     }
 
     fn find_array(&self, name: &str, kind: ArrayKind) -> Result<&'a [u8]> {

@@ -11,9 +11,18 @@
 //! ([`SharedArray`]). It checks every index the executors will follow: pointer arrays start at
 //! zero, never decrease and end at their array's length; block indices are in
 //! range of the matrix they index; slots lie in the rows of the tile that
-//! writes them; orders are permutations. A file that passes its checksum but
-//! was written by a buggy or hostile writer is thereby refused with
-//! [`ScheduleFileError::Invalid`] instead of panicking or racing in an executor.
+//! writes them; orders are permutations; `R` and its gather map `r.source` are
+//! exactly the transpose of `P` (one pass over `P`). A file that passes its
+//! checksum but was written by a buggy or hostile writer is thereby refused
+//! with [`ScheduleFileError::Invalid`] instead of panicking or racing in an
+//! executor.
+//!
+//! What these checks cannot see cheaply is whether the patterns of `W` and
+//! `A_c` are the symbolic products `A P` and `R W` (that takes a symbolic
+//! product): an in-range, sorted but wrong column in `w.col_idx` or
+//! `c.col_idx` would make an executor's slot lookup miss. Such a file cannot
+//! come from ptap, and one edited after writing fails its keyed integrity tag
+//! ([`crate::key`]), which the file layer checks before any of this.
 //!
 //! Array names, per stage `ap` (`W = A P`) and `rw` (`A_c = R W`):
 //!
@@ -187,6 +196,9 @@ impl VariantSchedule {
             Variant::ColumnSplit => {
                 let tiled = l.slot_tiled()?;
                 let window = l.size("window")? as usize;
+                if window == 0 {
+                    return Err(rec.invalid("the column-split window is 0".into()));
+                }
                 let ap_order = l.u32("ap.order")?;
                 l.permutation("ap.order", &ap_order, tiled.ap.slots(), window)?;
                 let rw_order = l.u32("rw.order")?;
@@ -263,6 +275,7 @@ fn load_base(
         )));
     }
     check_below(rec, "r.source", &r_source, p.nnzb())?;
+    check_transpose(rec, &r, &r_source, &p)?;
     let mut s = [0usize; 7];
     for (v, name) in s.iter_mut().zip(STAT_NAMES) {
         *v = rec
@@ -288,6 +301,26 @@ fn load_base(
         c: Arc::new(c),
         stats,
     })
+}
+
+/// `R` is `P^T` and `r_source` its gather map: as many blocks, and block `k`
+/// of `R` at `(I, j)` names a block of `P`'s row `j` in column `I`. Rows of
+/// both patterns are strictly increasing, so distinct blocks of `R` name
+/// distinct blocks of `P` and the map is a bijection: `R` is exactly `P^T`.
+/// One pass over `P`'s blocks.
+fn check_transpose(rec: &RecordView<'_>, r: &BlockPattern, r_source: &[u32], p: &BlockPattern) -> Result<()> {
+    let ok = r.nnzb() == p.nnzb()
+        && (0..r.nrows()).into_par_iter().all(|i| {
+            r.row_range(i).all(|k| {
+                let (j, s) = (r.col_idx()[k] as usize, r_source[k] as usize);
+                p.row_range(j).contains(&s) && p.col_idx()[s] as usize == i
+            })
+        });
+    if ok {
+        Ok(())
+    } else {
+        Err(rec.invalid("`r.col_idx` and `r.source` do not describe the transpose of the stored P".into()))
+    }
 }
 
 /// Every element of `v` is below `bound`.
@@ -494,7 +527,21 @@ impl Loader<'_, '_> {
         }
         // Per tile: staged rows sorted, offsets follow W's row lengths within the
         // scratch panel, and every R block of the tile's rows names a staged row
-        // holding R's column.
+        // holding R's column. The largest panel must be `max_panel_blocks`
+        // exactly: executors allocate that much scratch per thread.
+        if tiles == 0 && max_panel_blocks != 0 {
+            return Err(self.rec.invalid("`max_panel_blocks` is not the largest panel".into()));
+        }
+        let largest = (0..tiles)
+            .into_par_iter()
+            .map(|t| panel_offset[halo_ptr[t + 1] as usize + t])
+            .max()
+            .unwrap_or(0);
+        if largest != max_panel_blocks as u64 {
+            return Err(self.rec.invalid(format!(
+                "`max_panel_blocks` is {max_panel_blocks} but the largest panel holds {largest} blocks"
+            )));
+        }
         let ok = (0..tiles).into_par_iter().all(|t| {
             let rows = &halo[halo_ptr[t] as usize..halo_ptr[t + 1] as usize];
             let offs = &panel_offset[halo_ptr[t] as usize + t..halo_ptr[t + 1] as usize + t + 1];

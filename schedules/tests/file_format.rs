@@ -2,8 +2,9 @@
 //! be bad (each must be a clear error, never a panic).
 use proptest::prelude::*;
 use ptap_schedules::file::{
-    check_pattern, fingerprint, reseal_for_testing, validate_bytes, write_bundle, ArrayData, ArrayKind, MappedBundle,
-    NamedArray, PatternFingerprint, ScheduleBundle, ScheduleRecord, FORMAT_VERSION, HEADER_LEN, MAGIC,
+    check_pattern, fingerprint, reseal_for_testing, seal_for_testing, user_key, validate_bytes, write_bundle,
+    ArrayData, ArrayKind, MappedBundle, NamedArray, PatternFingerprint, ScheduleBundle, ScheduleRecord, FORMAT_VERSION,
+    HEADER_LEN, MAGIC,
 };
 use ptap_schedules::ScheduleFileError;
 use ptap_sparse::BlockPattern;
@@ -111,7 +112,7 @@ fn round_trip_three_records() {
     assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), FORMAT_VERSION);
     assert_eq!(
         u64::from_le_bytes(bytes[16..24].try_into().unwrap()),
-        bytes.len() as u64 - 64
+        bytes.len() as u64 - HEADER_LEN as u64
     );
 
     let m = MappedBundle::open(f.path()).unwrap();
@@ -292,7 +293,7 @@ fn empty_file_is_truncated() {
         matches!(
             e,
             ScheduleFileError::Truncated {
-                expected: 64,
+                expected: 128,
                 actual: 0,
                 ..
             }
@@ -300,7 +301,7 @@ fn empty_file_is_truncated() {
         "{e:?}"
     );
     assert!(
-        msg.contains("is truncated: it has 0 bytes where its header requires 64"),
+        msg.contains("is truncated: it has 0 bytes where its header requires 128"),
         "{msg}"
     );
     assert!(msg.contains("re-run `ptap inspect`"), "{msg}");
@@ -312,14 +313,32 @@ fn truncated_files_are_refused() {
     let full = bytes.len() as u64;
     // Inside the magic, inside the header before and after the length field, the
     // bare header, inside the metadata, inside the arrays, one byte short.
-    for cut in [3usize, 8, 20, 24, 40, 63, 64, 100, bytes.len() / 2, bytes.len() - 1] {
+    for cut in [
+        3usize,
+        8,
+        20,
+        24,
+        40,
+        63,
+        64,
+        100,
+        127,
+        128,
+        200,
+        bytes.len() / 2,
+        bytes.len() - 1,
+    ] {
         let (e, msg) = open_err("trunc", &bytes[..cut]);
         let ScheduleFileError::Truncated { expected, actual, .. } = e else {
             panic!("cut at {cut}: {e:?}");
         };
         assert_eq!(actual, cut as u64);
         // Once the length field is there, the message gives the full length.
-        assert_eq!(expected, if cut >= 24 { full } else { 64 }, "cut at {cut}");
+        assert_eq!(
+            expected,
+            if cut >= 24 { full } else { HEADER_LEN as u64 },
+            "cut at {cut}"
+        );
         assert!(
             msg.contains(&format!("it has {cut} bytes where its header requires {expected}")),
             "{msg}"
@@ -481,7 +500,7 @@ fn write_to_a_missing_directory_is_an_io_error() {
         .join(format!("ptap-no-such-dir-{}", std::process::id()))
         .join("x.ptaps");
     let e = write_bundle(&p, &sample_bundle()).unwrap_err();
-    assert!(e.to_string().starts_with("cannot create schedule file "), "{e}");
+    assert!(e.to_string().starts_with("cannot write schedule file "), "{e}");
 }
 
 /// Reads everything a loaded bundle offers (what an executor would touch).
@@ -509,29 +528,41 @@ fn forged_files_behind_the_checksum_are_refused() {
     let (_f, bytes) = written_sample("forge-src");
     let meta_len = u64::from_le_bytes(bytes[56..64].try_into().unwrap()) as usize;
 
+    let key = user_key(Path::new("<key>")).unwrap();
     // Resealing an intact file keeps it valid.
     let mut b = bytes.clone();
     reseal_for_testing(&mut b);
     assert_eq!(b, bytes);
+    seal_for_testing(&mut b, &key);
+    assert_eq!(b, bytes);
+
+    // An edit resealed with the plain checksum (what anyone can do) fails the tag.
+    let mut b = bytes.clone();
+    let last = b.len() - 1;
+    b[last] ^= 1;
+    reseal_for_testing(&mut b);
+    let e = validate_bytes(&b).unwrap_err();
+    assert!(matches!(e, ScheduleFileError::Untrusted { .. }), "{e:?}");
+    assert!(e.to_string().contains("was not written by this user's ptap"), "{e}");
 
     // Metadata length pointing past the payload.
     let mut b = bytes.clone();
     b[56..64].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
-    reseal_for_testing(&mut b);
+    seal_for_testing(&mut b, &key);
     let e = validate_bytes(&b).unwrap_err();
     assert!(e.to_string().contains("metadata length"), "{e}");
 
     // Metadata length cut short: rkyv's validation refuses it.
     let mut b = bytes.clone();
     b[56..64].copy_from_slice(&((meta_len - 8) as u64).to_le_bytes());
-    reseal_for_testing(&mut b);
+    seal_for_testing(&mut b, &key);
     let e = validate_bytes(&b).unwrap_err();
     assert!(matches!(e, ScheduleFileError::Invalid { .. }), "{e:?}");
     assert!(e.to_string().contains("metadata fails validation"), "{e}");
 
     // Arrays cut off: the data section is shorter than the metadata says.
     let mut b = bytes[..bytes.len() - 64].to_vec();
-    reseal_for_testing(&mut b);
+    seal_for_testing(&mut b, &key);
     let e = validate_bytes(&b).unwrap_err();
     assert!(e.to_string().contains("lies outside the"), "{e}");
 
@@ -540,10 +571,12 @@ fn forged_files_behind_the_checksum_are_refused() {
     reseal_for_testing(&mut b);
     b[12] = 1;
     b[24..56].fill(0);
+    b[64..96].fill(0);
     let mut h = blake3::Hasher::new();
     h.update(&b);
     let hash = *h.finalize().as_bytes();
     b[24..56].copy_from_slice(&hash);
+    b[64..96].copy_from_slice(&key.tag(&hash));
     let e = validate_bytes(&b).unwrap_err();
     assert!(e.to_string().contains("unknown flags 0x1"), "{e}");
 }
@@ -583,7 +616,7 @@ proptest! {
         for (at, mask) in flips {
             bytes[HEADER_LEN + at % meta_len] ^= mask;
         }
-        reseal_for_testing(&mut bytes);
+        seal_for_testing(&mut bytes, &user_key(Path::new("<key>")).unwrap());
         if let Ok(m) = validate_bytes(&bytes) {
             walk(&m);
         }
@@ -592,7 +625,7 @@ proptest! {
     #[test]
     fn random_bytes_after_a_valid_header_never_panic(tail in proptest::collection::vec(any::<u8>(), 0..512), len_delta in 0u64..600) {
         // A plausible header (right magic and version) followed by garbage.
-        let mut bytes = valid_bytes()[..64].to_vec();
+        let mut bytes = valid_bytes()[..HEADER_LEN].to_vec();
         bytes[16..24].copy_from_slice(&len_delta.to_le_bytes());
         bytes.extend_from_slice(&tail);
         prop_assert!(validate_bytes(&bytes).is_err());
@@ -702,8 +735,11 @@ fn write_fuzz_seeds() {
             };
         }
     }
-    write_bundle(&dir.join("three-levels.ptaps"), &small).unwrap();
+    // Tagged with the fuzz target's fixed key, so the seeds load as given.
+    let key = ptap_schedules::key::TagKey::from_bytes([0x5a; 32]);
+    let write = ptap_schedules::file::write_bundle_with_key;
+    write(&dir.join("three-levels.ptaps"), &small, &key).unwrap();
     small.records.truncate(1);
-    write_bundle(&dir.join("one-level.ptaps"), &small).unwrap();
-    write_bundle(&dir.join("empty.ptaps"), &ScheduleBundle::default()).unwrap();
+    write(&dir.join("one-level.ptaps"), &small, &key).unwrap();
+    write(&dir.join("empty.ptaps"), &ScheduleBundle::default(), &key).unwrap();
 }

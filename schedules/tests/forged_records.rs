@@ -1,0 +1,154 @@
+//! Schedules edited in range and resealed (issue 13, class 1): the keyed tag
+//! refuses every such edit; with the tag forged too (a writer holding the key,
+//! or a bug), the loader's own checks refuse what they can see.
+use ptap_schedules::file::{
+    reseal_for_testing, seal_for_testing, validate_bytes_with_key, write_bundle_with_key, ArrayKind, MappedBundle,
+    ScheduleBundle,
+};
+use ptap_schedules::key::TagKey;
+use ptap_schedules::{ScheduleFileError, TwoPassSchedule, Variant, VariantSchedule};
+use ptap_sparse::BlockPattern;
+use std::sync::Arc;
+
+fn patterns() -> (Arc<BlockPattern>, Arc<BlockPattern>) {
+    let (n, m) = (60usize, 12usize);
+    let a_rows: Vec<Vec<u32>> = (0..n)
+        .map(|i| {
+            let mut r: Vec<u32> = [i.saturating_sub(3), i, (i + 3).min(n - 1)]
+                .iter()
+                .map(|&c| c as u32)
+                .collect();
+            r.dedup();
+            r
+        })
+        .collect();
+    // Each fifth row also couples to the next aggregate, so R's rows have gaps.
+    let p_rows: Vec<Vec<u32>> = (0..n)
+        .map(|i| {
+            let c = (i / 5) as u32;
+            if i % 5 == 0 && c + 1 < m as u32 {
+                vec![c, c + 1]
+            } else {
+                vec![c]
+            }
+        })
+        .collect();
+    (
+        Arc::new(BlockPattern::from_rows(n, &a_rows).unwrap()),
+        Arc::new(BlockPattern::from_rows(m, &p_rows).unwrap()),
+    )
+}
+
+const KEY: [u8; 32] = [7; 32];
+
+/// A written two-pass schedule's bytes.
+fn written(variant: Variant) -> (Vec<u8>, Arc<BlockPattern>, Arc<BlockPattern>) {
+    let (a, p) = patterns();
+    let base = Arc::new(TwoPassSchedule::inspect(a.clone(), p.clone()).unwrap());
+    let s = VariantSchedule::inspect(variant, base, 2);
+    let bundle = ScheduleBundle {
+        created_by: "test".into(),
+        problem: "forged".into(),
+        records: vec![s.to_record(0, 1, 2)],
+    };
+    let path = std::env::temp_dir().join(format!("ptap-forged-{}-{variant}.ptaps", std::process::id()));
+    write_bundle_with_key(&path, &bundle, &TagKey::from_bytes(KEY)).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    (bytes, a, p)
+}
+
+/// Changes one `u32` of array `name`: the first entry `k` that can grow by one
+/// and stay below `bound` and (but in the unsorted `r.source`) below its
+/// successor, so a sorted row stays sorted.
+fn edit_u32(bytes: &mut [u8], name: &str, bound: u32) {
+    let key = TagKey::from_bytes(KEY);
+    let (off, kind, len) = {
+        let m = validate_bytes_with_key(bytes, &key).unwrap();
+        m.record(0).unwrap().array_file_offset(name).unwrap()
+    };
+    assert_eq!(kind, ArrayKind::U32);
+    let at = |k: u64| (off + 4 * k) as usize;
+    let get = |b: &[u8], k: u64| u32::from_le_bytes(b[at(k)..at(k) + 4].try_into().unwrap());
+    let k = (0..len)
+        .find(|&k| {
+            let v = get(bytes, k);
+            v + 1 < bound && (name == "r.source" || k + 1 == len || get(bytes, k + 1) != v + 1)
+        })
+        .expect("an editable entry");
+    let v = get(bytes, k) + 1;
+    bytes[at(k)..at(k) + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+fn load(bytes: &[u8], a: &Arc<BlockPattern>, p: &Arc<BlockPattern>) -> Result<VariantSchedule, ScheduleFileError> {
+    let m = Arc::new(validate_bytes_with_key(bytes, &TagKey::from_bytes(KEY))?);
+    VariantSchedule::from_record(&m, 0, a.clone(), p.clone())
+}
+
+#[test]
+fn in_range_edits_resealed_without_the_key_are_refused() {
+    let (bytes, a, p) = written(Variant::TwoPass);
+    load(&bytes, &a, &p).expect("the intact file loads");
+    for (name, bound) in [
+        ("c.col_idx", 12),
+        ("w.col_idx", 12),
+        ("r.col_idx", 60),
+        ("r.source", 60),
+    ] {
+        let mut b = bytes.clone();
+        edit_u32(&mut b, name, bound);
+        reseal_for_testing(&mut b);
+        let e = load(&b, &a, &p).unwrap_err();
+        assert!(matches!(e, ScheduleFileError::Untrusted { .. }), "{name}: {e:?}");
+        let msg = e.to_string();
+        assert!(msg.contains("re-run `ptap inspect`"), "{msg}");
+        // Another user's key refuses the intact file too.
+        let e = MappedBundle::from_bytes(&bytes, "x".as_ref(), &TagKey::from_bytes([8; 32])).unwrap_err();
+        assert!(matches!(e, ScheduleFileError::Untrusted { .. }), "{e:?}");
+    }
+}
+
+#[test]
+fn r_edits_are_refused_even_with_a_valid_tag() {
+    let key = TagKey::from_bytes(KEY);
+    let (bytes, a, p) = written(Variant::TwoPass);
+    for (name, bound) in [("r.col_idx", 60), ("r.source", 71)] {
+        let mut b = bytes.clone();
+        edit_u32(&mut b, name, bound);
+        seal_for_testing(&mut b, &key);
+        let e = load(&b, &a, &p).unwrap_err();
+        assert!(matches!(e, ScheduleFileError::Invalid { .. }), "{name}: {e:?}");
+        assert!(
+            e.to_string().contains("do not describe the transpose of the stored P"),
+            "{name}: {e}"
+        );
+    }
+}
+
+#[test]
+fn a_zero_window_and_an_oversized_panel_are_refused() {
+    let key = TagKey::from_bytes(KEY);
+    let edit_size = |variant: Variant, name: &str, value: u64| {
+        let (bytes, a, p) = written(variant);
+        let m = validate_bytes_with_key(&bytes, &key).unwrap();
+        let mut rec = m.record(0).unwrap().to_record().unwrap();
+        rec.sizes.iter_mut().find(|(n, _)| n == name).unwrap().1 = value;
+        let bundle = ScheduleBundle {
+            created_by: "test".into(),
+            problem: "forged".into(),
+            records: vec![rec],
+        };
+        let path = std::env::temp_dir().join(format!("ptap-forged-size-{}-{name}.ptaps", std::process::id()));
+        write_bundle_with_key(&path, &bundle, &key).unwrap();
+        let b = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        load(&b, &a, &p).unwrap_err().to_string()
+    };
+    let e = edit_size(Variant::ColumnSplit, "window", 0);
+    assert!(e.contains("the column-split window is 0"), "{e}");
+    let e = edit_size(Variant::PanelTiled, "max_panel_blocks", 1 << 40);
+    assert!(
+        e.contains("`max_panel_blocks` is 1099511627776 but the largest panel holds"),
+        "{e}"
+    );
+}
