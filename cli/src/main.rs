@@ -74,18 +74,21 @@ fn main() -> ExitCode {
     out::restore_sigpipe();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
+        Err(e) if e.use_stderr() => {
+            // A usage error: its one sentence (clap's first line), exit 2.
+            let text = e.render().to_string();
+            errln!(
+                "{}",
+                text.lines().next().unwrap_or("error: invalid arguments; see --help")
+            );
+            return ExitCode::from(2);
+        }
         Err(e) => {
-            // Help and version go to stdout with success; usage errors exit 2.
+            // Help and version go to stdout with success.
             if let Err(io) = e.print() {
-                if !e.use_stderr() {
-                    out::fail(io);
-                }
+                out::fail(io);
             }
-            return if e.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
+            return ExitCode::SUCCESS;
         }
     };
     if let Some(n) = cli.threads {

@@ -132,7 +132,7 @@ fn a_corrupt_or_foreign_cache_entry_is_reported_and_rebuilt() {
 #[test]
 fn bad_run_options_are_refused() {
     for (args, needle) in [
-        (vec!["run", "--k", "1", "--steps", "0"], "--steps must be at least 1"),
+        (vec!["run", "--k", "1", "--steps", "0"], "0 is outside 1..=100000"),
         (vec!["run", "--k", "1", "--device", "gpu"], "invalid value 'gpu'"),
         (vec!["run", "--k", "0"], "--k must be a positive integer"),
     ] {
