@@ -1,7 +1,8 @@
 //! The drivers users call, as library code (the `ptap` binary only parses
 //! arguments and prints): the time-stepping loop on the beam
 //! ([`time_loop::run_beam`]) on the CPU or a GPU, with the schedule cache, the
-//! one-shot beam solve ([`solve::run`]), and the bench harness ([`bench::run`]
+//! one-shot beam solve ([`solve::run`]), the prolongator-filter sweep
+//! ([`sweep::run`]), and the bench harness ([`bench::run`]
 //! on the CPU, [`bench_cuda::run`] on a GPU).
 //!
 //! This crate sits at the top of the house: it knows the problem (`ptap-fem`,
@@ -10,4 +11,5 @@
 pub mod bench;
 pub mod bench_cuda;
 pub mod solve;
+pub mod sweep;
 pub mod time_loop;
