@@ -7,7 +7,6 @@ mod model;
 mod run;
 mod schedule_cmd;
 mod solve;
-mod solve_cuda;
 mod sweep;
 
 use clap::{Parser, Subcommand};

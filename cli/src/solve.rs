@@ -1,13 +1,12 @@
-//! `ptap solve`: the beam end to end, on the CPU or a GPU.
-use crate::solve_cuda::solve_on;
+//! `ptap solve`: the beam end to end, on the CPU or a GPU (arguments and
+//! printing; the solve is `ptap_drivers::solve`).
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use ptap_cuda::Cuda;
-use ptap_fem::BeamProblem;
-use ptap_runtime::{CgOptions, Cpu, HierarchyOptions, LevelSummary, MeshSetup};
-use ptap_schedules::Variant;
-use serde::Serialize;
+use ptap_cuda::TransferCounters;
+use ptap_drivers::solve::{CudaSolveInfo, SolveOptions, SolveReport};
+use ptap_drivers::time_loop::Target;
+use ptap_runtime::CgOptions;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -65,37 +64,6 @@ pub struct SolveArgs {
     device: String,
 }
 
-#[derive(Serialize)]
-struct Phases {
-    problem_setup_s: f64,
-    assembly_s: f64,
-    mesh_setup_s: f64,
-    matrix_setup_s: f64,
-    galerkin_numeric_s: f64,
-    solve_s: f64,
-}
-
-#[derive(Serialize)]
-struct Report {
-    problem: &'static str,
-    dim: usize,
-    k: usize,
-    elements: usize,
-    dofs: usize,
-    threads: usize,
-    iterations: usize,
-    converged: bool,
-    relative_residual: f64,
-    max_displacement: f64,
-    operator_complexity: f64,
-    levels: Vec<LevelSummary>,
-    phases: Phases,
-    residual_history: Vec<f64>,
-    device: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cuda: Option<crate::solve_cuda::CudaSolveInfo>,
-}
-
 fn spinner(quiet: bool) -> ProgressBar {
     if quiet {
         return ProgressBar::hidden();
@@ -113,107 +81,30 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         bail!("--threshold must be in [0, 1), got {}", args.threshold);
     }
     crate::common::validate_pf(&[args.pf], args.pf_scale)?;
-    let gpu = crate::common::open(&args.device)?;
-    let pb = spinner(args.quiet);
-
-    pb.set_message(format!("assembling the {dim}D beam at k = {k}"));
-    let problem =
-        BeamProblem::build_in(dim, k).with_context(|| format!("building the {dim}D beam problem at k = {k}"))?;
-    let dofs = problem.a.scalar_rows();
-    let (problem_setup_s, assembly_s) = (problem.timings.setup_s, problem.timings.assembly_s);
-
-    let mut opts = HierarchyOptions::default();
-    opts.amg.coarse_eq_limit = args.coarse_eq_limit;
-    opts.amg.threshold = args.threshold;
-    (opts.amg.pf, opts.amg.pf_scale) = (args.pf, args.pf_scale);
-    let cg = CgOptions {
-        rtol: args.rtol,
-        max_iterations: args.max_iterations,
+    let target = match crate::common::open(&args.device)? {
+        Some(dev) => Target::Cuda(dev),
+        None => Target::Cpu,
     };
-    let mut x = vec![0.0; dofs];
-    let mut progress = |m: &str| pb.set_message(m.to_string());
-    // Mesh setup on the host, then matrix setup and CG on the backend.
-    let (rep, history, levels, operator_complexity, timings, cuda) = match &gpu {
-        Some(dev) => {
-            let backend = Cuda::new(dev).context("starting the CUDA backend")?;
-            let variant = (args.variant != "default").then_some(args.variant.as_str());
-            crate::solve_cuda::device_product_options(&mut opts, &backend, variant)?;
-            let setup = MeshSetup::build(problem.a, &problem.near_null, problem.modes, &opts, &mut progress)
-                .context("setting up the AMG hierarchy")?;
-            let mut s = solve_on(backend, setup, &problem.rhs, &cg, &mut x, &mut progress)
-                .context("solving the beam on the device")?;
-            let info = crate::solve_cuda::device_info(&mut s, &problem.rhs, &cg)?;
-            let h = &s.h;
-            (
-                s.cg,
-                s.history,
-                h.summary(),
-                h.operator_complexity(),
-                h.timings,
-                Some(info),
-            )
-        }
-        None => {
-            opts.variant = match args.variant.as_str() {
-                "default" => Some(Variant::TwoPass),
-                v if v.eq_ignore_ascii_case("auto") => None,
-                v => Some(v.parse().map_err(|e: String| anyhow::anyhow!("--variant: {e}"))?),
-            };
-            if opts.variant.is_none() {
-                opts.machine = Some(ptap_schedules::model::MachineParams::measure_cpu());
-            }
-            let setup = MeshSetup::build(problem.a, &problem.near_null, problem.modes, &opts, &mut progress)
-                .context("setting up the AMG hierarchy")?;
-            let s = solve_on(
-                Cpu::new(opts.kernels.clone()),
-                setup,
-                &problem.rhs,
-                &cg,
-                &mut x,
-                &mut progress,
-            )
-            .context("solving the beam")?;
-            let h = &s.h;
-            (s.cg, s.history, h.summary(), h.operator_complexity(), h.timings, None)
-        }
-    };
-    let solve_s = rep.solve_s;
-    pb.finish_and_clear();
-
-    let max_displacement = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    let report = Report {
-        problem: if dim == 2 {
-            "plane-strain cantilever beam, Q2 quadrilaterals, traction (1 - y, 0)"
-        } else {
-            "cantilever beam, Q2 hexahedra, traction (1, -z, y)"
-        },
+    let options = SolveOptions {
         dim,
         k,
-        elements: problem.mesh.n_elements(),
-        dofs,
-        threads: rayon::current_num_threads(),
-        iterations: rep.iterations,
-        converged: rep.converged,
-        relative_residual: rep.residual_norm / rep.rhs_norm,
-        max_displacement,
-        operator_complexity,
-        levels,
-        phases: Phases {
-            problem_setup_s,
-            assembly_s,
-            mesh_setup_s: timings.mesh_setup_s,
-            matrix_setup_s: timings.matrix_setup_s,
-            galerkin_numeric_s: timings.galerkin_numeric_s,
-            solve_s,
+        cg: CgOptions {
+            rtol: args.rtol,
+            max_iterations: args.max_iterations,
         },
-        residual_history: history,
-        device: cuda.as_ref().map_or("cpu".into(), |c| c.name.clone()),
-        cuda,
+        coarse_eq_limit: args.coarse_eq_limit,
+        threshold: args.threshold,
+        pf: args.pf,
+        pf_scale: args.pf_scale,
+        variant: (args.variant != "default").then(|| args.variant.clone()),
     };
+    let pb = spinner(args.quiet);
+    let report = ptap_drivers::solve::run(&options, &target, &mut |m: &str| pb.set_message(m.to_string()))?;
+    pb.finish_and_clear();
     if !args.quiet {
         print_report(&report);
         if let Some(c) = &report.cuda {
-            crate::solve_cuda::print(c);
+            print_cuda(c);
         }
     }
     if let Some(path) = &args.json {
@@ -221,11 +112,11 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         std::fs::write(path, text + "\n")
             .with_context(|| format!("cannot write the JSON report to {}", path.display()))?;
     }
-    if !rep.converged {
+    if !report.converged {
         bail!(
             "CG did not reach rtol {:e} in {} iterations (relative residual {:.3e}); raise --max-iterations or check the operator",
             args.rtol,
-            rep.iterations,
+            report.iterations,
             report.relative_residual
         );
     }
@@ -244,7 +135,7 @@ fn thousands(n: usize) -> String {
     out
 }
 
-fn print_report(r: &Report) {
+fn print_report(r: &SolveReport) {
     let (shape, cells) = if r.dim == 2 {
         (
             "plane-strain cantilever beam",
@@ -349,4 +240,47 @@ fn print_report(r: &Report) {
         p.solve_s,
         1e3 * p.solve_s / r.iterations.max(1) as f64
     );
+}
+
+fn print_cuda(c: &CudaSolveInfo) {
+    outln!();
+    outln!(
+        "device {} ({}), products {}, coarse Cholesky of {} rows on the device",
+        c.name,
+        c.arch,
+        c.product_variants.join(" / "),
+        c.coarse_rows
+    );
+    outln!(
+        "device phases: matrix setup {:.4} s (hot {:.4} s, numeric P^T A P {:.4} s), solve {:.4} s (hot {:.4} s, {:.3} ms per iteration)",
+        c.matrix_setup_s,
+        c.hot_matrix_setup_s,
+        c.hot_galerkin_numeric_s,
+        c.solve_s,
+        c.hot_solve_s,
+        1e3 * c.hot_s_per_iteration
+    );
+    outln!("lambda_max per level (device): {:?}", c.lambda_max);
+    print_transfers(&c.transfers);
+}
+
+fn print_transfers(t: &TransferCounters) {
+    outln!(
+        "{:<22} {:>14} {:>8} {:>14} {:>8}",
+        "transfers",
+        "host->device",
+        "copies",
+        "device->host",
+        "copies"
+    );
+    for (phase, t) in &t.phases {
+        outln!(
+            "{:<22} {:>14} {:>8} {:>14} {:>8}",
+            phase,
+            t.h2d_bytes,
+            t.h2d_copies,
+            t.d2h_bytes,
+            t.d2h_copies
+        );
+    }
 }

@@ -1,17 +1,9 @@
-//! `ptap sweep-filter`: the paper's prolongator-filter sweep (`tab:pfsweep`).
-//!
-//! For each filter threshold, the beam hierarchy is built with that `pf`
-//! (per-level factor `--pf-scale`), solved, and its matrix setup refreshed a
-//! few times to time the hot numeric Galerkin products. Filtering thins `P`,
-//! which thins `W = A P` and `A_c` and makes the hot product cheaper; the
-//! kernel-preserving projection keeps the iteration count close.
+//! `ptap sweep-filter`: the paper's prolongator-filter sweep (`tab:pfsweep`);
+//! arguments and printing, the sweep is `ptap_drivers::sweep`.
 use anyhow::{Context, Result};
 use clap::Args;
-use ptap_cuda::Cuda;
-use ptap_fem::BeamProblem;
-use ptap_runtime::{Backend, CgOptions, Cpu, Hierarchy, HierarchyOptions, MeshSetup};
-use ptap_schedules::Variant;
-use serde::Serialize;
+use ptap_drivers::sweep::{SweepOptions, SweepRow};
+use ptap_drivers::time_loop::Target;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -36,30 +28,19 @@ pub struct SweepArgs {
     json: Option<PathBuf>,
 }
 
-#[derive(Serialize)]
-struct Row {
-    pf: f64,
-    iterations: usize,
-    max_displacement: f64,
-    /// Blocks of the fine prolongator P_0 and of all P.
-    fine_p_blocks: usize,
-    all_p_blocks: usize,
-    coarse_block_rows: Vec<usize>,
-    /// Fastest hot numeric Galerkin products (all levels).
-    hot_numeric_s: f64,
-    hot_matrix_setup_s: f64,
-    /// Operators, prolongators, restrictions and `W` of the hierarchy.
-    hierarchy_bytes: usize,
-    operator_complexity: f64,
-}
-
 pub fn run(args: &SweepArgs) -> Result<()> {
     let k = crate::common::validate_k(args.k)?;
     crate::common::validate_pf(&args.pf, args.pf_scale)?;
-    let device = crate::common::open(&args.device)?;
-    let problem = BeamProblem::build(k).with_context(|| format!("building the beam at k = {k}"))?;
-    let n = problem.a.scalar_rows();
-    let mut rows = Vec::new();
+    let target = match crate::common::open(&args.device)? {
+        Some(dev) => Target::Cuda(dev),
+        None => Target::Cpu,
+    };
+    let options = SweepOptions {
+        k,
+        pf: args.pf.clone(),
+        pf_scale: args.pf_scale,
+        repeat: args.repeat,
+    };
     outln!(
         "{:>6} {:>5} {:>14} {:>11} {:>11} {:>12} {:>12} {:>11} {:>6}",
         "pf",
@@ -72,58 +53,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         "hier. MB",
         "op.c."
     );
-    for &pf in &args.pf {
-        let mut opts = HierarchyOptions::default();
-        (opts.amg.pf, opts.amg.pf_scale) = (pf, args.pf_scale);
-        if device.is_some() {
-            // The device's product (two-pass stays the CPU's).
-            opts.variant = Some(Variant::ColumnSplit);
-        }
-        let setup = MeshSetup::build(problem.a.clone(), &problem.near_null, problem.modes, &opts, &mut |_| {})
-            .with_context(|| format!("building the hierarchy at pf = {pf}"))?;
-        let transfers = || setup.levels.iter().filter_map(|l| l.transfer.as_ref());
-        // Operators, P and R, and the intermediate W every variant keeps.
-        let hierarchy_bytes: usize = setup.levels.iter().map(|l| l.a.bytes()).sum::<usize>()
-            + transfers()
-                .map(|t| {
-                    let (bf, bc) = t.p.block_shape();
-                    2 * t.p.bytes() + t.schedule.w.nnzb() * bf * bc * 8
-                })
-                .sum::<usize>();
-        let fine_p_blocks = transfers().next().map_or(0, |t| t.p.nnzb());
-        let all_p_blocks = transfers().map(|t| t.p.nnzb()).sum();
-        let coarse_block_rows = setup.levels.iter().skip(1).map(|l| l.a.nrows()).collect();
-        let mut x = vec![0.0; n];
-        let hot = match &device {
-            None => hot_refreshes(Cpu::new(opts.kernels.clone()), setup, &problem.rhs, &mut x, args.repeat)?,
-            Some(dev) => hot_refreshes(Cuda::new(dev)?, setup, &problem.rhs, &mut x, args.repeat)?,
-        };
-        let row = Row {
-            pf,
-            iterations: hot.iterations,
-            max_displacement: x.iter().fold(0.0f64, |m, v| m.max(v.abs())),
-            fine_p_blocks,
-            all_p_blocks,
-            coarse_block_rows,
-            hot_numeric_s: hot.numeric_s,
-            hot_matrix_setup_s: hot.matrix_setup_s,
-            hierarchy_bytes,
-            operator_complexity: hot.operator_complexity,
-        };
-        outln!(
-            "{:>6} {:>5} {:>14.9} {:>11} {:>11} {:>12.2} {:>12.2} {:>11.1} {:>6.3}",
-            pf,
-            row.iterations,
-            row.max_displacement,
-            row.fine_p_blocks,
-            row.all_p_blocks,
-            1e3 * row.hot_numeric_s,
-            1e3 * row.hot_matrix_setup_s,
-            row.hierarchy_bytes as f64 / 1e6,
-            row.operator_complexity
-        );
-        rows.push(row);
-    }
+    let rows = ptap_drivers::sweep::run(&options, &target, &mut print_row)?;
     if let Some(base) = rows.first() {
         for r in rows.iter().skip(1) {
             outln!(
@@ -142,27 +72,17 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     Ok(())
 }
 
-struct Hot {
-    iterations: usize,
-    operator_complexity: f64,
-    numeric_s: f64,
-    matrix_setup_s: f64,
-}
-
-/// Solves once on `backend`, then times `repeat` hot matrix setups (the fastest counts).
-fn hot_refreshes<B: Backend>(backend: B, setup: MeshSetup, rhs: &[f64], x: &mut [f64], repeat: usize) -> Result<Hot> {
-    let mut h = Hierarchy::new(backend, setup, &mut |_| {})?;
-    let mut ws = h.workspace(500)?;
-    let rep = h.solve(rhs, x, &CgOptions::default(), &mut ws)?;
-    let (mut numeric, mut matrix) = (f64::INFINITY, f64::INFINITY);
-    for _ in 0..repeat.max(1) {
-        matrix = matrix.min(h.matrix_setup()?);
-        numeric = numeric.min(h.timings.galerkin_numeric_s);
-    }
-    Ok(Hot {
-        iterations: rep.iterations,
-        operator_complexity: h.operator_complexity(),
-        numeric_s: numeric,
-        matrix_setup_s: matrix,
-    })
+fn print_row(row: &SweepRow) {
+    outln!(
+        "{:>6} {:>5} {:>14.9} {:>11} {:>11} {:>12.2} {:>12.2} {:>11.1} {:>6.3}",
+        row.pf,
+        row.iterations,
+        row.max_displacement,
+        row.fine_p_blocks,
+        row.all_p_blocks,
+        1e3 * row.hot_numeric_s,
+        1e3 * row.hot_matrix_setup_s,
+        row.hierarchy_bytes as f64 / 1e6,
+        row.operator_complexity
+    );
 }

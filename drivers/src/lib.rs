@@ -1,11 +1,17 @@
 //! The drivers users call, as library code (the `ptap` binary only parses
 //! arguments and prints): the time-stepping loop on the beam
-//! ([`time_loop::run_beam`]) on the CPU or a GPU, with the schedule cache, and
-//! the bench harness ([`bench::run`] on the CPU, [`bench_cuda::run`] on a GPU).
+//! ([`time_loop::run_beam`]) on the CPU or a GPU, with the schedule cache, the
+//! one-shot beam solve ([`solve::run`]), the prolongator-filter sweep
+//! ([`sweep::run`]), schedule files ([`schedules::inspect`] writes one,
+//! [`schedules::replay`] runs its numeric products), and the bench harness
+//! ([`bench::run`] on the CPU, [`bench_cuda::run`] on a GPU).
 //!
 //! This crate sits at the top of the house: it knows the problem (`ptap-fem`,
 //! with its device assembly) and the backends (`ptap-runtime`'s CPU,
 //! `ptap-cuda`), which know nothing of it.
 pub mod bench;
 pub mod bench_cuda;
+pub mod schedules;
+pub mod solve;
+pub mod sweep;
 pub mod time_loop;

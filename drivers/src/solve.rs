@@ -1,0 +1,322 @@
+//! The beam solved end to end (`ptap solve`), on the CPU or a GPU: assembly,
+//! mesh setup on the host, then matrix setup and AMG-preconditioned CG on the
+//! backend, through the one generic path over `ptap_runtime::Backend`.
+use crate::time_loop::Target;
+use anyhow::{anyhow, bail, Context, Result};
+use ptap_cuda::{Cuda, TransferCounters, DEVICE_VARIANTS};
+use ptap_fem::BeamProblem;
+use ptap_runtime::{
+    Backend, CgOptions, CgReport, CgWorkspace, Cpu, Hierarchy, HierarchyOptions, LevelSummary, MeshSetup,
+};
+use ptap_schedules::model::MachineParams;
+use ptap_schedules::Variant;
+use serde::Serialize;
+
+/// What to solve, and how.
+#[derive(Clone, Debug)]
+pub struct SolveOptions {
+    /// Spatial dimension, 2 or 3.
+    pub dim: usize,
+    /// Beam refinement (10k x k x k Q2 hexahedra, or 10k x k quadrilaterals in 2D).
+    pub k: usize,
+    pub cg: CgOptions,
+    /// Stop coarsening at this many scalar rows.
+    pub coarse_eq_limit: usize,
+    /// Level-0 strength threshold, halved on each coarser level.
+    pub threshold: f64,
+    /// Prolongator filter threshold and per-level factor.
+    pub pf: f64,
+    pub pf_scale: f64,
+    /// Product variant on every level; `None` = the backend's default
+    /// (two-pass on the CPU, column split on a GPU); `Some("auto")` = the
+    /// traffic model's pick per level for the machine at hand, measured.
+    pub variant: Option<String>,
+}
+
+impl SolveOptions {
+    /// The 3D beam at `k` with the command line's defaults.
+    pub fn beam(k: usize) -> Self {
+        SolveOptions {
+            dim: 3,
+            k,
+            cg: CgOptions {
+                rtol: 1e-8,
+                max_iterations: 500,
+            },
+            coarse_eq_limit: 2000,
+            threshold: 0.05,
+            pf: 0.0,
+            pf_scale: 0.5,
+            variant: None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SolvePhases {
+    pub problem_setup_s: f64,
+    pub assembly_s: f64,
+    pub mesh_setup_s: f64,
+    pub matrix_setup_s: f64,
+    pub galerkin_numeric_s: f64,
+    pub solve_s: f64,
+}
+
+/// One solve's report (`ptap solve --json`). A CG that did not converge is
+/// reported (`converged: false`), not an error.
+#[derive(Clone, Debug, Serialize)]
+pub struct SolveReport {
+    pub problem: &'static str,
+    pub dim: usize,
+    pub k: usize,
+    pub elements: usize,
+    pub dofs: usize,
+    pub threads: usize,
+    pub iterations: usize,
+    pub converged: bool,
+    pub relative_residual: f64,
+    pub max_displacement: f64,
+    pub operator_complexity: f64,
+    pub levels: Vec<LevelSummary>,
+    pub phases: SolvePhases,
+    pub residual_history: Vec<f64>,
+    pub device: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cuda: Option<CudaSolveInfo>,
+    /// The displacement (not in the JSON report).
+    #[serde(skip)]
+    pub solution: Vec<f64>,
+}
+
+/// What the device solve adds to the report (JSON key `cuda`).
+#[derive(Clone, Debug, Serialize)]
+pub struct CudaSolveInfo {
+    pub name: String,
+    pub arch: String,
+    pub product_variants: Vec<&'static str>,
+    pub coarse_rows: usize,
+    /// `lambda_max(D^-1 A)` per smoothed level, estimated on the device.
+    pub lambda_max: Vec<f64>,
+    pub kernels_compiled: usize,
+    pub kernels_from_cache: usize,
+    /// First matrix setup on the device (cold), and a second one (hot).
+    pub matrix_setup_s: f64,
+    pub hot_matrix_setup_s: f64,
+    pub hot_galerkin_numeric_s: f64,
+    /// First CG solve on the device, then a second from zero (hot).
+    pub solve_s: f64,
+    pub hot_solve_s: f64,
+    pub hot_iterations: usize,
+    pub hot_s_per_iteration: f64,
+    /// Bytes per phase over the upload, the first matrix setup and solve (the
+    /// hot repetitions are not counted).
+    pub transfers: TransferCounters,
+}
+
+/// The outcome of one solve on any backend.
+pub struct Solved<B: Backend> {
+    pub h: Hierarchy<B>,
+    pub cg: CgReport,
+    pub history: Vec<f64>,
+}
+
+/// Puts `setup` on `backend` (matrix setup there) and solves `A x = b` from the `x` given.
+pub fn solve_on<B: Backend>(
+    backend: B,
+    setup: MeshSetup,
+    b: &[f64],
+    cg: &CgOptions,
+    x: &mut [f64],
+    progress: &mut dyn FnMut(&str),
+) -> Result<Solved<B>> {
+    let mut h = Hierarchy::new(backend, setup, progress)?;
+    progress("solving with CG + AMG V-cycle");
+    let mut ws: CgWorkspace<B> = h.workspace(cg.max_iterations)?;
+    let rep = h.solve(b, x, cg, &mut ws)?;
+    Ok(Solved {
+        cg: rep,
+        history: ws.history().to_vec(),
+        h,
+    })
+}
+
+/// Product options for the CUDA backend: `variant` as given (`None` = the
+/// device default, column split); `auto` picks per level among the device's
+/// variants with the model of this device, measured.
+pub fn device_product_options(opts: &mut HierarchyOptions, cuda: &Cuda, variant: Option<&str>) -> Result<()> {
+    match variant {
+        Some(v) if v.eq_ignore_ascii_case("auto") => {
+            opts.variant = None;
+            opts.machine = Some(cuda.machine()?);
+            opts.candidates = DEVICE_VARIANTS.to_vec();
+        }
+        Some(v) => opts.variant = Some(parse_variant(v)?),
+        None => opts.variant = Some(Variant::ColumnSplit),
+    }
+    Ok(())
+}
+
+/// Product options for the CPU backend: `None` = two-pass, `auto` = the model
+/// of this CPU, measured.
+fn cpu_product_options(opts: &mut HierarchyOptions, variant: Option<&str>) -> Result<()> {
+    opts.variant = match variant {
+        None => Some(Variant::TwoPass),
+        Some(v) if v.eq_ignore_ascii_case("auto") => None,
+        Some(v) => Some(parse_variant(v)?),
+    };
+    if opts.variant.is_none() {
+        opts.machine = Some(MachineParams::measure_cpu());
+    }
+    Ok(())
+}
+
+fn parse_variant(v: &str) -> Result<Variant> {
+    v.parse().map_err(|e: String| anyhow!("--variant: {e}"))
+}
+
+/// The device's figures after a solve: a hot matrix setup and a hot solve from
+/// zero are run again and timed (not counted in the transfers).
+pub fn device_info(s: &mut Solved<Cuda>, b: &[f64], cg: &CgOptions) -> Result<CudaSolveInfo> {
+    let dev = s.h.backend().device().clone();
+    let transfers = dev.counters();
+    let matrix_setup_s = s.h.timings.matrix_setup_s;
+    let hot_matrix_setup_s = s.h.matrix_setup()?;
+    let mut ws = s.h.workspace(cg.max_iterations)?;
+    let mut x2 = vec![0.0; b.len()];
+    let hot = s.h.solve(b, &mut x2, cg, &mut ws)?;
+    if hot.iterations != s.cg.iterations {
+        bail!(
+            "the device solve is not repeatable: {} then {} iterations",
+            s.cg.iterations,
+            hot.iterations
+        );
+    }
+    let stats = dev.compile_stats();
+    Ok(CudaSolveInfo {
+        name: dev.name().to_string(),
+        arch: dev.arch().to_string(),
+        product_variants: s.h.level_variants().iter().map(|v| v.name()).collect(),
+        coarse_rows: s.h.coarse_rows(),
+        lambda_max: s.h.lambda_max(),
+        kernels_compiled: stats.compiled,
+        kernels_from_cache: stats.cached,
+        matrix_setup_s,
+        hot_matrix_setup_s,
+        hot_galerkin_numeric_s: s.h.timings.galerkin_numeric_s,
+        solve_s: s.cg.solve_s,
+        hot_solve_s: hot.solve_s,
+        hot_iterations: hot.iterations,
+        hot_s_per_iteration: hot.solve_s / hot.iterations.max(1) as f64,
+        transfers,
+    })
+}
+
+/// Solves the beam of `options` on `target`. `progress` gets a line per phase.
+pub fn run(options: &SolveOptions, target: &Target, progress: &mut dyn FnMut(&str)) -> Result<SolveReport> {
+    let (dim, k) = (options.dim, options.k);
+    progress(&format!("assembling the {dim}D beam at k = {k}"));
+    let problem =
+        BeamProblem::build_in(dim, k).with_context(|| format!("building the {dim}D beam problem at k = {k}"))?;
+    let dofs = problem.a.scalar_rows();
+    let (problem_setup_s, assembly_s) = (problem.timings.setup_s, problem.timings.assembly_s);
+
+    let mut opts = HierarchyOptions::default();
+    opts.amg.coarse_eq_limit = options.coarse_eq_limit;
+    opts.amg.threshold = options.threshold;
+    (opts.amg.pf, opts.amg.pf_scale) = (options.pf, options.pf_scale);
+    let cg = &options.cg;
+    let variant = options.variant.as_deref();
+    let mut x = vec![0.0; dofs];
+    // Mesh setup on the host, then matrix setup and CG on the backend.
+    let (rep, history, levels, operator_complexity, timings, cuda) = match target {
+        Target::Cuda(dev) => {
+            let backend = Cuda::new(dev).context("starting the CUDA backend")?;
+            device_product_options(&mut opts, &backend, variant)?;
+            let setup = MeshSetup::build(problem.a, &problem.near_null, problem.modes, &opts, progress)
+                .context("setting up the AMG hierarchy")?;
+            let mut s = solve_on(backend, setup, &problem.rhs, cg, &mut x, progress)
+                .context("solving the beam on the device")?;
+            let info = device_info(&mut s, &problem.rhs, cg)?;
+            let h = &s.h;
+            (
+                s.cg,
+                s.history,
+                h.summary(),
+                h.operator_complexity(),
+                h.timings,
+                Some(info),
+            )
+        }
+        Target::Cpu => {
+            cpu_product_options(&mut opts, variant)?;
+            let setup = MeshSetup::build(problem.a, &problem.near_null, problem.modes, &opts, progress)
+                .context("setting up the AMG hierarchy")?;
+            let s = solve_on(
+                Cpu::new(opts.kernels.clone()),
+                setup,
+                &problem.rhs,
+                cg,
+                &mut x,
+                progress,
+            )
+            .context("solving the beam")?;
+            let h = &s.h;
+            (s.cg, s.history, h.summary(), h.operator_complexity(), h.timings, None)
+        }
+    };
+    Ok(SolveReport {
+        problem: if dim == 2 {
+            "plane-strain cantilever beam, Q2 quadrilaterals, traction (1 - y, 0)"
+        } else {
+            "cantilever beam, Q2 hexahedra, traction (1, -z, y)"
+        },
+        dim,
+        k,
+        elements: problem.mesh.n_elements(),
+        dofs,
+        threads: rayon::current_num_threads(),
+        iterations: rep.iterations,
+        converged: rep.converged,
+        relative_residual: rep.residual_norm / rep.rhs_norm,
+        max_displacement: x.iter().fold(0.0f64, |m, v| m.max(v.abs())),
+        operator_complexity,
+        levels,
+        phases: SolvePhases {
+            problem_setup_s,
+            assembly_s,
+            mesh_setup_s: timings.mesh_setup_s,
+            matrix_setup_s: timings.matrix_setup_s,
+            galerkin_numeric_s: timings.galerkin_numeric_s,
+            solve_s: rep.solve_s,
+        },
+        residual_history: history,
+        device: cuda.as_ref().map_or("cpu".into(), |c| c.name.clone()),
+        cuda,
+        solution: x,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The same numbers as `ptap solve --k 2` on main: 13 iterations and this
+    /// tip displacement, bit for bit.
+    #[test]
+    fn beam_k2_on_the_cpu() {
+        let r = run(&SolveOptions::beam(2), &Target::Cpu, &mut |_| {}).unwrap();
+        assert!(r.converged);
+        assert_eq!(r.iterations, 13);
+        assert_eq!(r.dofs, r.solution.len());
+        assert_eq!(
+            r.max_displacement.to_bits(),
+            TIP_K2.to_bits(),
+            "{:e}",
+            r.max_displacement
+        );
+        assert_eq!(r.residual_history.len(), r.iterations + 1);
+        assert!(r.cuda.is_none() && r.device == "cpu");
+    }
+
+    const TIP_K2: f64 = 14.778751274718589;
+}
