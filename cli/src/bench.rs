@@ -1,6 +1,6 @@
 //! `ptap bench`: arguments and printing; the harness is `ptap_drivers::bench`
 //! (CPU) and `ptap_drivers::bench_cuda` (`--device cuda`).
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use ptap_cuda::{Device, DeviceOptions};
 use ptap_drivers::bench::{BenchOptions, BenchReport};
@@ -69,8 +69,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
 
 fn write_json<T: Serialize>(path: Option<&Path>, report: &T) -> Result<()> {
     let Some(path) = path else { return Ok(()) };
-    std::fs::write(path, serde_json::to_string_pretty(report)? + "\n")
-        .with_context(|| format!("cannot write the JSON report to {}", path.display()))
+    crate::common::write_json(path, report)
 }
 
 fn print_report(rep: &BenchReport) {

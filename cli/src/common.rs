@@ -1,6 +1,6 @@
 //! Helpers several subcommands share: operand and argument checks, and the
 //! device `--device` opens. Subcommand files import from here (and from the
-//! libraries), never from each other; `solve_cuda` is `solve`'s device half.
+//! libraries), never from each other.
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use ptap_cuda::{Device, DeviceOptions};
@@ -124,4 +124,13 @@ pub fn open(device: &str) -> Result<Option<Arc<Device>>> {
         },
         other => bail!("--device must be cpu, cuda or auto, got {other}"),
     }
+}
+
+/// Writes `value` as pretty JSON to `path` atomically (a temporary file in the
+/// same directory, then a rename), refusing to replace anything but a regular
+/// file (a device, FIFO, directory or symlink stays as it was).
+pub fn write_json<T: serde::Serialize>(path: &std::path::Path, value: &T) -> Result<()> {
+    let text = serde_json::to_string_pretty(value)? + "\n";
+    ptap_schedules::fsio::write_atomic(path, |w| w.write_all(text.as_bytes()))
+        .map_err(|e| anyhow!("cannot write the JSON report to {}: {e}", path.display()))
 }

@@ -106,12 +106,13 @@ pub fn run(args: &ModelArgs) -> Result<()> {
             machine: &'a MachineParams,
             levels: &'a [LevelModel],
         }
-        let text = serde_json::to_string_pretty(&Out {
-            machine: &machine,
-            levels: &levels,
-        })?;
-        std::fs::write(path, text + "\n")
-            .with_context(|| format!("cannot write the JSON report to {}", path.display()))?;
+        crate::common::write_json(
+            path,
+            &Out {
+                machine: &machine,
+                levels: &levels,
+            },
+        )?;
     }
     Ok(())
 }

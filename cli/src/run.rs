@@ -7,7 +7,7 @@
 //! schedules (aggregates and `P` are reused), refreshes smoothers and the coarse
 //! factor, and solves. The report has the paper's four phases (`tab:phases`)
 //! per step, for the cold step and the mean of the hot ones.
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use ptap_drivers::time_loop::{run_beam, Phases, Target, TimeLoopOptions, TimeLoopReport};
@@ -100,9 +100,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         print_report(&report);
     }
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&report)?;
-        std::fs::write(path, text + "\n")
-            .with_context(|| format!("cannot write the JSON report to {}", path.display()))?;
+        crate::common::write_json(path, &report)?;
     }
     Ok(())
 }

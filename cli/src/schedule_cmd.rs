@@ -1,7 +1,7 @@
 //! `ptap inspect` and `ptap replay`: arguments and printing; the work is
 //! `ptap_drivers::schedules` (schedules that outlive the process).
 use crate::common::{validate_k, Operands};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::Args;
 use ptap_drivers::schedules::{InspectOptions, Operands as Source, ReplayOptions};
 use ptap_schedules::Variant;
@@ -61,8 +61,7 @@ fn parse_variant(s: &str) -> Result<Option<Variant>> {
 }
 
 fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
-    let text = serde_json::to_string_pretty(value)?;
-    std::fs::write(path, text + "\n").with_context(|| format!("cannot write the JSON report to {}", path.display()))
+    crate::common::write_json(path, value)
 }
 
 /// The driver's operands for `--beam` or `--a`/`--p` (the beam's `k` checked against memory).

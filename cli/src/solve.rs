@@ -1,6 +1,6 @@
 //! `ptap solve`: the beam end to end, on the CPU or a GPU (arguments and
 //! printing; the solve is `ptap_drivers::solve`).
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use ptap_cuda::TransferCounters;
@@ -108,9 +108,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         }
     }
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&report)?;
-        std::fs::write(path, text + "\n")
-            .with_context(|| format!("cannot write the JSON report to {}", path.display()))?;
+        crate::common::write_json(path, &report)?;
     }
     if !report.converged {
         bail!(

@@ -1,6 +1,6 @@
 //! `ptap sweep-filter`: the paper's prolongator-filter sweep (`tab:pfsweep`);
 //! arguments and printing, the sweep is `ptap_drivers::sweep`.
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use ptap_drivers::sweep::{SweepOptions, SweepRow};
 use ptap_drivers::time_loop::Target;
@@ -66,8 +66,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         }
     }
     if let Some(path) = &args.json {
-        std::fs::write(path, serde_json::to_string_pretty(&rows)? + "\n")
-            .with_context(|| format!("cannot write the JSON report to {}", path.display()))?;
+        crate::common::write_json(path, &rows)?;
     }
     Ok(())
 }

@@ -188,7 +188,7 @@ fn damaged_or_foreign_schedule_files_are_refused_clearly() {
     replay(&good, "1", "was built for a different A pattern");
     refused(
         &["replay", "--schedule", s(&good), "--beam", "2", "--repeat", "0"],
-        "--repeat must be at least 1",
+        "0 is outside 1..=1000",
     );
     refused(
         &["inspect", "--beam", "1", "--out", s(&dir.join("k1.ptaps"))],

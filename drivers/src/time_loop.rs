@@ -22,6 +22,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
+/// A line on stderr for the user; a stderr that fails (a full disk) is
+/// ignored, never a panic: there is nowhere left to say it.
+macro_rules! note {
+    ($($t:tt)*) => {{
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct TimeLoopOptions {
@@ -262,7 +271,7 @@ pub fn run_beam(
             Ok(_) => {
                 let write_s = t.elapsed().as_secs_f64();
                 if options.verbose {
-                    eprintln!("schedule cache: wrote {}", path.display());
+                    note!("schedule cache: wrote {}", path.display());
                 }
                 cache = Some(CacheReport {
                     path: path.display().to_string(),
@@ -273,7 +282,7 @@ pub fn run_beam(
                 });
             }
             Err(e) => {
-                eprintln!("warning: the schedule cache was not written ({e}); the run continues without it");
+                note!("warning: the schedule cache was not written ({e}); the run continues without it");
                 cache = Some(CacheReport {
                     path: path.display().to_string(),
                     status: "unwritable",
@@ -311,7 +320,7 @@ fn mesh_setup(
         return Ok((build(progress)?, None, None));
     };
     if let Err(e) = std::fs::create_dir_all(dir) {
-        eprintln!(
+        note!(
             "warning: cannot create the schedule cache directory {} ({e}); running without the cache",
             dir.display()
         );
@@ -320,7 +329,7 @@ fn mesh_setup(
     // Temporary files of writers killed before their rename.
     let stale = ptap_schedules::fsio::clean_stale_temps(dir, ".ptaps");
     if stale > 0 && options.verbose {
-        eprintln!("schedule cache: removed {stale} temporary files of dead writers");
+        note!("schedule cache: removed {stale} temporary files of dead writers");
     }
     let path = cache_path(dir, options.k, opts);
     let loaded = if std::fs::symlink_metadata(&path).is_ok() {
@@ -335,7 +344,7 @@ fn mesh_setup(
     match loaded {
         Some(Ok((setup, load_s))) => {
             if options.verbose {
-                eprintln!("schedule cache: loaded {} (mesh setup skipped)", path.display());
+                note!("schedule cache: loaded {} (mesh setup skipped)", path.display());
             }
             let report = CacheReport {
                 path: path.display().to_string(),
@@ -351,7 +360,7 @@ fn mesh_setup(
                 Some(Err(e)) => {
                     let msg = format!("{e:#}");
                     if options.verbose {
-                        eprintln!("schedule cache: {} is unusable ({msg}); rebuilding it", path.display());
+                        note!("schedule cache: {} is unusable ({msg}); rebuilding it", path.display());
                     }
                     Some(msg)
                 }
