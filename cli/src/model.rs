@@ -49,15 +49,20 @@ pub fn machine_from(arg: &str) -> Result<MachineParams> {
 }
 
 pub fn run(args: &ModelArgs) -> Result<()> {
-    let machine = machine_from(&args.machine)?;
-    let policy = ProductPolicy::model(machine.clone(), &Variant::ALL).with_exact_counts();
+    // A named machine is resolved (a file read, a preset) before any work; the
+    // measured `cpu` after the operands are checked (their headers, the beam's
+    // memory), so a bad input is refused before anything is measured or built.
+    let named = (!args.machine.eq_ignore_ascii_case("cpu"))
+        .then(|| machine_from(&args.machine))
+        .transpose()?;
     let products: Vec<(String, BlockCsr, BlockCsr)> = match (&args.operands.beam, &args.operands.a, &args.operands.p) {
         (Some(k), _, _) => {
-            let problem = BeamProblem::build(*k).with_context(|| format!("building the beam at k = {k}"))?;
+            let k = crate::common::validate_k(*k as i64)?;
+            let problem = BeamProblem::build(k).with_context(|| format!("building the beam at k = {k}"))?;
             let h = Hierarchy::build(
                 problem.a,
                 &problem.near_null,
-                6,
+                problem.modes,
                 &HierarchyOptions::default(),
                 &mut |_| {},
             )?;
@@ -76,6 +81,11 @@ pub fn run(args: &ModelArgs) -> Result<()> {
         }
         _ => bail!("give either --beam K or both --a FILE and --p FILE"),
     };
+    let machine = match named {
+        Some(m) => m,
+        None => machine_from(&args.machine)?,
+    };
+    let policy = ProductPolicy::model(machine.clone(), &Variant::ALL).with_exact_counts();
     let mut levels = Vec::new();
     let mut rendered = Vec::new();
     for (name, a, p) in &products {
