@@ -3,15 +3,17 @@ use crate::RuntimeError;
 use ptap_schedules::TwoPassSchedule;
 use ptap_sparse::dense::transpose_into;
 use ptap_sparse::kernels::ProductKernels;
-use ptap_sparse::par::{balanced_row_chunks, default_chunk_count, for_each_row_chunk};
-use ptap_sparse::spgemm::{spgemm_numeric, SpgemmWorkspace};
+use ptap_sparse::par::{balanced_row_chunks, default_chunk_count};
+use ptap_sparse::spgemm::{row_owner_numeric, spgemm_numeric, SpgemmWorkspace};
+use ptap_sparse::SparseError;
 use ptap_sparse::{BlockCsr, BlockPattern};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::Arc;
 
 /// The numeric body of V0 monomorphized over one set of generated kernels.
-pub(crate) type TwoPassNumeric = fn(&mut TwoPassExecutor, &BlockCsr, &BlockCsr, &mut BlockCsr);
+pub(crate) type TwoPassNumeric =
+    fn(&mut TwoPassExecutor, &BlockCsr, &BlockCsr, &mut BlockCsr) -> Result<(), SparseError>;
 
 /// One row-owner stage `C = X Y`: row chunks of equal block-multiply work and a
 /// column-to-slot map per chunk (as `SpgemmWorkspace`).
@@ -80,47 +82,13 @@ pub(crate) fn same_pattern(
     })
 }
 
-/// `C = X Y` over `C`'s pattern: row `i` sums `X[i,l] Y[l,j]` over `X`'s row in
-/// column order, then `Y`'s row `l` in column order (V0's order), each block
-/// product by the generated `kernel` with `out_len` scalars per output block.
-fn row_stage<F: Fn(&[f64], &[f64], &mut [f64]) + Sync>(
-    x: &BlockCsr,
-    y: &BlockCsr,
-    c_pat: &BlockPattern,
-    c_vals: &mut [f64],
-    st: &mut RowStage,
-    out_len: usize,
-    kernel: F,
-) {
-    let (xp, yp) = (x.pattern(), y.pattern());
-    let body = |rows: Range<usize>, out: &mut [f64], slot: &mut Vec<u32>| {
-        let base = c_pat.row_ptr()[rows.start];
-        out.fill(0.0);
-        for i in rows {
-            let cr = c_pat.row_range(i);
-            for (s, &j) in (cr.start - base..).zip(c_pat.row(i)) {
-                slot[j as usize] = s as u32;
-            }
-            for kx in xp.row_range(i) {
-                let l = xp.col_idx()[kx] as usize;
-                let xb = x.block(kx);
-                for ky in yp.row_range(l) {
-                    let s = slot[yp.col_idx()[ky] as usize] as usize;
-                    kernel(xb, y.block(ky), &mut out[s * out_len..(s + 1) * out_len]);
-                }
-            }
-        }
-    };
-    for_each_row_chunk(&st.chunks, c_pat.row_ptr(), out_len, c_vals, &mut st.slots, &body);
-}
-
 /// V0's numeric body over the kernels `K`.
 pub(crate) fn two_pass_numeric<K: ProductKernels>(
     e: &mut TwoPassExecutor,
     a: &BlockCsr,
     p: &BlockCsr,
     c: &mut BlockCsr,
-) {
+) -> Result<(), SparseError> {
     let TwoPassExecutor { schedule, r, w, stages } = e;
     let Stages::Generated { ap, rw, .. } = stages else {
         unreachable!("generated numeric body without its stages")
@@ -131,9 +99,10 @@ pub(crate) fn two_pass_numeric<K: ProductKernels>(
         .with_min_len(1024)
         .for_each(|(dst, &s)| K::p_transpose(p.block(s as usize), dst));
     let w_pat = w.pattern_arc().clone();
-    row_stage(a, p, &w_pat, w.values_mut(), ap, K::BF * K::BC, K::ap_acc);
+    let (wb, cb) = (K::BF * K::BC, K::BC * K::BC);
+    row_owner_numeric(a, p, &w_pat, w.values_mut(), &ap.chunks, &mut ap.slots, wb, K::ap_acc)?;
     let c_pat = c.pattern_arc().clone();
-    row_stage(r, w, &c_pat, c.values_mut(), rw, K::BC * K::BC, K::rw_acc);
+    row_owner_numeric(r, w, &c_pat, c.values_mut(), &rw.chunks, &mut rw.slots, cb, K::rw_acc)
 }
 
 impl TwoPassExecutor {
@@ -206,7 +175,7 @@ impl TwoPassExecutor {
         match &mut self.stages {
             Stages::Generated { numeric, .. } => {
                 let numeric = *numeric;
-                numeric(self, a, p, c);
+                numeric(self, a, p, c)?;
             }
             Stages::Generic { ap, rw } => {
                 let src = &self.schedule.r_source;
@@ -216,8 +185,8 @@ impl TwoPassExecutor {
                     .zip(src.par_iter())
                     .with_min_len(1024)
                     .for_each(|(dst, &s)| transpose_into(bf, bc, p.block(s as usize), dst));
-                spgemm_numeric(a, p, &mut self.w, ap);
-                spgemm_numeric(&self.r, &self.w, c, rw);
+                spgemm_numeric(a, p, &mut self.w, ap)?;
+                spgemm_numeric(&self.r, &self.w, c, rw)?;
             }
         }
         Ok(())

@@ -27,6 +27,8 @@ pub enum SparseError {
     Dimension { what: String },
     #[error("matrix is singular or not positive definite: {what}")]
     Singular { what: String },
+    #[error("a product's block falls outside the output pattern: the schedule was not built for these matrices (damaged or forged); re-run the inspector")]
+    PatternNotClosed,
     #[error("value is not finite (NaN or infinity) in {what}")]
     NotFinite { what: String },
 }
