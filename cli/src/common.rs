@@ -131,6 +131,6 @@ pub fn open(device: &str) -> Result<Option<Arc<Device>>> {
 /// file (a device, FIFO, directory or symlink stays as it was).
 pub fn write_json<T: serde::Serialize>(path: &std::path::Path, value: &T) -> Result<()> {
     let text = serde_json::to_string_pretty(value)? + "\n";
-    ptap_schedules::fsio::write_atomic(path, |w| w.write_all(text.as_bytes()))
+    ptap_io::fsio::write_atomic(path, |w| w.write_all(text.as_bytes()))
         .map_err(|e| anyhow!("cannot write the JSON report to {}: {e}", path.display()))
 }

@@ -327,7 +327,7 @@ fn mesh_setup(
         return Ok((build(progress)?, None, None));
     }
     // Temporary files of writers killed before their rename.
-    let stale = ptap_schedules::fsio::clean_stale_temps(dir, ".ptaps");
+    let stale = ptap_io::fsio::clean_stale_temps(dir, ".ptaps");
     if stale > 0 && options.verbose {
         note!("schedule cache: removed {stale} temporary files of dead writers");
     }

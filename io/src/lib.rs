@@ -4,7 +4,9 @@
 //! This crate is how ptap exchanges data with other codes: an operator `A` or a
 //! prolongator `P` assembled elsewhere comes in as a [`BlockCsr`] with the block
 //! shape given or inferred, hierarchies and solutions go out for inspection,
-//! and a near-null space (rigid-body modes) can be taken from a file.
+//! and a near-null space (rigid-body modes) can be taken from a file. [`fsio`]
+//! is how every ptap file is opened and replaced (regular files only, atomic
+//! writes), schedule files included.
 //!
 //! - **Matrix Market** text ([`read_matrix_market`], [`write_matrix_market`];
 //!   [`read_mm_vector`], [`write_mm_vector`]; [`read_mm_dense`],
@@ -29,6 +31,7 @@
 //! 1-based line) and say what to do.
 
 mod error;
+pub mod fsio;
 mod mm;
 mod petsc;
 mod scalar;

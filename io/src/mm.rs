@@ -77,68 +77,31 @@ impl<R: BufRead> Lines<R> {
     }
 }
 
-fn kind_of(t: std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a FIFO";
-        }
-        if t.is_char_device() || t.is_block_device() {
-            return "a device";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-    }
-    if t.is_dir() {
-        "a directory"
-    } else if t.is_symlink() {
-        "a symbolic link"
-    } else {
-        "not a regular file"
+/// An `io::Error` of [`crate::fsio`] as this crate's typed error: a refused
+/// non-regular file names its kind, anything else is the OS's error.
+fn file_error(action: &'static str, path: &Path, e: std::io::Error) -> IoError {
+    match crate::fsio::not_regular_kind(&e) {
+        Some(kind) => IoError::NotRegular {
+            path: path.to_path_buf(),
+            kind,
+        },
+        None => IoError::os(action, path, e),
     }
 }
 
 /// Opens `path` for reading and returns it with its length, refusing anything
-/// but a regular file: the type is checked before opening (a FIFO is never
-/// opened, so it cannot block) and again on the file, opened non-blocking.
+/// but a regular file ([`crate::fsio::open_regular`]: a FIFO never blocks).
 pub(crate) fn open(path: &Path) -> Result<(File, u64), IoError> {
-    let not_regular = |t| IoError::NotRegular {
-        path: path.to_path_buf(),
-        kind: kind_of(t),
-    };
-    let meta = std::fs::metadata(path).map_err(|e| IoError::os("open", path, e))?;
-    if !meta.is_file() {
-        return Err(not_regular(meta.file_type()));
-    }
-    let mut opts = std::fs::OpenOptions::new();
-    opts.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.custom_flags(libc::O_NONBLOCK);
-    }
-    let f = opts.open(path).map_err(|e| IoError::os("open", path, e))?;
-    let meta = f.metadata().map_err(|e| IoError::os("read", path, e))?;
-    if !meta.is_file() {
-        return Err(not_regular(meta.file_type()));
-    }
-    Ok((f, meta.len()))
+    let f = crate::fsio::open_regular(path).map_err(|e| file_error("open", path, e))?;
+    let len = f.metadata().map_err(|e| IoError::os("read", path, e))?.len();
+    Ok((f, len))
 }
 
 /// Creates (or truncates) `path` for writing; refuses to write through a
-/// symbolic link or into a FIFO, device or directory.
+/// symbolic link or into a FIFO, device or directory
+/// ([`crate::fsio::check_replaceable`]).
 pub(crate) fn create(path: &Path) -> Result<BufWriter<File>, IoError> {
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if !m.file_type().is_file() => {
-            return Err(IoError::NotRegular {
-                path: path.to_path_buf(),
-                kind: kind_of(m.file_type()),
-            })
-        }
-        _ => {}
-    }
+    crate::fsio::check_replaceable(path).map_err(|e| file_error("create", path, e))?;
     let f = File::create(path).map_err(|e| IoError::os("create", path, e))?;
     Ok(BufWriter::with_capacity(1 << 20, f))
 }

@@ -79,8 +79,8 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::fsio;
 use crate::key::{KeyError, TagKey};
+use ptap_io::fsio;
 
 use ptap_sparse::BlockPattern;
 use rkyv::rancor;

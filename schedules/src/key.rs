@@ -81,7 +81,7 @@ impl TagKey {
             let path = path.to_path_buf();
             move |err| KeyError::Io { path, action, err }
         };
-        let mut f = crate::fsio::open_regular(path).map_err(io_err("read"))?;
+        let mut f = ptap_io::fsio::open_regular(path).map_err(io_err("read"))?;
         let meta = f.metadata().map_err(io_err("read"))?;
         #[cfg(unix)]
         {

@@ -11,7 +11,6 @@
 
 pub mod array;
 pub mod file;
-pub mod fsio;
 pub mod inspect;
 pub mod key;
 pub mod machine;

@@ -11,9 +11,8 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-/// What kind of file `meta` describes, for messages ("a FIFO", "a directory", ...).
-fn kind_of(meta: &std::fs::Metadata) -> &'static str {
-    let t = meta.file_type();
+/// What kind of file `t` is, for messages ("a FIFO", "a directory", ...).
+pub fn kind_of(t: std::fs::FileType) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
@@ -38,8 +37,34 @@ fn kind_of(meta: &std::fs::Metadata) -> &'static str {
     }
 }
 
-fn not_regular(kind: &str) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidInput, format!("it is {kind}, not a regular file"))
+/// The error [`open_regular`] and [`check_replaceable`] give for a path that
+/// is not a regular file, inside an `io::Error` (find it with
+/// [`not_regular_kind`]): `kind` is [`kind_of`]'s word for what it is.
+#[derive(Debug)]
+pub struct NotRegular {
+    pub kind: &'static str,
+}
+
+impl std::fmt::Display for NotRegular {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "it is {}, not a regular file", self.kind)
+    }
+}
+
+impl std::error::Error for NotRegular {}
+
+fn not_regular(meta: &std::fs::Metadata) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        NotRegular {
+            kind: kind_of(meta.file_type()),
+        },
+    )
+}
+
+/// The kind of file an `io::Error` of this module refused, if that is what it is.
+pub fn not_regular_kind(e: &io::Error) -> Option<&'static str> {
+    e.get_ref()?.downcast_ref::<NotRegular>().map(|n| n.kind)
 }
 
 /// Opens `path` for reading, refusing anything but a regular file (symbolic
@@ -49,7 +74,7 @@ fn not_regular(kind: &str) -> io::Error {
 pub fn open_regular(path: &Path) -> io::Result<File> {
     let meta = std::fs::metadata(path)?;
     if !meta.is_file() {
-        return Err(not_regular(kind_of(&meta)));
+        return Err(not_regular(&meta));
     }
     let mut opts = OpenOptions::new();
     opts.read(true);
@@ -61,7 +86,7 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     let file = opts.open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
-        return Err(not_regular(kind_of(&meta)));
+        return Err(not_regular(&meta));
     }
     Ok(file)
 }
@@ -71,10 +96,7 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
 pub fn check_replaceable(path: &Path) -> io::Result<()> {
     match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_file() => Ok(()),
-        Ok(meta) => Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("it is {}, which ptap does not replace", kind_of(&meta)),
-        )),
+        Ok(meta) => Err(not_regular(&meta)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(e),
     }
