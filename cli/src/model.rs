@@ -1,11 +1,9 @@
 //! `ptap model`: the traffic model of the paper's section `sec:model` per
 //! Galerkin product of a hierarchy, with the predicted best variant.
 use crate::common::Operands;
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::Args;
-use ptap_fem::BeamProblem;
 use ptap_io::BlockSpec;
-use ptap_runtime::{Hierarchy, HierarchyOptions};
 use ptap_schedules::inspect::{pick, Pick};
 use ptap_schedules::model::{render_table, MachineParams, ModelInput, Prediction};
 use ptap_schedules::{BlockShape, ProductPolicy, TwoPassSchedule, Variant};
@@ -58,14 +56,7 @@ pub fn run(args: &ModelArgs) -> Result<()> {
     let products: Vec<(String, BlockCsr, BlockCsr)> = match (&args.operands.beam, &args.operands.a, &args.operands.p) {
         (Some(k), _, _) => {
             let k = crate::common::validate_k(*k as i64)?;
-            let problem = BeamProblem::build(k).with_context(|| format!("building the beam at k = {k}"))?;
-            let h = Hierarchy::build(
-                problem.a,
-                &problem.near_null,
-                problem.modes,
-                &HierarchyOptions::default(),
-                &mut |_| {},
-            )?;
+            let h = ptap_drivers::target::beam_hierarchy(k, Some(Variant::TwoPass))?;
             (0..h.num_levels() - 1)
                 .map(|l| {
                     let lev = &h.levels()[l];

@@ -10,7 +10,8 @@
 use anyhow::{bail, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use ptap_drivers::time_loop::{run_beam, Phases, Target, TimeLoopOptions, TimeLoopReport};
+use ptap_drivers::target::Target;
+use ptap_drivers::time_loop::{run_beam, Phases, TimeLoopOptions, TimeLoopReport};
 use ptap_runtime::CgOptions;
 use std::path::PathBuf;
 

@@ -5,7 +5,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use ptap_cuda::TransferCounters;
 use ptap_drivers::solve::{CudaSolveInfo, SolveOptions, SolveReport};
-use ptap_drivers::time_loop::Target;
+use ptap_drivers::target::Target;
 use ptap_runtime::CgOptions;
 use std::path::PathBuf;
 use std::time::Duration;

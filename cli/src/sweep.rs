@@ -3,7 +3,7 @@
 use anyhow::Result;
 use clap::Args;
 use ptap_drivers::sweep::{SweepOptions, SweepRow};
-use ptap_drivers::time_loop::Target;
+use ptap_drivers::target::Target;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]

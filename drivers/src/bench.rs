@@ -2,9 +2,9 @@
 //! each level of the beam hierarchy, timed against V0 and against V0's DRAM
 //! stream floor at the copy bandwidth measured in the same run, and the time
 //! to load each schedule from its file against inspecting it again.
-use anyhow::{Context, Result};
-use ptap_fem::BeamProblem;
-use ptap_runtime::{GalerkinProduct, Hierarchy, HierarchyOptions, KernelRegistry};
+use crate::target::beam_hierarchy;
+use anyhow::Result;
+use ptap_runtime::{GalerkinProduct, KernelRegistry};
 use ptap_schedules::file::{write_bundle, MappedBundle, ScheduleBundle};
 use ptap_schedules::{
     inspect_with_base, measure_copy_bandwidth, v0_floor, BlockShape, ProductPolicy, TwoPassSchedule, Variant,
@@ -86,15 +86,7 @@ pub fn run(options: &BenchOptions, progress: &mut dyn FnMut(&str)) -> Result<Ben
     progress("measuring copy bandwidth");
     let bw = measure_copy_bandwidth();
     progress(&format!("building the beam hierarchy at k = {}", options.k));
-    let problem = BeamProblem::build(options.k).context("building the beam")?;
-    let h = Hierarchy::build(
-        problem.a,
-        &problem.near_null,
-        problem.modes,
-        &HierarchyOptions::default(),
-        &mut |_| {},
-    )
-    .context("setting up the hierarchy")?;
+    let h = beam_hierarchy(options.k, Some(Variant::TwoPass))?;
     let kernels = &h.options().kernels;
     let mut results = Vec::new();
     for (l, lev) in h.levels()[..h.num_levels() - 1].iter().enumerate() {
@@ -285,15 +277,7 @@ mod tests {
             variants: Vec::new(),
         };
         let report = run(&options, &mut |_| {}).unwrap();
-        let problem = BeamProblem::build(2).unwrap();
-        let h = Hierarchy::build(
-            problem.a,
-            &problem.near_null,
-            problem.modes,
-            &HierarchyOptions::default(),
-            &mut |_| {},
-        )
-        .unwrap();
+        let h = beam_hierarchy(2, Some(Variant::TwoPass)).unwrap();
         let products = h.num_levels() - 1;
         assert!(products >= 1);
         assert_eq!(report.results.len(), products * Variant::ALL.len());

@@ -14,4 +14,5 @@ pub mod bench_cuda;
 pub mod schedules;
 pub mod solve;
 pub mod sweep;
+pub mod target;
 pub mod time_loop;

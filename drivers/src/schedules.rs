@@ -4,11 +4,12 @@
 //! writes every level's product schedule, with its prolongator, to one bundle
 //! file. [`replay`] loads that file in another process, checks that it was
 //! built for the operator it is handed, and runs only the numeric products.
+use crate::target::beam_hierarchy;
 use anyhow::{anyhow, bail, Context, Result};
 use ptap_fem::BeamProblem;
 use ptap_io::BlockSpec;
 use ptap_runtime::bundle::{hierarchy_bundle, level_record, load_level, StoredLevel};
-use ptap_runtime::{executor_for, Hierarchy, HierarchyOptions};
+use ptap_runtime::{executor_for, Hierarchy};
 use ptap_schedules::file::{write_bundle, MappedBundle, ScheduleBundle};
 use ptap_schedules::model::MachineParams;
 use ptap_schedules::{inspect as inspect_product, BlockShape, ProductPolicy, Variant, VariantSchedule};
@@ -97,19 +98,6 @@ pub struct ReplayLevel {
     pub numeric_best_s: f64,
     pub numeric_mean_s: f64,
     pub out: Option<String>,
-}
-
-/// The beam hierarchy with the given variant (`None`: per level from the model).
-pub fn beam_hierarchy(k: usize, variant: Option<Variant>) -> Result<Hierarchy> {
-    let problem = BeamProblem::build(k).with_context(|| format!("building the beam at k = {k}"))?;
-    let mut opts = HierarchyOptions {
-        variant,
-        ..HierarchyOptions::default()
-    };
-    if variant.is_none() {
-        opts.machine = Some(MachineParams::measure_cpu());
-    }
-    Hierarchy::build(problem.a, &problem.near_null, 6, &opts, &mut |_| {}).context("setting up the AMG hierarchy")
 }
 
 /// Inspects `P^T A P` for matrices read from files and wraps it as a one-level bundle.

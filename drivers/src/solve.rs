@@ -1,15 +1,13 @@
 //! The beam solved end to end (`ptap solve`), on the CPU or a GPU: assembly,
 //! mesh setup on the host, then matrix setup and AMG-preconditioned CG on the
 //! backend, through the one generic path over `ptap_runtime::Backend`.
-use crate::time_loop::Target;
-use anyhow::{anyhow, bail, Context, Result};
-use ptap_cuda::{Cuda, TransferCounters, DEVICE_VARIANTS};
+use crate::target::{product_options, Target};
+use anyhow::{bail, Context, Result};
+use ptap_cuda::{Cuda, TransferCounters};
 use ptap_fem::BeamProblem;
 use ptap_runtime::{
     Backend, CgOptions, CgReport, CgWorkspace, Cpu, Hierarchy, HierarchyOptions, LevelSummary, MeshSetup,
 };
-use ptap_schedules::model::MachineParams;
-use ptap_schedules::Variant;
 use serde::Serialize;
 
 /// What to solve, and how.
@@ -140,40 +138,6 @@ pub fn solve_on<B: Backend>(
     })
 }
 
-/// Product options for the CUDA backend: `variant` as given (`None` = the
-/// device default, column split); `auto` picks per level among the device's
-/// variants with the model of this device, measured.
-pub fn device_product_options(opts: &mut HierarchyOptions, cuda: &Cuda, variant: Option<&str>) -> Result<()> {
-    match variant {
-        Some(v) if v.eq_ignore_ascii_case("auto") => {
-            opts.variant = None;
-            opts.machine = Some(cuda.machine()?);
-            opts.candidates = DEVICE_VARIANTS.to_vec();
-        }
-        Some(v) => opts.variant = Some(parse_variant(v)?),
-        None => opts.variant = Some(Variant::ColumnSplit),
-    }
-    Ok(())
-}
-
-/// Product options for the CPU backend: `None` = two-pass, `auto` = the model
-/// of this CPU, measured.
-fn cpu_product_options(opts: &mut HierarchyOptions, variant: Option<&str>) -> Result<()> {
-    opts.variant = match variant {
-        None => Some(Variant::TwoPass),
-        Some(v) if v.eq_ignore_ascii_case("auto") => None,
-        Some(v) => Some(parse_variant(v)?),
-    };
-    if opts.variant.is_none() {
-        opts.machine = Some(MachineParams::measure_cpu());
-    }
-    Ok(())
-}
-
-fn parse_variant(v: &str) -> Result<Variant> {
-    v.parse().map_err(|e: String| anyhow!("--variant: {e}"))
-}
-
 /// The device's figures after a solve: a hot matrix setup and a hot solve from
 /// zero are run again and timed (not counted in the transfers).
 pub fn device_info(s: &mut Solved<Cuda>, b: &[f64], cg: &CgOptions) -> Result<CudaSolveInfo> {
@@ -231,7 +195,7 @@ pub fn run(options: &SolveOptions, target: &Target, progress: &mut dyn FnMut(&st
     let (rep, history, levels, operator_complexity, timings, cuda) = match target {
         Target::Cuda(dev) => {
             let backend = Cuda::new(dev).context("starting the CUDA backend")?;
-            device_product_options(&mut opts, &backend, variant)?;
+            product_options(&mut opts, target, variant)?;
             let setup = MeshSetup::build(problem.a, &problem.near_null, problem.modes, &opts, progress)
                 .context("setting up the AMG hierarchy")?;
             let mut s = solve_on(backend, setup, &problem.rhs, cg, &mut x, progress)
@@ -248,7 +212,7 @@ pub fn run(options: &SolveOptions, target: &Target, progress: &mut dyn FnMut(&st
             )
         }
         Target::Cpu => {
-            cpu_product_options(&mut opts, variant)?;
+            product_options(&mut opts, target, variant)?;
             let setup = MeshSetup::build(problem.a, &problem.near_null, problem.modes, &opts, progress)
                 .context("setting up the AMG hierarchy")?;
             let s = solve_on(

@@ -5,12 +5,11 @@
 //! few times to time the hot numeric Galerkin products. Filtering thins `P`,
 //! which thins `W = A P` and `A_c` and makes the hot product cheaper; the
 //! kernel-preserving projection keeps the iteration count close.
-use crate::time_loop::Target;
+use crate::target::{product_options, Target};
 use anyhow::{Context, Result};
 use ptap_cuda::Cuda;
 use ptap_fem::BeamProblem;
 use ptap_runtime::{Backend, CgOptions, Cpu, Hierarchy, HierarchyOptions, MeshSetup};
-use ptap_schedules::Variant;
 use serde::Serialize;
 
 /// What to sweep.
@@ -55,10 +54,7 @@ pub fn run(options: &SweepOptions, target: &Target, progress: &mut dyn FnMut(&Sw
     for &pf in &options.pf {
         let mut opts = HierarchyOptions::default();
         (opts.amg.pf, opts.amg.pf_scale) = (pf, options.pf_scale);
-        if let Target::Cuda(_) = target {
-            // The device's product (two-pass stays the CPU's).
-            opts.variant = Some(Variant::ColumnSplit);
-        }
+        product_options(&mut opts, target, None)?;
         let setup = MeshSetup::build(problem.a.clone(), &problem.near_null, problem.modes, &opts, &mut |_| {})
             .with_context(|| format!("building the hierarchy at pf = {pf}"))?;
         let transfers = || setup.levels.iter().filter_map(|l| l.transfer.as_ref());

@@ -8,15 +8,14 @@
 //! smoothers and the coarse factor, and solves. The report has the paper's
 //! four phases (`tab:phases`) per step, for the cold step and the mean of the
 //! hot ones.
+use crate::target::{product_options, Target};
 use anyhow::{bail, Context, Result};
-use ptap_cuda::{Cuda, Device, TransferCounters, DEVICE_VARIANTS};
+use ptap_cuda::{Cuda, TransferCounters};
 use ptap_fem::device::{DeviceAssembler, Modulus};
 use ptap_fem::{modulus_from_fn, BeamProblem, BoxMesh, POISSON_RATIO};
 use ptap_runtime::bundle::hierarchy_bundle;
 use ptap_runtime::{Backend, CgOptions, Cpu, Hierarchy, HierarchyOptions, MeshSetup};
 use ptap_schedules::file::{write_bundle, MappedBundle};
-use ptap_schedules::model::MachineParams;
-use ptap_schedules::Variant;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -50,13 +49,6 @@ pub struct TimeLoopOptions {
     pub cg: CgOptions,
     /// Report cache events on stderr.
     pub verbose: bool,
-}
-
-/// Where the hierarchy lives.
-#[derive(Clone)]
-pub enum Target {
-    Cpu,
-    Cuda(Arc<Device>),
 }
 
 /// The modulus of step `s` of `steps`: a stiffening front moving along the beam.
@@ -189,36 +181,6 @@ impl StepAssembly<Cuda> for DeviceAssembler {
         self.assemble_matrix(Modulus::Host(&modulus), &mut h.fine_operator_mut().m)?;
         dev.synchronize()?;
         Ok(())
-    }
-}
-
-/// The product options of `target` for `--variant` (`None` = its default).
-fn product_options(opts: &mut HierarchyOptions, target: &Target, variant: Option<&str>) -> Result<String> {
-    let default = match target {
-        Target::Cpu => Variant::TwoPass,
-        Target::Cuda(_) => Variant::ColumnSplit,
-    };
-    match variant {
-        Some(v) if v.eq_ignore_ascii_case("auto") => {
-            opts.variant = None;
-            match target {
-                Target::Cpu => opts.machine = Some(MachineParams::measure_cpu()),
-                Target::Cuda(dev) => {
-                    opts.machine = Some(dev.machine_params()?);
-                    opts.candidates = DEVICE_VARIANTS.to_vec();
-                }
-            }
-            Ok("auto".into())
-        }
-        Some(v) => {
-            let parsed: Variant = v.parse().map_err(|e: String| anyhow::anyhow!("--variant: {e}"))?;
-            opts.variant = Some(parsed);
-            Ok(parsed.name().into())
-        }
-        None => {
-            opts.variant = Some(default);
-            Ok(default.name().into())
-        }
     }
 }
 
