@@ -152,9 +152,19 @@ fn cache_path(dir: &Path, k: usize, opts: &HierarchyOptions) -> PathBuf {
 
 /// How a backend gets each hot step's operator: the CPU assembles on the host
 /// and copies the values in; a GPU assembles on the device in place.
+/// It also answers for what only a device has: memory in use and the bus
+/// traffic per phase.
 trait StepAssembly<B: Backend> {
     /// Writes step `step`'s operator into `h`'s fine level.
     fn assemble(&mut self, problem: &mut BeamProblem, h: &mut Hierarchy<B>, step: usize, steps: usize) -> Result<()>;
+    /// Device memory in use now (total minus free).
+    fn memory_used(&self, _h: &Hierarchy<B>) -> Option<u64> {
+        None
+    }
+    /// Transfers per phase so far.
+    fn transfers(&self, _h: &Hierarchy<B>) -> Option<TransferCounters> {
+        None
+    }
 }
 
 struct HostAssembly;
@@ -181,6 +191,13 @@ impl StepAssembly<Cuda> for DeviceAssembler {
         self.assemble_matrix(Modulus::Host(&modulus), &mut h.fine_operator_mut().m)?;
         dev.synchronize()?;
         Ok(())
+    }
+    fn memory_used(&self, h: &Hierarchy<Cuda>) -> Option<u64> {
+        let (free, total) = h.backend().device().context().mem_get_info().ok()?;
+        Some((total - free) as u64)
+    }
+    fn transfers(&self, h: &Hierarchy<Cuda>) -> Option<TransferCounters> {
+        Some(h.backend().device().counters())
     }
 }
 
@@ -335,7 +352,7 @@ fn mesh_setup(
 
 /// The steps on a hierarchy already on its backend; returns the report and,
 /// for the cache, the hierarchy's bundle.
-fn steps_on<B: Backend + 'static, A: StepAssembly<B>>(
+fn steps_on<B: Backend, A: StepAssembly<B>>(
     options: &TimeLoopOptions,
     problem: &mut BeamProblem,
     mut h: Hierarchy<B>,
@@ -353,7 +370,7 @@ fn steps_on<B: Backend + 'static, A: StepAssembly<B>>(
     let mut x = vec![0.0; dofs];
     let mut ws = h.workspace(options.cg.max_iterations)?;
     let mut steps = Vec::with_capacity(options.steps);
-    let mut peak = PeakMemory::default();
+    let mut peak_device: Option<u64> = None;
     for step in 1..=options.steps {
         let cold = step == 1;
         let (assembly_s, mesh_setup_s, device_upload_s, matrix_setup_s) = if cold {
@@ -373,13 +390,13 @@ fn steps_on<B: Backend + 'static, A: StepAssembly<B>>(
             (assembly_s, 0.0, 0.0, matrix_setup_s)
         };
         let galerkin_numeric_s = h.timings.galerkin_numeric_s;
-        peak.sample(&h);
+        peak_device = peak_device.max(assembly.memory_used(&h));
         progress("solving", None);
         x.fill(0.0);
         let rep = h
             .solve(&problem.rhs, &mut x, &options.cg, &mut ws)
             .with_context(|| format!("solving step {step}"))?;
-        peak.sample(&h);
+        peak_device = peak_device.max(assembly.memory_used(&h));
         if !rep.converged {
             bail!(
                 "step {step}: CG did not reach rtol {:e} in {} iterations; check the operator",
@@ -420,31 +437,10 @@ fn steps_on<B: Backend + 'static, A: StepAssembly<B>>(
         cold: steps[0].phases,
         hot_mean: Phases::mean(&hot),
         steps,
-        transfers: peak.transfers,
+        transfers: assembly.transfers(&h),
         device_variants: on_device.then(|| h.level_variants().iter().map(|v| v.name()).collect()),
-        peak_device_bytes: on_device.then_some(peak.used),
+        peak_device_bytes: peak_device,
         peak_rss_bytes: peak_rss_bytes(),
     };
     Ok((report, bundle))
-}
-
-/// High-water mark of used device memory (total minus free), sampled, and the
-/// device's transfer counters; nothing on the CPU.
-#[derive(Default)]
-struct PeakMemory {
-    used: u64,
-    transfers: Option<TransferCounters>,
-}
-
-impl PeakMemory {
-    fn sample<B: Backend + 'static>(&mut self, h: &Hierarchy<B>) {
-        let any: &dyn std::any::Any = h.backend();
-        if let Some(cuda) = any.downcast_ref::<Cuda>() {
-            let dev = cuda.device();
-            if let Ok((free, total)) = dev.context().mem_get_info() {
-                self.used = self.used.max((total - free) as u64);
-            }
-            self.transfers = Some(dev.counters());
-        }
-    }
 }
