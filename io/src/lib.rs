@@ -19,8 +19,9 @@
 //!   [`read_petsc_vec`], [`read_petsc_vecs`], [`write_petsc_vec`],
 //!   [`write_petsc_vecs`]): `MatView`/`VecView` files (big-endian, 32-bit
 //!   indices, real double), the block size in the `<file>.info` options file.
-//! - [`detect_format`], [`read_matrix`] and [`read_near_null`] take either
-//!   format by content, so a command line needs one flag per input.
+//! - [`detect_format`], [`read_matrix`], [`read_vector`], [`read_near_null`]
+//!   and [`read_coordinates`] take either format by content, so a command line
+//!   needs one flag per input; [`write_vector`] picks it by extension.
 //!
 //! Conventions shared by every reader: scalar entries are grouped into
 //! `br x bc` blocks and a block is stored when any of its scalars is in the
@@ -45,8 +46,8 @@ pub use petsc::{
     info_path, read_petsc_mat, read_petsc_vec, read_petsc_vecs, write_petsc_mat, write_petsc_vec, write_petsc_vecs,
     MAT_FILE_CLASSID, VEC_FILE_CLASSID,
 };
+pub use ptap_sparse::infer_block_shape;
 pub use ptap_sparse::BlockCsr;
-pub use scalar::infer_block_shape;
 
 use std::io::Read;
 use std::path::Path;
@@ -227,4 +228,67 @@ pub fn read_near_null(path: impl AsRef<Path>) -> Result<(usize, usize, Vec<f64>)
         });
     }
     Ok((rows, modes, data))
+}
+
+/// Reads a vector from either format: a Matrix Market matrix with one column
+/// (or one row; `array` or `coordinate`, absent entries zero) or a PETSc binary
+/// Vec. The format is detected by content.
+pub fn read_vector(path: impl AsRef<Path>) -> Result<Vec<f64>, IoError> {
+    let path = path.as_ref();
+    match detect_format(path)? {
+        FileFormat::MatrixMarket => read_mm_vector(path),
+        FileFormat::PetscBinary => read_petsc_vec(path),
+    }
+}
+
+/// Writes a vector as PETSc binary when `path` ends in `.petsc` or `.bin`,
+/// else as a Matrix Market `array` (values round-trip bitwise either way).
+pub fn write_vector(path: impl AsRef<Path>, v: &[f64]) -> Result<(), IoError> {
+    let path = path.as_ref();
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("petsc" | "bin") => write_petsc_vec(path, v),
+        _ => write_mm_vector(path, v),
+    }
+}
+
+/// Reads nodal coordinates as `(nodes, dim, values)`, `values` row-major
+/// `nodes x dim` with `dim` 2 or 3: a Matrix Market dense array with one
+/// column per direction, a PETSc binary Mat of that shape, or a PETSc binary
+/// Vec of interleaved `x0 y0 z0 x1 ...` whose dimension is the
+/// `-vecload_block_size <dim>` line of `<file>.info` (PETSc's convention for
+/// coordinate Vecs).
+pub fn read_coordinates(path: impl AsRef<Path>) -> Result<(usize, usize, Vec<f64>), IoError> {
+    let path = path.as_ref();
+    let is_vec = detect_format(path)? == FileFormat::PetscBinary && {
+        let (b, n) = head::<8>(path)?;
+        petsc::first_class(&b[..n]) == Some(VEC_FILE_CLASSID)
+    };
+    let (nodes, dim, data) = if is_vec {
+        let v = read_petsc_vec(path)?;
+        let dim = petsc::info_vec_block_size(path)?.ok_or_else(|| IoError::Shape {
+            path: path.to_path_buf(),
+            what: format!(
+                "a Vec of {} coordinates gives no dimension; write `-vecload_block_size 3` (or 2) into {}, or save the \
+                 coordinates as a Matrix Market array with one column per direction",
+                v.len(),
+                info_path(path).display()
+            ),
+        })?;
+        if dim == 0 || v.len() % dim != 0 {
+            return Err(IoError::Shape {
+                path: path.to_path_buf(),
+                what: format!("{} coordinates do not split into nodes of {dim}", v.len()),
+            });
+        }
+        (v.len() / dim, dim, v)
+    } else {
+        read_near_null(path)?
+    };
+    if dim != 2 && dim != 3 {
+        return Err(IoError::Shape {
+            path: path.to_path_buf(),
+            what: format!("the coordinates have {dim} columns; give one column per direction, 2 or 3"),
+        });
+    }
+    Ok((nodes, dim, data))
 }

@@ -5,8 +5,9 @@
 //! entries go into flat triplet arrays, so memory is about 16 bytes per entry
 //! plus the result.
 use crate::error::IoError;
-use crate::scalar::{check_block, infer_block_shape, zeros, Triplets};
+use crate::scalar::{check_block, sparse_error, to_block, zeros, Triplets};
 use crate::BlockSpec;
+use ptap_sparse::infer_block_shape;
 use ptap_sparse::BlockCsr;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -265,12 +266,6 @@ fn read_header<R: BufRead>(
     let layout = if t[2].eq_ignore_ascii_case(b"coordinate") {
         Layout::Coordinate
     } else if t[2].eq_ignore_ascii_case(b"array") {
-        if purpose == Purpose::SparseMatrix {
-            return Err(unsupported(
-                "the dense `array` format for a sparse matrix",
-                "; store the matrix in `coordinate` format (dense arrays are read by read_mm_dense)",
-            ));
-        }
         Layout::Array
     } else {
         return Err(bad_word("format", t[2]));
@@ -600,14 +595,15 @@ fn read_array<R: BufRead>(lines: &mut Lines<R>, path: &Path, h: &Header, file_le
 
 /// Reads a sparse Matrix Market matrix into `br x bc` blocks.
 ///
-/// Accepts `%%MatrixMarket matrix coordinate real|integer general|symmetric`
+/// Accepts `%%MatrixMarket matrix coordinate|array real|integer general|symmetric`
 /// (words case-insensitive; `double` is taken for `real`, Fortran `D` exponents
 /// are understood). A `symmetric` file holds one triangle: every off-diagonal
 /// entry `(i, j)` is also stored at `(j, i)` (the diagonal is not doubled; a
 /// symmetric file that lists both `(i, j)` and `(j, i)` therefore sums them).
 /// **Duplicate entries are summed**, in file order. Blank lines and `%` lines
-/// are skipped anywhere after the banner. `pattern`, `complex`, `hermitian`,
-/// `skew-symmetric` and dense `array` files are refused.
+/// are skipped anywhere after the banner. A dense `array` file stores its
+/// nonzero values (exact zeros are dropped). `pattern`, `complex`, `hermitian`
+/// and `skew-symmetric` files are refused.
 ///
 /// Scalars are grouped into `br x bc` blocks; a block is stored when at least
 /// one of its scalars is in the file, and its other scalars are explicit zeros.
@@ -625,7 +621,20 @@ pub fn read_matrix_market(path: impl AsRef<Path>, block: BlockSpec) -> Result<Bl
     let (f, len) = open(path)?;
     let mut lines = Lines::new(BufReader::with_capacity(1 << 16, f));
     let h = read_header(&mut lines, path, Purpose::SparseMatrix, len)?;
-    let t = read_coordinate(&mut lines, path, &h, len)?;
+    let t = match h.layout {
+        Layout::Coordinate => read_coordinate(&mut lines, path, &h, len)?,
+        Layout::Array => {
+            // A dense matrix: its nonzeros, row by row (exact zeros are not stored).
+            let d = read_array(&mut lines, path, &h, len)?;
+            let mut t = Triplets::with_capacity(h.rows, h.cols, d.iter().filter(|v| **v != 0.0).count());
+            for (k, &v) in d.iter().enumerate() {
+                if v != 0.0 {
+                    t.push((k / h.cols) as u32, (k % h.cols) as u32, v);
+                }
+            }
+            t
+        }
+    };
     let csr = t.into_csr(path)?;
     let (br, bc) = match block {
         BlockSpec::Given(br, bc) => {
@@ -642,7 +651,7 @@ pub fn read_matrix_market(path: impl AsRef<Path>, block: BlockSpec) -> Result<Bl
             None => infer_block_shape(csr.rows, csr.cols, &csr.row_ptr, &csr.col_idx),
         },
     };
-    csr.to_block(br, bc, path)
+    to_block(&csr, br, bc, path)
 }
 
 /// The scalar rows, columns and entries a sparse Matrix Market file's header
@@ -668,7 +677,8 @@ pub fn read_mm_dense(path: impl AsRef<Path>) -> Result<(usize, usize, Vec<f64>),
         Layout::Array => read_array(&mut lines, path, &h, len)?,
         Layout::Coordinate => read_coordinate(&mut lines, path, &h, len)?
             .into_csr(path)?
-            .to_dense(path)?,
+            .to_dense()
+            .map_err(|e| sparse_error(path, e))?,
     };
     Ok((h.rows, h.cols, data))
 }

@@ -10,8 +10,9 @@
 //!   may follow one another in one file.
 use crate::error::IoError;
 use crate::mm::{create, finish, Lines};
-use crate::scalar::{check_block, infer_block_shape, ScalarCsr, Triplets};
+use crate::scalar::{check_block, to_block, ScalarCsr, Triplets};
 use crate::BlockSpec;
+use ptap_sparse::infer_block_shape;
 use ptap_sparse::BlockCsr;
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -322,6 +323,37 @@ fn info_block(path: &Path) -> Result<Option<(usize, usize, String)>, IoError> {
     })
 }
 
+/// The `-vecload_block_size <b>` of `<path>.info` (the last one wins; prefixed
+/// forms count), `None` without an `.info` file or such a line.
+pub(crate) fn info_vec_block_size(path: &Path) -> Result<Option<usize>, IoError> {
+    let info = info_path(path);
+    let f = match crate::mm::open(&info) {
+        Ok((f, _)) => f,
+        Err(IoError::Os { err, .. }) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let mut lines = Lines::new(BufReader::new(f));
+    let mut found = None;
+    while lines.advance(&info)? {
+        let text = String::from_utf8_lossy(&lines.buf);
+        let mut words = text.split_whitespace();
+        let Some(first) = words.next() else { continue };
+        if first.starts_with('-') && first.ends_with("vecload_block_size") {
+            match words.next().and_then(|t| t.parse::<usize>().ok()).filter(|&b| b >= 1) {
+                Some(b) => found = Some(b),
+                None => {
+                    return Err(IoError::Malformed {
+                        path: info.clone(),
+                        line: lines.line,
+                        msg: "`-vecload_block_size` needs a positive integer value; fix or delete the line".into(),
+                    })
+                }
+            }
+        }
+    }
+    Ok(found)
+}
+
 /// Reads a PETSc binary Mat (AIJ layout; BAIJ and SBAIJ are saved that way too)
 /// into `br x bc` blocks.
 ///
@@ -354,7 +386,7 @@ pub fn read_petsc_mat(path: impl AsRef<Path>, block: BlockSpec) -> Result<BlockC
             None => infer_block_shape(csr.rows, csr.cols, &csr.row_ptr, &csr.col_idx),
         },
     };
-    csr.to_block(br, bc, path)
+    to_block(&csr, br, bc, path)
 }
 
 fn to_i32(path: &Path, what: &str, v: usize) -> Result<i32, IoError> {

@@ -48,7 +48,6 @@ fn unsupported_kinds_are_named() {
         ("matrix coordinate complex general", "`complex` field"),
         ("matrix coordinate real hermitian", "`hermitian` storage"),
         ("matrix coordinate real skew-symmetric", "`skew-symmetric` storage"),
-        ("matrix array real general", "dense `array` format for a sparse matrix"),
         ("vector coordinate real general", "object `vector`"),
     ] {
         let (m, n, e) = mm_err(&format!("%%MatrixMarket {banner}\n2 2 1\n1 1 1\n"));
@@ -69,6 +68,22 @@ fn unsupported_kinds_are_named() {
         1,
         &["`complex` field"],
     );
+}
+
+#[test]
+fn a_dense_array_matrix_stores_its_nonzeros() {
+    // Column-major on disk: [[4, 0], [1, 3]] has nonzeros (0,0), (1,0), (1,1).
+    let f = Tmp::new("dense.mtx");
+    f.write("%%MatrixMarket matrix array real general\n2 2\n4\n1\n0\n3\n");
+    let a = ptap_io::read_matrix_market(&f, ptap_io::BlockSpec::Given(1, 1)).unwrap();
+    assert_eq!(a.pattern().row_ptr(), &[0, 1, 3]);
+    assert_eq!(a.pattern().col_idx(), &[0, 0, 1]);
+    assert_eq!(a.values(), &[4.0, 1.0, 3.0]);
+    // A symmetric array holds the lower triangle, mirrored.
+    f.write("%%MatrixMarket matrix array real symmetric\n2 2\n4\n1\n3\n");
+    let a = ptap_io::read_matrix_market(&f, ptap_io::BlockSpec::Infer).unwrap();
+    assert_eq!(a.block_shape(), (2, 2));
+    assert_eq!(a.values(), &[4.0, 1.0, 1.0, 3.0]);
 }
 
 #[test]

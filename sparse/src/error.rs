@@ -29,6 +29,23 @@ pub enum SparseError {
     Singular { what: String },
     #[error("a product's block falls outside the output pattern: the schedule was not built for these matrices (damaged or forged); re-run the inspector")]
     PatternNotClosed,
+    #[error("entry {entry} (row {row}, column {col}) is outside the {rows}x{cols} matrix")]
+    EntryOutOfRange {
+        entry: usize,
+        row: usize,
+        col: usize,
+        rows: usize,
+        cols: usize,
+    },
+    #[error("{br}x{bc} blocks do not tile a {rows}x{cols} matrix; give a block size that divides both dimensions")]
+    BlockDoesNotTile {
+        br: usize,
+        bc: usize,
+        rows: usize,
+        cols: usize,
+    },
+    #[error("{what} is too large for this machine's memory")]
+    TooLarge { what: String },
     #[error("value is not finite (NaN or infinity) in {what}")]
     NotFinite { what: String },
 }

@@ -9,6 +9,10 @@
 //! symbolic and numeric phases separated (faer's `*_symbolic` / `*_numeric`
 //! split).
 //!
+//! [`scalar`] is the door for matrices assembled elsewhere: scalar CSR or COO
+//! arrays, validated, grouped into blocks of a given or inferred shape
+//! ([`BlockCsr::from_scalar_csr`], [`BlockCsr::from_scalar_coo`]).
+//!
 //! Block shapes are run-time data in matrices and compile-time constants in
 //! kernels. This crate defines the kernels' interface ([`kernels`]) and the
 //! `*_with::<K>` entry points generic over it, and runs size-generic loops
@@ -21,9 +25,11 @@ pub mod error;
 pub mod kernels;
 pub mod par;
 pub mod pattern;
+pub mod scalar;
 pub mod spgemm;
 pub mod spmv;
 
 pub use csr::BlockCsr;
 pub use error::SparseError;
 pub use pattern::BlockPattern;
+pub use scalar::{infer_block_shape, ScalarCsr};
