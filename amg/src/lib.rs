@@ -5,7 +5,7 @@
 //! tentative prolongator and its Jacobi smoothing ([`prolongator`]), optional
 //! prolongator filtering with a kernel-preserving projection ([`filter`]), and the
 //! Krylov eigenvalue estimate both smoothing and the Chebyshev smoother need
-//! ([`eig`]). It never forms Galerkin products: those belong to the inspector
+//! ([`eig`]), and near-null spaces from nodal coordinates ([`nullspace`]). It never forms Galerkin products: those belong to the inspector
 //! (`ptap-schedules`) and executor (`ptap-runtime`), which orchestrate the
 //! hierarchy level by level.
 //!
@@ -16,12 +16,14 @@
 pub mod aggregate;
 pub mod eig;
 pub mod filter;
+pub mod nullspace;
 pub mod prolongator;
 pub mod strength;
 
 pub use aggregate::{aggregate_mis1, aggregate_mis2, merge_rank_deficient, Aggregates};
 pub use eig::{estimate_lambda_max, EigWorkspace};
 pub use filter::{filter_prolongator, filter_prolongator_preserving, FilterStats, Filtered};
+pub use nullspace::{near_null_from_coordinates, rigid_body_modes, rigid_mode_count, translations};
 pub use prolongator::{smooth_prolongator, tentative_prolongator, Tentative};
 pub use strength::{strength_graph, StrengthGraph};
 
@@ -41,6 +43,8 @@ pub enum AmgError {
     NonPositiveDiagonal { level: usize, row: usize, value: f64 },
     #[error("the eigenvalue estimate on level {level} broke down ({why}); the operator or its smoother is not SPD")]
     EigenBreakdown { level: usize, why: String },
+    #[error("near-null space: {what}")]
+    NearNull { what: String },
     #[error(transparent)]
     Sparse(#[from] ptap_sparse::SparseError),
 }

@@ -2,15 +2,11 @@
 use crate::assembly::{Assembler, NONE};
 use crate::element::{q2_shape_1d, GAUSS3_POINTS, GAUSS3_WEIGHTS};
 use crate::mesh::BoxMesh;
-use rayon::prelude::*;
 
 /// Columns of the near-null space (3D).
 pub const N_RIGID_MODES: usize = 6;
 
-/// Rigid-body modes in `dim` dimensions: 6 in 3D, 3 in 2D (two translations, one rotation).
-pub const fn rigid_mode_count(dim: usize) -> usize {
-    dim * (dim + 1) / 2
-}
+pub use ptap_amg::nullspace::{orthonormalize_columns, rigid_body_modes_2d_at, rigid_body_modes_at, rigid_mode_count};
 
 /// The spec's end load `t(x, y, z) = (1, -z, y)`: unit axial pull plus a twist
 /// about +x (resultant force 1 and torque 1/6 on the unit square section).
@@ -103,94 +99,31 @@ pub fn traction_rhs_with(mesh: &BoxMesh, asm: &Assembler, t: impl Fn([f64; 3]) -
     f
 }
 
-/// The six rigid-body displacements at point `(x, y, z)`: translations `e_x`,
-/// `e_y`, `e_z`, then rotations `(0, z, -y)`, `(-z, 0, x)`, `(y, -x, 0)`.
-pub fn rigid_body_modes_at([x, y, z]: [f64; 3]) -> [[f64; 3]; N_RIGID_MODES] {
-    [
-        [1.0, 0.0, 0.0],
-        [0.0, 1.0, 0.0],
-        [0.0, 0.0, 1.0],
-        [0.0, z, -y],
-        [-z, 0.0, x],
-        [y, -x, 0.0],
-    ]
-}
-
-/// The three in-plane rigid-body displacements at `(x, y)`: translations
-/// `e_x`, `e_y`, then the rotation `(-y, x)` about +z (third component 0).
-pub fn rigid_body_modes_2d_at([x, y, _]: [f64; 3]) -> [[f64; 3]; 3] {
-    [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [-y, x, 0.0]]
-}
-
 /// The rigid-body modes at the free nodes, not orthonormalized: row-major
 /// `n_dofs x nm` (entry `[(dim * free + comp) * nm + m]`, `nm =`
 /// [`rigid_mode_count`]), in global coordinates. 3D: `e_x, e_y, e_z,
 /// (0, z, -y), (-z, 0, x), (y, -x, 0)`; 2D: `e_x, e_y, (-y, x)`.
 pub fn rigid_body_modes_raw(mesh: &BoxMesh, asm: &Assembler) -> Vec<f64> {
+    let (dim, coords) = free_node_coords(mesh, asm);
+    ptap_amg::nullspace::rigid_body_modes_raw(&coords, dim).expect("mesh coordinates are finite")
+}
+
+/// The free nodes' coordinates, row-major `n_free x dim`.
+fn free_node_coords(mesh: &BoxMesh, asm: &Assembler) -> (usize, Vec<f64>) {
     check_pair(mesh, asm);
     let dim = mesh.dim();
-    let nm = rigid_mode_count(dim);
-    let mut b = vec![0.0; asm.n_dofs() * nm];
-    b.par_chunks_mut(dim * nm)
-        .zip(asm.node_of_free().par_iter())
-        .for_each(|(rows, &node)| {
-            let x = mesh.node_coords(node as usize);
-            let (m2, m3);
-            let modes: &[[f64; 3]] = if dim == 2 {
-                m2 = rigid_body_modes_2d_at(x);
-                &m2
-            } else {
-                m3 = rigid_body_modes_at(x);
-                &m3
-            };
-            for (m, v) in modes.iter().enumerate() {
-                for c in 0..dim {
-                    rows[c * nm + m] = v[c];
-                }
-            }
-        });
-    b
+    let coords = asm
+        .node_of_free()
+        .iter()
+        .flat_map(|&node| mesh.node_coords(node as usize)[..dim].to_vec())
+        .collect();
+    (dim, coords)
 }
 
 /// [`rigid_body_modes_raw`] orthonormalized in place by modified Gram-Schmidt,
 /// two passes, in mode order: the near-null space the AMG setup consumes.
 /// The translations come first, so the leading `dim` columns span exactly them.
 pub fn rigid_body_modes(mesh: &BoxMesh, asm: &Assembler) -> Vec<f64> {
-    let mut b = rigid_body_modes_raw(mesh, asm);
-    orthonormalize_columns(&mut b, rigid_mode_count(mesh.dim()));
-    b
-}
-
-/// Rows per partial sum: fixed chunks keep reductions bitwise reproducible.
-const DOT_CHUNK: usize = 4096;
-
-/// `sum_i b[i, p] * b[i, q]` over a row-major `n x ncols` array.
-fn col_dot(b: &[f64], ncols: usize, p: usize, q: usize) -> f64 {
-    let partial: Vec<f64> = b
-        .par_chunks(DOT_CHUNK * ncols)
-        .map(|c| c.chunks_exact(ncols).map(|r| r[p] * r[q]).sum::<f64>())
-        .collect();
-    partial.iter().sum()
-}
-
-/// Modified Gram-Schmidt with reorthogonalization on the columns of a row-major
-/// `n x ncols` array. Panics on a (numerically) dependent column.
-pub fn orthonormalize_columns(b: &mut [f64], ncols: usize) {
-    for m in 0..ncols {
-        for _pass in 0..2 {
-            for j in 0..m {
-                let d = col_dot(b, ncols, j, m);
-                b.par_chunks_mut(DOT_CHUNK * ncols)
-                    .for_each(|c| c.chunks_exact_mut(ncols).for_each(|r| r[m] -= d * r[j]));
-            }
-        }
-        let norm = col_dot(b, ncols, m, m).sqrt();
-        assert!(
-            norm > 0.0 && norm.is_finite(),
-            "column {m} is linearly dependent on the previous ones"
-        );
-        let inv = 1.0 / norm;
-        b.par_chunks_mut(DOT_CHUNK * ncols)
-            .for_each(|c| c.chunks_exact_mut(ncols).for_each(|r| r[m] *= inv));
-    }
+    let (dim, coords) = free_node_coords(mesh, asm);
+    ptap_amg::nullspace::rigid_body_modes(&coords, dim).expect("a beam's nodes span every direction")
 }
