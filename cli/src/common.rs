@@ -107,22 +107,21 @@ pub fn validate_pf(pf: &[f64], pf_scale: f64) -> Result<()> {
 /// The device `--device` asks for: `None` is the CPU. `cuda` without a usable
 /// GPU is an error of one sentence; `auto` falls back to the CPU and says so.
 pub fn open(device: &str) -> Result<Option<Arc<Device>>> {
-    match device {
-        "cpu" => Ok(None),
-        "cuda" => Device::open(DeviceOptions::default())
-            .map(Some)
-            .map_err(|e| anyhow!("--device cuda: {e}")),
-        "auto" => match Device::open(DeviceOptions::default()) {
-            Ok(d) => {
+    let choice: ptap::DeviceChoice = device.parse()?;
+    let (target, fallback) =
+        ptap::Target::open(choice, DeviceOptions::default()).map_err(|e| anyhow!("--device {device}: {e}"))?;
+    match (target, fallback) {
+        (ptap::Target::Cuda(d), _) => {
+            if choice == ptap::DeviceChoice::Auto {
                 errln!("--device auto: solving on {} ({})", d.name(), d.arch());
-                Ok(Some(d))
             }
-            Err(e) => {
-                errln!("--device auto: {e}; solving on the CPU");
-                Ok(None)
-            }
-        },
-        other => bail!("--device must be cpu, cuda or auto, got {other}"),
+            Ok(Some(d))
+        }
+        (ptap::Target::Cpu, Some(why)) => {
+            errln!("--device auto: {why}; solving on the CPU");
+            Ok(None)
+        }
+        (ptap::Target::Cpu, None) => Ok(None),
     }
 }
 
