@@ -5,16 +5,27 @@
 //! A time-stepping or Newton code builds the hierarchy once and then, every
 //! step, hands over new operator values (same block pattern) and solves:
 //!
-//! ```ignore
+//! ```no_run
+//! use ptap_runtime::{CgOptions, Hierarchy, HierarchyOptions};
+//! # fn assemble_into(_values: &mut [f64]) {}
+//! # fn run(a: ptap_sparse::BlockCsr, near_null: Vec<f64>, modes: usize, b: Vec<f64>)
+//! #     -> Result<(), ptap_runtime::RuntimeError> {
 //! let mut h = Hierarchy::build(a, &near_null, modes, &HierarchyOptions::default(), &mut |_| {})?;
-//! // or, skipping the mesh setup: Hierarchy::from_bundle(a, modes, &bundle, &options, &mut |_| {})?
-//! let mut ws = CgWorkspace::new(n, 500);
-//! for step in 0..steps {
+//! // or, skipping the mesh setup: Hierarchy::from_bundle(..) from a schedule file
+//! let mut ws = h.workspace(500)?;
+//! let mut values = h.operator().values().to_vec();
+//! let mut x = vec![0.0; b.len()];
+//! for _step in 0..10 {
 //!     assemble_into(&mut values);            // the caller's assembly
 //!     h.refresh(&values)?;                   // numeric P^T A P, smoothers, coarse factor
 //!     h.solve(&b, &mut x, &CgOptions::default(), &mut ws)?;
 //! }
+//! # Ok(()) }
 //! ```
+//!
+//! Most users want the front door instead, crate `ptap`: `ptap::Solver` takes
+//! the operator from files or scalar CSR/COO, builds the near-null space from
+//! nodal coordinates and picks the backend.
 //!
 //! `refresh` and `solve` allocate, search and aggregate nothing; aggregates
 //! and `P` are frozen at build time. [`bundle::hierarchy_bundle`] writes the
