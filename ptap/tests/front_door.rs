@@ -242,3 +242,21 @@ fn galerkin_matches_the_dense_product_for_every_variant() {
     let e = galerkin(&a, &p, Variant::TwoPass, KernelRegistry::shipped()).unwrap_err();
     assert!(e.to_string().contains("P's rows must match A's columns"), "{e}");
 }
+
+/// Translations only (no rotations): the coarse blocks are `b x b`, shapes no
+/// shipped kernel set declares; the CPU's size-generic loops run them.
+#[test]
+fn translations_only_run_on_the_cpu_for_unshipped_coarse_shapes() {
+    for dim in [2, 3] {
+        let p = BeamProblem::build_in(dim, 2).unwrap();
+        let mut solver = Solver::builder(p.a.clone()).build().unwrap();
+        let info = solver.info();
+        assert_eq!(info.modes, dim);
+        let (x, rep) = solver.solve_new(&p.rhs).unwrap();
+        assert!(rep.converged, "{dim}D: {rep:?}");
+        let r = p.a.to_dense().matvec(&x);
+        let res: f64 = r.iter().zip(&p.rhs).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt();
+        let bn: f64 = p.rhs.iter().map(|b| b * b).sum::<f64>().sqrt();
+        assert!(res <= 1.01e-8 * bn, "{dim}D: {}", res / bn);
+    }
+}
