@@ -10,6 +10,7 @@
 use anyhow::{bail, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use ptap_drivers::plot;
 use ptap_drivers::target::Target;
 use ptap_drivers::time_loop::{run_beam, Phases, TimeLoopOptions, TimeLoopReport};
 use ptap_runtime::CgOptions;
@@ -55,6 +56,11 @@ pub struct RunArgs {
     /// steps[].phases, cold, hot_mean, schedule_cache, ...).
     #[arg(long, value_name = "PATH")]
     json: Option<PathBuf>,
+    /// Draw the four phases of every step (assembly, mesh setup, matrix setup,
+    /// solve) as stacked bars in an SVG file, with the hot steps alone on a
+    /// second panel. The path is checked before the first step.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
     /// Do not print progress or the table.
     #[arg(long)]
     quiet: bool,
@@ -66,6 +72,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
         bail!("--steps must be at least 1");
     }
     crate::common::validate_pf(&[args.pf], args.pf_scale)?;
+    if let Some(path) = &args.plot {
+        plot::check_path(path)?;
+    }
     let target = match crate::common::open(&args.device)? {
         Some(dev) => Target::Cuda(dev),
         None => Target::Cpu,
@@ -102,6 +111,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
     }
     if let Some(path) = &args.json {
         crate::common::write_json(path, &report)?;
+    }
+    if let Some(path) = &args.plot {
+        plot::write_svg(path, &plot::phases_svg(&report)?)?;
     }
     Ok(())
 }
