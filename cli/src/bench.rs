@@ -1,5 +1,6 @@
 //! `ptap bench`: arguments and printing; the harness is `ptap_drivers::bench`
 //! (CPU) and `ptap_drivers::bench_cuda` (`--device cuda`).
+use crate::out::Progress;
 use anyhow::Result;
 use clap::Args;
 use ptap_cuda::{Device, DeviceOptions};
@@ -41,6 +42,9 @@ pub struct BenchArgs {
     /// before the bench starts.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// Do not print progress or the table (the JSON and the plot are still written).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 pub fn run(args: &BenchArgs) -> Result<()> {
@@ -52,7 +56,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     if let Some(path) = &args.plot {
         plot::check_path(path)?;
     }
-    let progress = &mut |m: &str| errln!("{m} ...");
+    // Plain `PHASE ...` lines when stderr is not a terminal, as the bench always printed.
+    let bar = Progress::spinner(args.quiet).plain_lines();
+    let progress = &mut |m: &str| bar.phase(m);
     if args.device == "cuda" {
         let options = CudaBenchOptions {
             k: args.k,
@@ -63,7 +69,10 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         };
         let dev = Device::open(DeviceOptions { fmad: !args.no_fmad })?;
         let report = ptap_drivers::bench_cuda::run(&dev, &options, progress)?;
-        print_cuda_report(&report, &dev);
+        bar.finish();
+        if !args.quiet {
+            print_cuda_report(&report, &dev);
+        }
         write_json(args.json.as_deref(), &report)?;
         return write_plot(args.plot.as_deref(), Ladder::from(&report));
     }
@@ -73,7 +82,10 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         variants,
     };
     let report = ptap_drivers::bench::run(&options, progress)?;
-    print_report(&report);
+    bar.finish();
+    if !args.quiet {
+        print_report(&report);
+    }
     write_json(args.json.as_deref(), &report)?;
     write_plot(args.plot.as_deref(), Ladder::from(&report))
 }

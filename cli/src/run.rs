@@ -7,9 +7,9 @@
 //! schedules (aggregates and `P` are reused), refreshes smoothers and the coarse
 //! factor, and solves. The report has the paper's four phases (`tab:phases`)
 //! per step, for the cold step and the mean of the hot ones.
+use crate::out::Progress;
 use anyhow::{bail, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use ptap_drivers::plot;
 use ptap_drivers::target::Target;
 use ptap_drivers::time_loop::{run_beam, Phases, TimeLoopOptions, TimeLoopReport};
@@ -92,20 +92,12 @@ pub fn run(args: &RunArgs) -> Result<()> {
         },
         verbose: !args.quiet,
     };
-    let pb = if args.quiet {
-        ProgressBar::hidden()
-    } else {
-        let pb = ProgressBar::new(args.steps as u64);
-        pb.set_style(
-            ProgressStyle::with_template("[{elapsed_precise}] step {pos}/{len} {msg}").expect("valid template"),
-        );
-        pb
-    };
+    let progress = Progress::bar(args.quiet, args.steps, "step");
     let report = run_beam(&options, &target, &mut |msg, done| match done {
-        Some(_) => pb.inc(1),
-        None => pb.set_message(msg.to_string()),
+        Some(_) => progress.inc(),
+        None => progress.phase(msg),
     })?;
-    pb.finish_and_clear();
+    progress.finish();
     if !args.quiet {
         print_report(&report);
     }

@@ -52,6 +52,7 @@ fn bench_plot_names_every_level_and_every_variant_it_ran() {
         "2",
         "--repeat",
         "1",
+        "--quiet",
         "--plot",
         plot.to_str().unwrap(),
         "--json",
