@@ -1,10 +1,12 @@
 //! `ptap bench`: arguments and printing; the harness is `ptap_drivers::bench`
 //! (CPU) and `ptap_drivers::bench_cuda` (`--device cuda`).
+use crate::out::Progress;
 use anyhow::Result;
 use clap::Args;
 use ptap_cuda::{Device, DeviceOptions};
 use ptap_drivers::bench::{BenchOptions, BenchReport};
 use ptap_drivers::bench_cuda::{device_variants, CudaBenchOptions, CudaBenchReport};
+use ptap_drivers::plot::{self, Ladder};
 use ptap_schedules::Variant;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -35,6 +37,14 @@ pub struct BenchArgs {
     /// Write the results as JSON.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
+    /// Draw the variant ladder as SVG: per level, each variant's numeric time
+    /// as a bar against V0's stream floor (log time axis). The path is checked
+    /// before the bench starts.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// Do not print progress or the table (the JSON and the plot are still written).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 pub fn run(args: &BenchArgs) -> Result<()> {
@@ -43,7 +53,12 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         .iter()
         .map(|s| s.parse::<Variant>().map_err(anyhow::Error::msg))
         .collect::<Result<Vec<_>>>()?;
-    let progress = &mut |m: &str| errln!("{m} ...");
+    if let Some(path) = &args.plot {
+        plot::check_path(path)?;
+    }
+    // Plain `PHASE ...` lines when stderr is not a terminal, as the bench always printed.
+    let bar = Progress::spinner(args.quiet).plain_lines();
+    let progress = &mut |m: &str| bar.phase(m);
     if args.device == "cuda" {
         let options = CudaBenchOptions {
             k: args.k,
@@ -54,8 +69,12 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         };
         let dev = Device::open(DeviceOptions { fmad: !args.no_fmad })?;
         let report = ptap_drivers::bench_cuda::run(&dev, &options, progress)?;
-        print_cuda_report(&report, &dev);
-        return write_json(args.json.as_deref(), &report);
+        bar.finish();
+        if !args.quiet {
+            print_cuda_report(&report, &dev);
+        }
+        write_json(args.json.as_deref(), &report)?;
+        return write_plot(args.plot.as_deref(), Ladder::from(&report));
     }
     let options = BenchOptions {
         k: args.k,
@@ -63,13 +82,23 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         variants,
     };
     let report = ptap_drivers::bench::run(&options, progress)?;
-    print_report(&report);
-    write_json(args.json.as_deref(), &report)
+    bar.finish();
+    if !args.quiet {
+        print_report(&report);
+    }
+    write_json(args.json.as_deref(), &report)?;
+    write_plot(args.plot.as_deref(), Ladder::from(&report))
 }
 
 fn write_json<T: Serialize>(path: Option<&Path>, report: &T) -> Result<()> {
     let Some(path) = path else { return Ok(()) };
     crate::common::write_json(path, report)
+}
+
+/// The variant ladder of either report, as SVG.
+fn write_plot(path: Option<&Path>, ladder: Ladder) -> Result<()> {
+    let Some(path) = path else { return Ok(()) };
+    plot::write_svg(path, &ladder.svg()?)
 }
 
 fn print_report(rep: &BenchReport) {

@@ -7,9 +7,10 @@
 //! schedules (aggregates and `P` are reused), refreshes smoothers and the coarse
 //! factor, and solves. The report has the paper's four phases (`tab:phases`)
 //! per step, for the cold step and the mean of the hot ones.
+use crate::out::Progress;
 use anyhow::{bail, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
+use ptap_drivers::plot;
 use ptap_drivers::target::Target;
 use ptap_drivers::time_loop::{run_beam, Phases, TimeLoopOptions, TimeLoopReport};
 use ptap_runtime::CgOptions;
@@ -55,6 +56,11 @@ pub struct RunArgs {
     /// steps[].phases, cold, hot_mean, schedule_cache, ...).
     #[arg(long, value_name = "PATH")]
     json: Option<PathBuf>,
+    /// Draw the four phases of every step (assembly, mesh setup, matrix setup,
+    /// solve) as stacked bars in an SVG file, with the hot steps alone on a
+    /// second panel. The path is checked before the first step.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
     /// Do not print progress or the table.
     #[arg(long)]
     quiet: bool,
@@ -66,6 +72,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
         bail!("--steps must be at least 1");
     }
     crate::common::validate_pf(&[args.pf], args.pf_scale)?;
+    if let Some(path) = &args.plot {
+        plot::check_path(path)?;
+    }
     let target = match crate::common::open(&args.device)? {
         Some(dev) => Target::Cuda(dev),
         None => Target::Cpu,
@@ -83,25 +92,20 @@ pub fn run(args: &RunArgs) -> Result<()> {
         },
         verbose: !args.quiet,
     };
-    let pb = if args.quiet {
-        ProgressBar::hidden()
-    } else {
-        let pb = ProgressBar::new(args.steps as u64);
-        pb.set_style(
-            ProgressStyle::with_template("[{elapsed_precise}] step {pos}/{len} {msg}").expect("valid template"),
-        );
-        pb
-    };
+    let progress = Progress::bar(args.quiet, args.steps, "step");
     let report = run_beam(&options, &target, &mut |msg, done| match done {
-        Some(_) => pb.inc(1),
-        None => pb.set_message(msg.to_string()),
+        Some(_) => progress.inc(),
+        None => progress.phase(msg),
     })?;
-    pb.finish_and_clear();
+    progress.finish();
     if !args.quiet {
         print_report(&report);
     }
     if let Some(path) = &args.json {
         crate::common::write_json(path, &report)?;
+    }
+    if let Some(path) = &args.plot {
+        plot::write_svg(path, &plot::phases_svg(&report)?)?;
     }
     Ok(())
 }

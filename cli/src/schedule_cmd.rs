@@ -1,6 +1,7 @@
 //! `ptap inspect` and `ptap replay`: arguments and printing; the work is
 //! `ptap_drivers::schedules` (schedules that outlive the process).
 use crate::common::{validate_k, Operands};
+use crate::out::Progress;
 use anyhow::{bail, Result};
 use clap::Args;
 use ptap_drivers::schedules::{InspectOptions, Operands as Source, ReplayOptions};
@@ -82,7 +83,9 @@ pub fn run_inspect(args: &InspectArgs) -> Result<()> {
         operands: source(&args.operands)?,
         out: args.out.clone(),
     };
-    let report = ptap_drivers::schedules::inspect(&options, &mut |_| {})?;
+    let progress = Progress::spinner(args.quiet);
+    let report = ptap_drivers::schedules::inspect(&options, &mut |m| progress.phase(m))?;
+    progress.finish();
     if !args.quiet {
         outln!(
             "wrote {} ({:.1} MB, {} level product{})",
@@ -125,7 +128,9 @@ pub fn run_replay(args: &ReplayArgs) -> Result<()> {
         repeat: args.repeat,
         out: args.out.clone(),
     };
-    let report = ptap_drivers::schedules::replay(&options, &mut |_| {})?;
+    let progress = Progress::spinner(args.quiet);
+    let report = ptap_drivers::schedules::replay(&options, &mut |m| progress.phase(m))?;
+    progress.finish();
     if !args.quiet {
         outln!(
             "{} ({}): opened in {:.4} s",

@@ -1,14 +1,13 @@
 //! `ptap solve`: the beam end to end, on the CPU or a GPU (arguments and
 //! printing; the solve is `ptap_drivers::solve`).
+use crate::out::Progress;
 use anyhow::{bail, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use ptap_cuda::TransferCounters;
 use ptap_drivers::solve::{CudaSolveInfo, SolveOptions, SolveReport};
 use ptap_drivers::target::Target;
 use ptap_runtime::CgOptions;
 use std::path::PathBuf;
-use std::time::Duration;
 
 #[derive(Args, Debug)]
 pub struct SolveArgs {
@@ -64,16 +63,6 @@ pub struct SolveArgs {
     device: String,
 }
 
-fn spinner(quiet: bool) -> ProgressBar {
-    if quiet {
-        return ProgressBar::hidden();
-    }
-    let pb = ProgressBar::new_spinner();
-    pb.set_style(ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}").expect("valid template"));
-    pb.enable_steady_tick(Duration::from_millis(120));
-    pb
-}
-
 pub fn run(args: &SolveArgs) -> Result<()> {
     let dim = args.dim as usize;
     let k = crate::common::validate_beam(dim, args.k)?;
@@ -98,9 +87,9 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         pf_scale: args.pf_scale,
         variant: (args.variant != "default").then(|| args.variant.clone()),
     };
-    let pb = spinner(args.quiet);
-    let report = ptap_drivers::solve::run(&options, &target, &mut |m: &str| pb.set_message(m.to_string()))?;
-    pb.finish_and_clear();
+    let progress = Progress::spinner(args.quiet);
+    let report = ptap_drivers::solve::run(&options, &target, &mut |m: &str| progress.phase(m))?;
+    progress.finish();
     if !args.quiet {
         print_report(&report);
         if let Some(c) = &report.cuda {

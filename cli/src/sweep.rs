@@ -1,5 +1,6 @@
 //! `ptap sweep-filter`: the paper's prolongator-filter sweep (`tab:pfsweep`);
 //! arguments and printing, the sweep is `ptap_drivers::sweep`.
+use crate::out::Progress;
 use anyhow::Result;
 use clap::Args;
 use ptap_drivers::sweep::{SweepOptions, SweepRow};
@@ -26,6 +27,9 @@ pub struct SweepArgs {
     /// Write the rows as JSON.
     #[arg(long, value_name = "PATH")]
     json: Option<PathBuf>,
+    /// Do not print progress or the table (the JSON is still written).
+    #[arg(long)]
+    quiet: bool,
 }
 
 pub fn run(args: &SweepArgs) -> Result<()> {
@@ -41,20 +45,39 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         pf_scale: args.pf_scale,
         repeat: args.repeat,
     };
-    outln!(
-        "{:>6} {:>5} {:>14} {:>11} {:>11} {:>12} {:>12} {:>11} {:>6}",
-        "pf",
-        "its",
-        "max |u|",
-        "P0 blocks",
-        "all P",
-        "numeric ms",
-        "matrix ms",
-        "hier. MB",
-        "op.c."
-    );
-    let rows = ptap_drivers::sweep::run(&options, &target, &mut print_row)?;
-    if let Some(base) = rows.first() {
+    if !args.quiet {
+        outln!(
+            "{:>6} {:>5} {:>14} {:>11} {:>11} {:>12} {:>12} {:>11} {:>6}",
+            "pf",
+            "its",
+            "max |u|",
+            "P0 blocks",
+            "all P",
+            "numeric ms",
+            "matrix ms",
+            "hier. MB",
+            "op.c."
+        );
+    }
+    // A bar over the thresholds; each row is printed as it is done.
+    let progress = Progress::bar(args.quiet, args.pf.len(), "threshold");
+    let at = |i: usize| {
+        if let Some(pf) = args.pf.get(i) {
+            progress.phase(&format!("pf {pf}: setup, solve, hot refreshes"));
+        }
+    };
+    at(0);
+    let mut done = 0;
+    let rows = ptap_drivers::sweep::run(&options, &target, &mut |row| {
+        if !args.quiet {
+            progress.suspend(|| print_row(row));
+        }
+        progress.inc();
+        done += 1;
+        at(done);
+    })?;
+    progress.finish();
+    if let Some(base) = rows.first().filter(|_| !args.quiet) {
         for r in rows.iter().skip(1) {
             outln!(
                 "pf {}: {:+} iterations, hot numeric product {:.2}x faster than pf {}",

@@ -116,6 +116,40 @@ fn bench_runs_selected_variants_and_reports_against_v0() {
     assert_clear_refusal(&["bench", "--k", "1", "--variants", "v9"], "unknown variant 'v9'");
 }
 
+#[test]
+fn progress_is_plain_lines_when_piped_and_nothing_with_quiet() {
+    // stderr is a pipe here: no bar is drawn; the bench prints its phases as
+    // plain lines, as it always has.
+    let out = ptap(&["bench", "--k", "1", "--repeat", "1", "--variants", "v0"]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.lines().any(|l| l == "building the beam hierarchy at k = 1 ..."),
+        "{err}"
+    );
+    assert!(!err.contains('\u{1b}'), "no terminal escapes on a pipe: {err:?}");
+    // --quiet: nothing on either stream, whatever the command.
+    for args in [
+        &["bench", "--k", "1", "--repeat", "1", "--variants", "v0", "--quiet"][..],
+        &["solve", "--k", "1", "--quiet"],
+        &["run", "--k", "1", "--steps", "2", "--quiet"],
+        &["sweep-filter", "--k", "1", "--pf", "0", "--repeat", "1", "--quiet"],
+    ] {
+        let out = ptap(args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stdout.is_empty() && out.stderr.is_empty(),
+            "{args:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 /// Runs `ptap solve ARGS --quiet --json PATH` and returns the parsed report.
 fn solve_report(tag: &str, args: &[&str]) -> serde_json::Value {
     let dir = std::env::temp_dir().join(format!("ptap-cli-{tag}-{}", std::process::id()));

@@ -156,6 +156,27 @@ fn hostile_options_and_streams() {
         assert!(t.elapsed() < Duration::from_secs(1));
         cases += 1;
     }
+    // --plot: a directory, a missing folder, a FIFO or a device where the SVG
+    // would go is refused in one sentence before any work (never opened, so a
+    // FIFO cannot block).
+    let dir = std::env::temp_dir().join(format!("ptap-hostile-plot-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("fifo.svg");
+    let made = Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
+    let mut targets = vec![dir.clone(), dir.join("missing").join("p.svg")];
+    targets.extend(made.then_some(fifo));
+    targets.extend(Some(std::path::PathBuf::from("/dev/full")).filter(|p| p.exists()));
+    for target in &targets {
+        for base in [&["bench", "--k", "2"][..], &["run", "--k", "2", "--steps", "2"]] {
+            let mut args = base.to_vec();
+            args.extend(["--plot", target.to_str().unwrap()]);
+            refused(&args);
+            cases += 1;
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+
     // A closed pipe ends the program as SIGPIPE does (status 141 in a shell), silently.
     for args in [&["solve", "--k", "2"][..], &["model", "--beam", "2"]] {
         let mut child = ptap()

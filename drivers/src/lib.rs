@@ -4,13 +4,15 @@
 //! one-shot beam solve ([`solve::run`]), the prolongator-filter sweep
 //! ([`sweep::run`]), schedule files ([`schedules::inspect`] writes one,
 //! [`schedules::replay`] runs its numeric products), and the bench harness
-//! ([`bench::run`] on the CPU, [`bench_cuda::run`] on a GPU).
+//! ([`bench::run`] on the CPU, [`bench_cuda::run`] on a GPU), and SVG charts
+//! of the bench and time-loop reports ([`plot`]).
 //!
 //! This crate sits at the top of the house: it knows the problem (`ptap-fem`,
 //! with its device assembly) and the backends (`ptap-runtime`'s CPU,
 //! `ptap-cuda`), which know nothing of it.
 pub mod bench;
 pub mod bench_cuda;
+pub mod plot;
 pub mod schedules;
 pub mod solve;
 pub mod sweep;
