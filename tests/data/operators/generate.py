@@ -3,6 +3,7 @@
 
     python tests/data/operators/generate.py            # tests/data/operators/<name>/
     python tests/data/operators/generate.py --example  # examples/data/elasticity3d_tet/
+    python tests/data/operators/generate.py --example --cells 48 16 16 --qmin 0.1 --out DIR  # ~42k dofs
 
 Deterministic: fixed seeds, no timestamps, the versions pinned in
 requirements.txt (numpy, scipy, pyamg, scikit-fem). Every float is written as
@@ -472,10 +473,14 @@ def main():
         "--cells", type=int, nargs=3, metavar=("NX", "NY", "NZ"), default=(24, 8, 8),
         help="with --example: lattice cells of the 3x1x1 beam (default 24 8 8; 48 16 16 gives ~42k dofs)",
     )
+    ap.add_argument(
+        "--qmin", type=float, default=0.15,
+        help="with --example: re-jitter tetrahedra of quality under this (default 0.15; larger meshes: 0.1)",
+    )
     ap.add_argument("--out", help="output folder (default: this script's folder, or examples/data/)")
     args = ap.parse_args()
     if args.example:
-        example(args.out or os.path.join(ROOT, "examples", "data"), cells=tuple(args.cells))
+        example(args.out or os.path.join(ROOT, "examples", "data"), cells=tuple(args.cells), qmin=args.qmin)
         return
     out = args.out or HERE
     gallery_poisson(out)
