@@ -260,3 +260,45 @@ fn translations_only_run_on_the_cpu_for_unshipped_coarse_shapes() {
         assert!(res <= 1.01e-8 * bn, "{dim}D: {}", res / bn);
     }
 }
+
+/// The front door on a GPU: the beam from coordinates solves in the CPU's
+/// iterations, to 1e-9 of the CPU's solution (FMA contraction on).
+#[test]
+fn cuda_solver_matches_the_cpu_solver() {
+    if let Err(e) = ptap_cuda::libraries_present() {
+        eprintln!("skipping: {e}");
+        return;
+    }
+    let p = BeamProblem::build_in(3, 3).unwrap();
+    let coords: Vec<f64> = p
+        .assembler
+        .node_of_free()
+        .iter()
+        .flat_map(|&node| p.mesh.node_coords(node as usize).to_vec())
+        .collect();
+    let near_null = NearNull::Coordinates { coords, dim: 3 };
+    let mut cpu = Solver::builder(p.a.clone()).near_null(near_null.clone()).build().unwrap();
+    let mut gpu = match Solver::builder(p.a.clone())
+        .near_null(near_null)
+        .device(DeviceChoice::Cuda)
+        .build()
+    {
+        Ok(s) => s,
+        Err(Error::Cuda(e)) if matches!(e, ptap_cuda::CudaError::NoDevice(_) | ptap_cuda::CudaError::NoDriver) => {
+            eprintln!("skipping: {e}");
+            return;
+        }
+        Err(e) => panic!("{e}"),
+    };
+    assert_ne!(gpu.device(), "cpu");
+    let (xc, rc) = cpu.solve_new(&p.rhs).unwrap();
+    let (xg, rg) = gpu.solve_new(&p.rhs).unwrap();
+    assert_eq!(rc.iterations, rg.iterations);
+    assert!(rel_err(&xg, &xc) < 1e-9, "{}", rel_err(&xg, &xc));
+    // A refresh on the device: doubled values, halved solution.
+    let doubled: Vec<f64> = p.a.values().iter().map(|v| 2.0 * v).collect();
+    gpu.refresh(&doubled).unwrap();
+    let (xg2, _) = gpu.solve_new(&p.rhs).unwrap();
+    let half: Vec<f64> = xc.iter().map(|v| v / 2.0).collect();
+    assert!(rel_err(&xg2, &half) < 1e-7, "{}", rel_err(&xg2, &half));
+}
