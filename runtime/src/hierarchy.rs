@@ -22,10 +22,7 @@ use crate::registry::KernelRegistry;
 use crate::RuntimeError;
 use ptap_amg::eig::pseudo_random_vector;
 use ptap_amg::prolongator::smoothing_omega;
-use ptap_amg::{
-    aggregate_mis1, aggregate_mis2, merge_rank_deficient, smooth_prolongator, strength_graph, tentative_prolongator,
-    AmgError, AmgOptions,
-};
+use ptap_amg::{merge_rank_deficient, smooth_prolongator, strength_graph, tentative_prolongator, AmgError, AmgOptions};
 use ptap_schedules::model::MachineParams;
 use ptap_schedules::{
     inspect, inspect_with_base, BlockShape, ProductPolicy, ProductStats, TwoPassSchedule, Variant, VariantSchedule,
@@ -204,11 +201,7 @@ impl MeshSetup {
             progress(&format!("level {l}: aggregating {} block rows", a.nrows()));
             let t_mesh = Instant::now();
             let g = strength_graph(a, opts.threshold_at(l));
-            let mut aggs = if l < opts.aggressive_levels {
-                aggregate_mis2(&g)
-            } else {
-                aggregate_mis1(&g)
-            };
+            let mut aggs = opts.aggregation.aggregate(&g, l < opts.aggressive_levels);
             let merged = merge_rank_deficient(&mut aggs, &g, b, modes, &near_null, opts.rank_tolerance);
             drop(g);
             let coarse_rows = aggs.count * modes;
