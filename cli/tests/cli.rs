@@ -233,3 +233,16 @@ fn model_reads_a_machine_file_and_names_a_missing_key() {
     assert!(v["machine"]["dram_bandwidth"].as_f64().unwrap() > 1e8);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn unknown_aggregation_is_refused_by_every_command() {
+    for cmd in ["solve", "run", "bench", "sweep-filter"] {
+        let out = ptap(&[cmd, "--k", "1", "--aggregation", "mis3"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{cmd}: {err}");
+        assert!(
+            err.contains("unknown aggregation 'mis3'") && err.contains("natural, petsc"),
+            "{cmd}: {err}"
+        );
+    }
+}

@@ -2,6 +2,7 @@
 //! Galerkin-product variant `--variant` names for it (one rule for every
 //! driver), and the beam hierarchy the CPU-side drivers measure on.
 use anyhow::{anyhow, Context, Result};
+use ptap_amg::AmgOptions;
 use ptap_cuda::{Device, DEVICE_VARIANTS};
 use ptap_fem::BeamProblem;
 use ptap_runtime::{Hierarchy, HierarchyOptions};
@@ -57,9 +58,15 @@ pub fn product_options(opts: &mut HierarchyOptions, target: &Target, variant: Op
 /// The beam hierarchy at `k` on the CPU with every level's product `variant`
 /// (`None`: per level from the model of this host, measured).
 pub fn beam_hierarchy(k: usize, variant: Option<Variant>) -> Result<Hierarchy> {
+    beam_hierarchy_with(k, variant, &AmgOptions::default())
+}
+
+/// [`beam_hierarchy`] with the mesh setup's options `amg` (aggregation, filter, ...).
+pub fn beam_hierarchy_with(k: usize, variant: Option<Variant>, amg: &AmgOptions) -> Result<Hierarchy> {
     let problem = BeamProblem::build(k).with_context(|| format!("building the beam at k = {k}"))?;
     let opts = HierarchyOptions {
         variant,
+        amg: amg.clone(),
         ..HierarchyOptions::default()
     };
     Hierarchy::build(problem.a, &problem.near_null, problem.modes, &opts, &mut |_| {})
