@@ -249,6 +249,45 @@ impl MeshSetup {
 }
 
 impl MeshSetup {
+    /// Total stored scalars over all levels' patterns divided by the fine
+    /// level's (the coarsest level's pattern is known without its values).
+    pub fn operator_complexity(&self) -> f64 {
+        let size = |l: &MeshLevel| {
+            let b = l.a.block_shape().0;
+            (l.a.pattern().nnzb() * b * b) as f64
+        };
+        self.levels.iter().map(size).sum::<f64>() / size(&self.levels[0])
+    }
+
+    /// The per-level table of [`Hierarchy::summary`] from the mesh setup alone
+    /// (no smoother figures: no matrix setup has run).
+    pub fn summary(&self) -> Vec<LevelSummary> {
+        self.levels
+            .iter()
+            .enumerate()
+            .map(|(l, lev)| {
+                let pattern = lev.a.pattern();
+                let block = lev.a.block_shape().0;
+                LevelSummary {
+                    level: l,
+                    block_rows: pattern.nrows(),
+                    blocks: pattern.nnzb(),
+                    blocks_per_row: pattern.nnzb() as f64 / pattern.nrows().max(1) as f64,
+                    block_size: block,
+                    scalar_rows: pattern.nrows() * block,
+                    product: lev.transfer.as_ref().map(|t| t.schedule.stats),
+                    variant: lev.transfer.as_ref().map(|t| t.variant_schedule.variant().name()),
+                    aggregates: lev.transfer.as_ref().map(|t| t.aggregates),
+                    merged_aggregates: lev.transfer.as_ref().map(|t| t.merged_aggregates),
+                    unaggregated_nodes: lev.transfer.as_ref().map(|t| t.unaggregated_nodes),
+                    chebyshev_lambda_max: None,
+                }
+            })
+            .collect()
+    }
+}
+
+impl MeshSetup {
     /// Every level's product schedule re-inspected for `variant` (from the
     /// two-pass base each level keeps), e.g. to put a hierarchy built for one
     /// backend on another whose products differ.
