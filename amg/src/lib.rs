@@ -10,8 +10,10 @@
 //! hierarchy level by level.
 //!
 //! Orderings are explicit and deterministic: nodes are visited in their natural
-//! (matrix row) order, aggregates are numbered in the order their roots are
-//! chosen, and ties are broken by the smaller index.
+//! (matrix row) order, or with [`Aggregation::Petsc`] in a fixed pseudo-random
+//! order ([`petsc_order`]); aggregates are numbered by increasing root index
+//! (in natural order, the order their roots are chosen), and ties are broken
+//! by the smaller index.
 
 pub mod aggregate;
 pub mod eig;
@@ -20,7 +22,10 @@ pub mod nullspace;
 pub mod prolongator;
 pub mod strength;
 
-pub use aggregate::{aggregate_mis1, aggregate_mis2, merge_rank_deficient, Aggregates};
+pub use aggregate::{
+    aggregate_mis1, aggregate_mis1_in, aggregate_mis2, aggregate_mis2_in, merge_rank_deficient, petsc_order,
+    Aggregates, Aggregation,
+};
 pub use eig::{estimate_lambda_max, EigWorkspace};
 pub use filter::{filter_prolongator, filter_prolongator_preserving, FilterStats, Filtered};
 pub use nullspace::{near_null_from_coordinates, rigid_body_modes, rigid_mode_count, translations};
@@ -63,6 +68,10 @@ pub struct AmgOptions {
     pub max_levels: usize,
     /// Levels (from the finest) coarsened aggressively (distance-2 MIS).
     pub aggressive_levels: usize,
+    /// How aggregates are formed: [`Aggregation::Natural`] (greedy MIS in
+    /// natural order, the default) or [`Aggregation::Petsc`] (PETSc GAMG's
+    /// square-graph MIS in a fixed pseudo-random order, the paper's hierarchy).
+    pub aggregation: Aggregation,
     /// `omega = smoothing_factor / lambda_max(D^-1 A)` for prolongator smoothing.
     pub smoothing_factor: f64,
     /// CG iterations behind every `lambda_max` estimate.
@@ -86,6 +95,7 @@ impl Default for AmgOptions {
             coarse_eq_limit: 2000,
             max_levels: 10,
             aggressive_levels: 1,
+            aggregation: Aggregation::Natural,
             smoothing_factor: 1.4,
             eig_iterations: 10,
             rank_tolerance: 1e-6,

@@ -22,6 +22,14 @@ pub struct BenchArgs {
     /// Variants to run (comma-separated names or labels; default all).
     #[arg(long, value_delimiter = ',')]
     pub variants: Vec<String>,
+    #[arg(long, default_value = "natural", value_parser = crate::common::aggregation, help = crate::common::AGGREGATION_HELP)]
+    pub aggregation: ptap_amg::Aggregation,
+    /// Prolongator filter threshold of the benched hierarchy (the paper: 0.03; 0 = off).
+    #[arg(long, default_value_t = 0.0, value_name = "PF")]
+    pub pf: f64,
+    /// Per-level factor on --pf (the paper: 0.5).
+    #[arg(long, default_value_t = 0.5, value_name = "S")]
+    pub pf_scale: f64,
     /// Run on the CPU (the default; kept for compatibility).
     #[arg(long)]
     cpu: bool,
@@ -53,6 +61,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         .iter()
         .map(|s| s.parse::<Variant>().map_err(anyhow::Error::msg))
         .collect::<Result<Vec<_>>>()?;
+    crate::common::validate_pf(&[args.pf], args.pf_scale)?;
     if let Some(path) = &args.plot {
         plot::check_path(path)?;
     }
@@ -66,6 +75,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             // Refused before the device is opened.
             variants: device_variants(&variants)?,
             dump: args.dump.clone(),
+            aggregation: args.aggregation,
+            pf: args.pf,
+            pf_scale: args.pf_scale,
         };
         let dev = Device::open(DeviceOptions { fmad: !args.no_fmad })?;
         let report = ptap_drivers::bench_cuda::run(&dev, &options, progress)?;
@@ -80,6 +92,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         k: args.k,
         repeat: args.repeat,
         variants,
+        aggregation: args.aggregation,
+        pf: args.pf,
+        pf_scale: args.pf_scale,
     };
     let report = ptap_drivers::bench::run(&options, progress)?;
     bar.finish();
@@ -104,9 +119,12 @@ fn write_plot(path: Option<&Path>, ladder: Ladder) -> Result<()> {
 fn print_report(rep: &BenchReport) {
     let bw = rep.copy_bandwidth_bytes_per_s;
     outln!(
-        "copy bandwidth {:.1} GB/s (read + write), {} threads",
+        "copy bandwidth {:.1} GB/s (read + write), {} threads; hierarchy: aggregation {}, pf {} (x{} per level)",
         bw / 1e9,
-        rep.threads
+        rep.threads,
+        rep.aggregation,
+        rep.pf,
+        rep.pf_scale
     );
     outln!(
         "{:<6} {:<16} {:>10} {:>9} {:>11} {:>9} {:>9} {:>12}",
@@ -159,11 +177,14 @@ fn print_report(rep: &BenchReport) {
 fn print_cuda_report(rep: &CudaBenchReport, dev: &Device) {
     let bw = rep.copy_bandwidth_bytes_per_s;
     outln!(
-        "device {} ({}, {} SMs), kernels compiled with --fmad={}",
+        "device {} ({}, {} SMs), kernels compiled with --fmad={}; hierarchy: aggregation {}, pf {} (x{} per level)",
         rep.device,
         rep.arch,
         dev.sm_count(),
-        rep.fmad
+        rep.fmad,
+        rep.aggregation,
+        rep.pf,
+        rep.pf_scale
     );
     outln!(
         "copy bandwidth (read + write): memcpy_dtod {:.0} GB/s, copy kernel {:.0} GB/s; floors use {:.0} GB/s",

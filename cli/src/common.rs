@@ -133,3 +133,14 @@ pub fn write_json<T: serde::Serialize>(path: &std::path::Path, value: &T) -> Res
     ptap_io::fsio::write_atomic(path, |w| w.write_all(text.as_bytes()))
         .map_err(|e| anyhow!("cannot write the JSON report to {}: {e}", path.display()))
 }
+
+/// `--aggregation`: how mesh setup forms aggregates (`natural` or `petsc`;
+/// see `ptap_amg::Aggregation`).
+pub fn aggregation(s: &str) -> Result<ptap_amg::Aggregation, String> {
+    s.trim().parse()
+}
+
+/// The help text every `--aggregation` shares.
+pub const AGGREGATION_HELP: &str = "How aggregates are formed: natural (greedy MIS visiting nodes in their \
+natural order; the default) or petsc (PETSc GAMG's aggressive coarsening as the paper ran it: MIS on the square \
+graph, then MIS-1 on coarser levels, visiting nodes in a fixed pseudo-random order; the paper's tab:hier)";

@@ -3,6 +3,7 @@
 mod out;
 mod bench;
 mod common;
+mod hier;
 mod model;
 mod run;
 mod schedule_cmd;
@@ -67,6 +68,12 @@ enum Command {
     /// The prolongator-filter sweep (the paper's tab:pfsweep): per threshold,
     /// iterations, hot numeric-product time, fine P blocks and hierarchy size.
     SweepFilter(sweep::SweepArgs),
+    /// The beam hierarchy beside the paper's tab:hier: builds the beam and the
+    /// mesh setup only (aggregation, P, the symbolic products; no solve) and
+    /// prints, per Galerkin product, m_F, Z_A, n_A, Z_P, n_P, Z_W, w, m_C,
+    /// Z_C, n_C next to the paper's row (at k = 16), and the operator
+    /// complexity.
+    Hier(hier::HierArgs),
 }
 
 fn main() -> ExitCode {
@@ -104,6 +111,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => schedule_cmd::run_replay(&args),
         Command::Run(args) => run::run(&args),
         Command::SweepFilter(args) => sweep::run(&args),
+        Command::Hier(args) => hier::run(&args),
     };
     match result {
         Ok(()) => {

@@ -34,6 +34,8 @@ pub struct RunArgs {
     /// mesh setup. A stale or damaged entry is reported and rebuilt.
     #[arg(long, value_name = "DIR")]
     schedule_cache: Option<PathBuf>,
+    #[arg(long, default_value = "natural", value_parser = crate::common::aggregation, help = crate::common::AGGREGATION_HELP)]
+    aggregation: ptap_amg::Aggregation,
     /// Prolongator filter threshold (the paper: 0.03; 0 = off).
     #[arg(long, default_value_t = 0.0, value_name = "PF")]
     pf: f64,
@@ -83,6 +85,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         k,
         steps: args.steps,
         schedule_cache: args.schedule_cache.clone(),
+        aggregation: args.aggregation,
         pf: args.pf,
         pf_scale: args.pf_scale,
         variant: args.variant.clone(),
@@ -112,10 +115,12 @@ pub fn run(args: &RunArgs) -> Result<()> {
 
 fn print_report(r: &TimeLoopReport) {
     outln!(
-        "beam k = {}: {} dofs, {} levels, {} steps on the {} ({} threads); aggregates and P built once, reused by every hot step",
+        "beam k = {}: {} dofs, {} levels (aggregation {}, pf {}), {} steps on the {} ({} threads); aggregates and P built once, reused by every hot step",
         r.k,
         r.dofs,
         r.levels,
+        r.aggregation,
+        r.pf,
         r.steps.len(),
         r.device,
         r.threads

@@ -37,6 +37,8 @@ pub struct SolveArgs {
     /// Level-0 strength threshold, halved on each coarser level (the paper: 0.05).
     #[arg(long, default_value_t = 0.05)]
     threshold: f64,
+    #[arg(long, default_value = "natural", value_parser = crate::common::aggregation, help = crate::common::AGGREGATION_HELP)]
+    aggregation: ptap_amg::Aggregation,
     /// Prolongator filter: drop blocks of P below PF times their row's largest
     /// block, then restore the near-null space row by row (the paper: 0.03;
     /// 0 = off).
@@ -83,6 +85,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         },
         coarse_eq_limit: args.coarse_eq_limit,
         threshold: args.threshold,
+        aggregation: args.aggregation,
         pf: args.pf,
         pf_scale: args.pf_scale,
         variant: (args.variant != "default").then(|| args.variant.clone()),
@@ -198,11 +201,13 @@ fn print_report(r: &SolveReport) {
     }
     outln!();
     outln!(
-        "CG: {} iterations, {} (||r||/||b|| = {:.3e}), operator complexity {:.3}",
+        "CG: {} iterations, {} (||r||/||b|| = {:.3e}), operator complexity {:.3} (aggregation {}, pf {})",
         r.iterations,
         if r.converged { "converged" } else { "NOT converged" },
         r.relative_residual,
-        r.operator_complexity
+        r.operator_complexity,
+        r.aggregation,
+        r.pf
     );
     outln!("tip displacement ||u||_inf = {:.10e}", r.max_displacement);
     outln!();

@@ -18,6 +18,8 @@ pub struct SweepArgs {
     /// Per-level factor on pf (the paper: 0.5).
     #[arg(long, default_value_t = 0.5)]
     pf_scale: f64,
+    #[arg(long, default_value = "natural", value_parser = crate::common::aggregation, help = crate::common::AGGREGATION_HELP)]
+    aggregation: ptap_amg::Aggregation,
     /// Hot refreshes timed per threshold, 1 to 1000; the fastest numeric product is reported.
     #[arg(long, default_value_t = 3, value_parser = crate::common::count_in::<1, 1000>)]
     repeat: usize,
@@ -43,6 +45,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         k,
         pf: args.pf.clone(),
         pf_scale: args.pf_scale,
+        aggregation: args.aggregation,
         repeat: args.repeat,
     };
     if !args.quiet {

@@ -267,3 +267,65 @@ fn model_reads_a_machine_file_and_names_a_missing_key() {
     assert!(v["machine"]["dram_bandwidth"].as_f64().unwrap() > 1e8);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn hier_k2_json_has_every_product_and_the_aggregation() {
+    let dir = std::env::temp_dir().join(format!("ptap-cli-hier-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("hier2.json");
+    for aggregation in ["petsc", "natural"] {
+        let out = ptap(&[
+            "hier",
+            "--k",
+            "2",
+            "--aggregation",
+            aggregation,
+            "--quiet",
+            "--json",
+            path.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.stdout.is_empty(), "--quiet prints nothing");
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(v["k"], 2);
+        assert_eq!(v["dofs"], 3000);
+        assert_eq!(v["aggregation"], aggregation);
+        assert_eq!(v["pf"], 0.03);
+        let levels = v["levels"].as_array().unwrap();
+        let products = v["products"].as_array().unwrap();
+        assert_eq!(products.len() + 1, levels.len());
+        let l0 = &products[0];
+        assert_eq!(l0["product"], "l0");
+        assert_eq!(l0["blocks"], "3x3/3x6");
+        for key in ["m_f", "z_a", "n_a", "z_p", "n_p", "z_w", "w", "m_c", "z_c", "n_c"] {
+            assert!(l0["stats"][key].is_number(), "{aggregation}: stats.{key}");
+        }
+        assert_eq!(l0["stats"]["m_f"], 1000);
+        assert_eq!(l0["stats"]["m_c"], l0["aggregates"]);
+        assert!(l0.get("paper").is_none(), "the paper's rows are at k = 16 only");
+        assert!(v["operator_complexity"].as_f64().unwrap() > 1.0);
+    }
+    // The human table: ours per product, no paper rows at k = 2.
+    let out = ptap(&["hier", "--k", "2", "--aggregation", "petsc"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("l0   ours") && text.contains("operator complexity"),
+        "{text}"
+    );
+    assert!(!text.contains("paper "), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn unknown_aggregation_is_refused_by_every_command() {
+    for cmd in ["solve", "run", "bench", "sweep-filter", "hier"] {
+        let out = ptap(&[cmd, "--k", "1", "--aggregation", "mis3"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{cmd}: {err}");
+        assert!(
+            err.contains("unknown aggregation 'mis3'") && err.contains("natural, petsc"),
+            "{cmd}: {err}"
+        );
+    }
+}

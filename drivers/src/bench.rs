@@ -2,8 +2,9 @@
 //! each level of the beam hierarchy, timed against V0 and against V0's DRAM
 //! stream floor at the copy bandwidth measured in the same run, and the time
 //! to load each schedule from its file against inspecting it again.
-use crate::target::beam_hierarchy;
+use crate::target::beam_hierarchy_with;
 use anyhow::Result;
+use ptap_amg::{Aggregation, AmgOptions};
 use ptap_runtime::{GalerkinProduct, KernelRegistry};
 use ptap_schedules::file::{write_bundle, MappedBundle, ScheduleBundle};
 use ptap_schedules::{
@@ -24,6 +25,23 @@ pub struct BenchOptions {
     pub repeat: usize,
     /// Variants to run, in this order; empty = all of [`Variant::ALL`].
     pub variants: Vec<Variant>,
+    /// How the hierarchy's aggregates are formed.
+    pub aggregation: Aggregation,
+    /// Prolongator filter threshold and per-level factor.
+    pub pf: f64,
+    pub pf_scale: f64,
+}
+
+impl BenchOptions {
+    /// The mesh setup's options these ask for (the defaults otherwise).
+    pub fn amg(&self) -> AmgOptions {
+        AmgOptions {
+            aggregation: self.aggregation,
+            pf: self.pf,
+            pf_scale: self.pf_scale,
+            ..AmgOptions::default()
+        }
+    }
 }
 
 /// One variant on one level.
@@ -60,6 +78,9 @@ pub struct HierarchyLoad {
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchReport {
     pub k: usize,
+    pub aggregation: &'static str,
+    pub pf: f64,
+    pub pf_scale: f64,
     pub threads: usize,
     pub copy_bandwidth_bytes_per_s: f64,
     /// Level by level, each level's variants in the order asked for.
@@ -86,7 +107,7 @@ pub fn run(options: &BenchOptions, progress: &mut dyn FnMut(&str)) -> Result<Ben
     progress("measuring copy bandwidth");
     let bw = measure_copy_bandwidth();
     progress(&format!("building the beam hierarchy at k = {}", options.k));
-    let h = beam_hierarchy(options.k, Some(Variant::TwoPass))?;
+    let h = beam_hierarchy_with(options.k, Some(Variant::TwoPass), &options.amg())?;
     let kernels = &h.options().kernels;
     let mut results = Vec::new();
     for (l, lev) in h.levels()[..h.num_levels() - 1].iter().enumerate() {
@@ -97,6 +118,9 @@ pub fn run(options: &BenchOptions, progress: &mut dyn FnMut(&str)) -> Result<Ben
     let whole_hierarchy = variants.iter().map(|&v| whole_hierarchy(v, &results)).collect();
     Ok(BenchReport {
         k: options.k,
+        aggregation: options.aggregation.name(),
+        pf: options.pf,
+        pf_scale: options.pf_scale,
         threads: rayon::current_num_threads(),
         copy_bandwidth_bytes_per_s: bw,
         results,
@@ -267,6 +291,7 @@ fn time_schedule_load(schedule: &VariantSchedule, a: &BlockCsr, p: &BlockCsr) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::target::beam_hierarchy;
     use ptap_runtime::TwoPassExecutor;
 
     #[test]
@@ -275,6 +300,9 @@ mod tests {
             k: 2,
             repeat: 1,
             variants: Vec::new(),
+            aggregation: Aggregation::Natural,
+            pf: 0.0,
+            pf_scale: 0.5,
         };
         let report = run(&options, &mut |_| {}).unwrap();
         let h = beam_hierarchy(2, Some(Variant::TwoPass)).unwrap();

@@ -7,6 +7,7 @@
 //! level's `A` and `P` as scalar CSR for the cuSPARSE peer
 //! (`benches/peers/cusparse_ptap.py`).
 use anyhow::{bail, ensure, Context, Result};
+use ptap_amg::Aggregation;
 use ptap_cuda::{Arg, Cuda, Device, DeviceBlockCsr, DeviceProduct, DeviceSpmv, TransferCounters, DEVICE_VARIANTS};
 use ptap_fem::BeamProblem;
 use ptap_runtime::{CgOptions, CgReport, Hierarchy, HierarchyOptions, KernelRegistry};
@@ -28,6 +29,11 @@ pub struct CudaBenchOptions {
     pub variants: Vec<Variant>,
     /// Write every level's `A` and `P` as scalar CSR into this directory.
     pub dump: Option<PathBuf>,
+    /// How the hierarchy's aggregates are formed.
+    pub aggregation: Aggregation,
+    /// Prolongator filter threshold and per-level factor.
+    pub pf: f64,
+    pub pf_scale: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -80,6 +86,9 @@ pub struct SolveResult {
 #[derive(Clone, Debug, Serialize)]
 pub struct CudaBenchReport {
     pub k: usize,
+    pub aggregation: &'static str,
+    pub pf: f64,
+    pub pf_scale: f64,
     pub device: String,
     pub arch: String,
     pub fmad: bool,
@@ -127,14 +136,11 @@ pub fn run(dev: &Arc<Device>, options: &CudaBenchOptions, progress: &mut dyn FnM
     let bw = bw_memcpy.max(bw_kernel);
     progress(&format!("building the beam hierarchy at k = {} on the CPU", options.k));
     let problem = BeamProblem::build(options.k).context("building the beam")?;
-    let h = Hierarchy::build(
-        problem.a,
-        &problem.near_null,
-        problem.modes,
-        &HierarchyOptions::default(),
-        &mut |_| {},
-    )
-    .context("setting up the hierarchy")?;
+    let mut opts = HierarchyOptions::default();
+    opts.amg.aggregation = options.aggregation;
+    (opts.amg.pf, opts.amg.pf_scale) = (options.pf, options.pf_scale);
+    let h = Hierarchy::build(problem.a, &problem.near_null, problem.modes, &opts, &mut |_| {})
+        .context("setting up the hierarchy")?;
     if let Some(dir) = &options.dump {
         progress(&format!(
             "writing scalar CSR of every level's A and P to {}",
@@ -181,6 +187,9 @@ pub fn run(dev: &Arc<Device>, options: &CudaBenchOptions, progress: &mut dyn FnM
     let cs = dev.compile_stats();
     Ok(CudaBenchReport {
         k: options.k,
+        aggregation: options.aggregation.name(),
+        pf: options.pf,
+        pf_scale: options.pf_scale,
         device: dev.name().to_string(),
         arch: dev.arch().to_string(),
         fmad: dev.options().fmad,

@@ -2,7 +2,8 @@
 //! arguments and prints): the time-stepping loop on the beam
 //! ([`time_loop::run_beam`]) on the CPU or a GPU, with the schedule cache, the
 //! one-shot beam solve ([`solve::run`]), the prolongator-filter sweep
-//! ([`sweep::run`]), schedule files ([`schedules::inspect`] writes one,
+//! ([`sweep::run`]), the hierarchy beside the paper's `tab:hier`
+//! ([`hier::run`], mesh setup only), schedule files ([`schedules::inspect`] writes one,
 //! [`schedules::replay`] runs its numeric products), and the bench harness
 //! ([`bench::run`] on the CPU, [`bench_cuda::run`] on a GPU), and SVG charts
 //! of the bench and time-loop reports ([`plot`]).
@@ -12,6 +13,7 @@
 //! `ptap-cuda`), which know nothing of it.
 pub mod bench;
 pub mod bench_cuda;
+pub mod hier;
 pub mod plot;
 pub mod schedules;
 pub mod solve;

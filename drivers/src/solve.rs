@@ -3,6 +3,7 @@
 //! backend, through the one generic path over `ptap_runtime::Backend`.
 use crate::target::{product_options, Target};
 use anyhow::{bail, Context, Result};
+use ptap_amg::Aggregation;
 use ptap_cuda::{Cuda, TransferCounters};
 use ptap_fem::BeamProblem;
 use ptap_runtime::{
@@ -22,6 +23,8 @@ pub struct SolveOptions {
     pub coarse_eq_limit: usize,
     /// Level-0 strength threshold, halved on each coarser level.
     pub threshold: f64,
+    /// How aggregates are formed.
+    pub aggregation: Aggregation,
     /// Prolongator filter threshold and per-level factor.
     pub pf: f64,
     pub pf_scale: f64,
@@ -43,6 +46,7 @@ impl SolveOptions {
             },
             coarse_eq_limit: 2000,
             threshold: 0.05,
+            aggregation: Aggregation::Natural,
             pf: 0.0,
             pf_scale: 0.5,
             variant: None,
@@ -75,6 +79,8 @@ pub struct SolveReport {
     pub relative_residual: f64,
     pub max_displacement: f64,
     pub operator_complexity: f64,
+    pub aggregation: &'static str,
+    pub pf: f64,
     pub levels: Vec<LevelSummary>,
     pub phases: SolvePhases,
     pub residual_history: Vec<f64>,
@@ -187,6 +193,7 @@ pub fn run(options: &SolveOptions, target: &Target, progress: &mut dyn FnMut(&st
     let mut opts = HierarchyOptions::default();
     opts.amg.coarse_eq_limit = options.coarse_eq_limit;
     opts.amg.threshold = options.threshold;
+    opts.amg.aggregation = options.aggregation;
     (opts.amg.pf, opts.amg.pf_scale) = (options.pf, options.pf_scale);
     let cg = &options.cg;
     let variant = options.variant.as_deref();
@@ -244,6 +251,8 @@ pub fn run(options: &SolveOptions, target: &Target, progress: &mut dyn FnMut(&st
         relative_residual: rep.residual_norm / rep.rhs_norm,
         max_displacement: x.iter().fold(0.0f64, |m, v| m.max(v.abs())),
         operator_complexity,
+        aggregation: options.aggregation.name(),
+        pf: options.pf,
         levels,
         phases: SolvePhases {
             problem_setup_s,

@@ -7,6 +7,7 @@
 //! kernel-preserving projection keeps the iteration count close.
 use crate::target::{product_options, Target};
 use anyhow::{Context, Result};
+use ptap_amg::Aggregation;
 use ptap_cuda::Cuda;
 use ptap_fem::BeamProblem;
 use ptap_runtime::{Backend, CgOptions, Cpu, Hierarchy, HierarchyOptions, MeshSetup};
@@ -21,6 +22,8 @@ pub struct SweepOptions {
     pub pf: Vec<f64>,
     /// Per-level factor on pf.
     pub pf_scale: f64,
+    /// How aggregates are formed.
+    pub aggregation: Aggregation,
     /// Hot refreshes timed per threshold; the fastest numeric product is reported.
     pub repeat: usize,
 }
@@ -29,6 +32,7 @@ pub struct SweepOptions {
 #[derive(Clone, Debug, Serialize)]
 pub struct SweepRow {
     pub pf: f64,
+    pub aggregation: &'static str,
     pub iterations: usize,
     pub max_displacement: f64,
     /// Blocks of the fine prolongator P_0 and of all P.
@@ -54,6 +58,7 @@ pub fn run(options: &SweepOptions, target: &Target, progress: &mut dyn FnMut(&Sw
     for &pf in &options.pf {
         let mut opts = HierarchyOptions::default();
         (opts.amg.pf, opts.amg.pf_scale) = (pf, options.pf_scale);
+        opts.amg.aggregation = options.aggregation;
         product_options(&mut opts, target, None)?;
         let setup = MeshSetup::build(problem.a.clone(), &problem.near_null, problem.modes, &opts, &mut |_| {})
             .with_context(|| format!("building the hierarchy at pf = {pf}"))?;
@@ -82,6 +87,7 @@ pub fn run(options: &SweepOptions, target: &Target, progress: &mut dyn FnMut(&Sw
         };
         let row = SweepRow {
             pf,
+            aggregation: options.aggregation.name(),
             iterations: hot.iterations,
             max_displacement: x.iter().fold(0.0f64, |m, v| m.max(v.abs())),
             fine_p_blocks,
@@ -135,6 +141,7 @@ mod tests {
             k: 2,
             pf: vec![0.0, 0.05],
             pf_scale: 0.5,
+            aggregation: Aggregation::Natural,
             repeat: 1,
         };
         let mut seen = Vec::new();

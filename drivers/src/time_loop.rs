@@ -10,6 +10,7 @@
 //! hot ones.
 use crate::target::{product_options, Target};
 use anyhow::{bail, Context, Result};
+use ptap_amg::Aggregation;
 use ptap_cuda::{Cuda, TransferCounters};
 use ptap_fem::device::{DeviceAssembler, Modulus};
 use ptap_fem::{modulus_from_fn, BeamProblem, BoxMesh, POISSON_RATIO};
@@ -39,6 +40,8 @@ pub struct TimeLoopOptions {
     pub steps: usize,
     /// Directory of the schedule cache (`None`: no cache).
     pub schedule_cache: Option<PathBuf>,
+    /// How aggregates are formed.
+    pub aggregation: Aggregation,
     /// Prolongator filter threshold and per-level factor.
     pub pf: f64,
     pub pf_scale: f64,
@@ -120,6 +123,7 @@ pub struct TimeLoopReport {
     pub device: &'static str,
     pub threads: usize,
     pub variant: String,
+    pub aggregation: &'static str,
     pub pf: f64,
     /// Aggregates and P are built once and reused by every hot step.
     pub hierarchy_reused: bool,
@@ -214,6 +218,7 @@ pub fn run_beam(
     }
     let mut opts = HierarchyOptions::default();
     (opts.amg.pf, opts.amg.pf_scale) = (options.pf, options.pf_scale);
+    opts.amg.aggregation = options.aggregation;
     let variant = product_options(&mut opts, target, options.variant.as_deref())?;
 
     // Step 1, cold: mesh, assembly, mesh setup (or the cache).
@@ -430,6 +435,7 @@ fn steps_on<B: Backend, A: StepAssembly<B>>(
         device,
         threads: rayon::current_num_threads(),
         variant: String::new(),
+        aggregation: options.aggregation.name(),
         pf: options.pf,
         hierarchy_reused: true,
         levels: h.num_levels(),

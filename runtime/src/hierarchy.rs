@@ -22,10 +22,7 @@ use crate::registry::KernelRegistry;
 use crate::RuntimeError;
 use ptap_amg::eig::pseudo_random_vector;
 use ptap_amg::prolongator::smoothing_omega;
-use ptap_amg::{
-    aggregate_mis1, aggregate_mis2, merge_rank_deficient, smooth_prolongator, strength_graph, tentative_prolongator,
-    AmgError, AmgOptions,
-};
+use ptap_amg::{merge_rank_deficient, smooth_prolongator, strength_graph, tentative_prolongator, AmgError, AmgOptions};
 use ptap_schedules::model::MachineParams;
 use ptap_schedules::{
     inspect, inspect_with_base, BlockShape, ProductPolicy, ProductStats, TwoPassSchedule, Variant, VariantSchedule,
@@ -204,11 +201,7 @@ impl MeshSetup {
             progress(&format!("level {l}: aggregating {} block rows", a.nrows()));
             let t_mesh = Instant::now();
             let g = strength_graph(a, opts.threshold_at(l));
-            let mut aggs = if l < opts.aggressive_levels {
-                aggregate_mis2(&g)
-            } else {
-                aggregate_mis1(&g)
-            };
+            let mut aggs = opts.aggregation.aggregate(&g, l < opts.aggressive_levels);
             let merged = merge_rank_deficient(&mut aggs, &g, b, modes, &near_null, opts.rank_tolerance);
             drop(g);
             let coarse_rows = aggs.count * modes;
@@ -252,6 +245,45 @@ impl MeshSetup {
             modes,
             timings,
         })
+    }
+}
+
+impl MeshSetup {
+    /// Total stored scalars over all levels' patterns divided by the fine
+    /// level's (the coarsest level's pattern is known without its values).
+    pub fn operator_complexity(&self) -> f64 {
+        let size = |l: &MeshLevel| {
+            let b = l.a.block_shape().0;
+            (l.a.pattern().nnzb() * b * b) as f64
+        };
+        self.levels.iter().map(size).sum::<f64>() / size(&self.levels[0])
+    }
+
+    /// The per-level table of [`Hierarchy::summary`] from the mesh setup alone
+    /// (no smoother figures: no matrix setup has run).
+    pub fn summary(&self) -> Vec<LevelSummary> {
+        self.levels
+            .iter()
+            .enumerate()
+            .map(|(l, lev)| {
+                let pattern = lev.a.pattern();
+                let block = lev.a.block_shape().0;
+                LevelSummary {
+                    level: l,
+                    block_rows: pattern.nrows(),
+                    blocks: pattern.nnzb(),
+                    blocks_per_row: pattern.nnzb() as f64 / pattern.nrows().max(1) as f64,
+                    block_size: block,
+                    scalar_rows: pattern.nrows() * block,
+                    product: lev.transfer.as_ref().map(|t| t.schedule.stats),
+                    variant: lev.transfer.as_ref().map(|t| t.variant_schedule.variant().name()),
+                    aggregates: lev.transfer.as_ref().map(|t| t.aggregates),
+                    merged_aggregates: lev.transfer.as_ref().map(|t| t.merged_aggregates),
+                    unaggregated_nodes: lev.transfer.as_ref().map(|t| t.unaggregated_nodes),
+                    chebyshev_lambda_max: None,
+                }
+            })
+            .collect()
     }
 }
 
