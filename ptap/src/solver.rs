@@ -475,7 +475,7 @@ impl Solver {
                 converged: rep.converged,
                 relative_residual: rep.residual_norm * scale,
                 solve_s: rep.solve_s,
-                residual_history: ws.history().iter().map(|r| r * scale).collect(),
+                residual_history: ws.history().to_vec(),
             })
         })
     }

@@ -69,6 +69,14 @@ fn a_scalar_operator_from_coo_matches_a_direct_solve() {
     assert!(info.converged, "{info:?}");
     assert!(info.relative_residual <= 1e-8);
     assert!(info.iterations <= 30, "{} iterations", info.iterations);
+    // The history is relative: 1 from x = 0, then down to the final relative residual.
+    assert_eq!(info.residual_history.len(), info.iterations + 1);
+    assert_eq!(info.residual_history[0], 1.0);
+    let last = *info.residual_history.last().unwrap();
+    assert!(
+        (last - info.relative_residual).abs() <= 1e-3 * info.relative_residual,
+        "{last}"
+    );
     let xr = dense_solve(&a, &b);
     assert!(rel_err(&x, &xr) < 1e-6, "{}", rel_err(&x, &xr));
     let h = solver.info();
