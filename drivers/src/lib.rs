@@ -11,6 +11,7 @@
 //! `ptap-cuda`), which know nothing of it.
 pub mod bench;
 pub mod bench_cuda;
+pub mod cache;
 pub mod schedules;
 pub mod solve;
 pub mod sweep;
