@@ -3,8 +3,11 @@
 //! ([`time_loop::run_beam`]) on the CPU or a GPU, with the schedule cache, the
 //! one-shot beam solve ([`solve::run`]), the prolongator-filter sweep
 //! ([`sweep::run`]), schedule files ([`schedules::inspect`] writes one,
-//! [`schedules::replay`] runs its numeric products), and the bench harness
-//! ([`bench::run`] on the CPU, [`bench_cuda::run`] on a GPU).
+//! [`schedules::replay`] runs its numeric products), the bench harness
+//! ([`bench::run`] on the CPU, [`bench_cuda::run`] on a GPU), and users' own
+//! operators from files through the front door crate `ptap`
+//! ([`user::solve`], and [`user::run_sequence`] over operators of one
+//! pattern, with the schedule cache of [`cache`]).
 //!
 //! This crate sits at the top of the house: it knows the problem (`ptap-fem`,
 //! with its device assembly) and the backends (`ptap-runtime`'s CPU,
@@ -17,3 +20,4 @@ pub mod solve;
 pub mod sweep;
 pub mod target;
 pub mod time_loop;
+pub mod user;
