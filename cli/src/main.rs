@@ -74,12 +74,15 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) if e.use_stderr() => {
-            // A usage error: its one sentence (clap's first line), exit 2.
+            // A usage error: its one sentence (clap's first line, with the
+            // line it announces when it ends in a colon), exit 2.
             let text = e.render().to_string();
-            errln!(
-                "{}",
-                text.lines().next().unwrap_or("error: invalid arguments; see --help")
-            );
+            let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+            let first = lines.next().unwrap_or("error: invalid arguments; see --help");
+            match lines.next().filter(|_| first.ends_with(':')) {
+                Some(what) => errln!("{first} {what}"),
+                None => errln!("{first}"),
+            }
             return ExitCode::from(2);
         }
         Err(e) => {
