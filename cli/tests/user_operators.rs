@@ -498,3 +498,104 @@ fn a_sequence_of_operators_refreshes_and_reinspects_and_caches() {
     assert_eq!(its(&v), its(&w));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Every operator of `tests/data/operators/` (PyAMG's gallery and
+/// scikit-fem: block sizes 1, 2 and 3, Dirichlet rows eliminated or kept as
+/// identity rows), in both formats, with rigid-body modes from its
+/// coordinates and a coarse limit low enough for AMG levels: CG to rtol 1e-8
+/// and SciPy's direct solution `x_ref` to 1e-6; both formats bitwise alike.
+#[test]
+fn the_external_test_operators_match_their_reference_solutions() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/operators");
+    // (folder, scalar rows, block size, near-null modes, levels, iterations)
+    let table: [(&str, u64, u64, u64, usize, u64); 6] = [
+        ("pyamg_elasticity2d", 512, 2, 3, 3, 9),
+        ("pyamg_poisson2d", 2401, 1, 1, 4, 10),
+        ("skfem_tet3d_eliminated", 336, 3, 6, 2, 15),
+        ("skfem_tet3d_identity", 384, 3, 6, 2, 15),
+        // 12 nodes: one level, the coarse direct solve. Its Matrix Market
+        // pattern alone reads as 1x1; the coordinates give 3x3.
+        ("skfem_tet3d_tiny", 36, 3, 6, 1, 1),
+        ("skfem_tri2d_eliminated", 224, 2, 3, 2, 14),
+    ];
+    let found = std::fs::read_dir(&root)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().join("A.mtx").exists())
+        .count();
+    assert_eq!(found, table.len(), "a folder of {} is not in the table", root.display());
+    let tmp = scratch("external");
+    for (name, rows, block, modes, levels, iterations) in table {
+        let d = root.join(name);
+        let x_ref = ptap_io::read_vector(d.join("x_ref.mtx")).unwrap();
+        let mut reports = vec![];
+        for (a, b) in [("A.mtx", "b.mtx"), ("A.petsc", "b.petsc")] {
+            let (r, x) = (
+                tmp.join(format!("{name}-{a}.json")),
+                tmp.join(format!("{name}-{a}.x.mtx")),
+            );
+            ok(&[
+                "solve",
+                "--a",
+                s(&d.join(a)),
+                "--b",
+                s(&d.join(b)),
+                "--coords",
+                s(&d.join("coords.mtx")),
+                "--rtol",
+                "1e-8",
+                "--coarse-eq-limit",
+                "100",
+                "--quiet",
+                "--json",
+                s(&r),
+                "--x-out",
+                s(&x),
+            ]);
+            let v = json(&r);
+            let got = (
+                v["scalar_rows"].as_u64().unwrap(),
+                v["block_size"].as_u64().unwrap(),
+                v["near_null"]["modes"].as_u64().unwrap(),
+                v["levels"].as_array().unwrap().len(),
+                v["iterations"].as_u64().unwrap(),
+            );
+            assert_eq!(got, (rows, block, modes, levels, iterations), "{name}/{a}");
+            assert!(v["relative_residual"].as_f64().unwrap() <= 1e-8, "{name}/{a}");
+            let err = rel_err(&ptap_io::read_vector(&x).unwrap(), &x_ref);
+            assert!(err < 1e-6, "{name}/{a}: {err:e} from x_ref");
+            reports.push(v);
+        }
+        assert_eq!(
+            reports[0]["residual_history"], reports[1]["residual_history"],
+            "{name}: the two formats hold the same operator"
+        );
+    }
+    // PyAMG's own near-null space B for its elasticity operator: the same
+    // modes (e_x, e_y and the rotation) as from the coordinates.
+    let d = root.join("pyamg_elasticity2d");
+    let (r, x) = (tmp.join("b.json"), tmp.join("b.x.mtx"));
+    ok(&[
+        "solve",
+        "--a",
+        s(&d.join("A.petsc")),
+        "--b",
+        s(&d.join("b.petsc")),
+        "--near-null",
+        s(&d.join("near_null.mtx")),
+        "--coarse-eq-limit",
+        "100",
+        "--quiet",
+        "--json",
+        s(&r),
+        "--x-out",
+        s(&x),
+    ]);
+    let v = json(&r);
+    assert_eq!(
+        (v["near_null"]["source"].as_str(), v["iterations"].as_u64()),
+        (Some("file"), Some(9))
+    );
+    let x_ref = ptap_io::read_vector(d.join("x_ref.mtx")).unwrap();
+    assert!(rel_err(&ptap_io::read_vector(&x).unwrap(), &x_ref) < 1e-6);
+    std::fs::remove_dir_all(&tmp).ok();
+}
