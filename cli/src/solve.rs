@@ -44,7 +44,8 @@ pub struct SolveArgs {
     #[arg(long, value_name = "FILE", requires = "a")]
     x_out: Option<PathBuf>,
     /// Write the report as JSON to PATH (keys: dofs, iterations, converged,
-    /// max_displacement, levels, products, phases, ...).
+    /// max_displacement, levels, products, phases, ...; with --a: matrix,
+    /// block_size, near_null, iterations, max_abs, levels, phases, ...).
     #[arg(long, value_name = "PATH")]
     json: Option<PathBuf>,
     /// Relative tolerance on the unpreconditioned residual norm, in [1e-15, 1).
