@@ -4,7 +4,8 @@
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use ptap_cuda::{Device, DeviceOptions};
-use std::path::PathBuf;
+use ptap_drivers::user::NearNullSource;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// A whole number in `LO..=HI`, for clap: every count option is bounded before
@@ -144,3 +145,133 @@ pub fn aggregation(s: &str) -> Result<ptap_amg::Aggregation, String> {
 pub const AGGREGATION_HELP: &str = "How aggregates are formed: natural (greedy MIS visiting nodes in their \
 natural order; the default) or petsc (PETSc GAMG's aggressive coarsening as the paper ran it: MIS on the square \
 graph, then MIS-1 on coarser levels, visiting nodes in a fixed pseudo-random order; the paper's tab:hier)";
+
+/// A user operator's near-null space and block size (`ptap solve --a`, `ptap run --a`).
+#[derive(Args, Debug)]
+pub struct NearNullArgs {
+    /// Near-null space from FILE: n rows x m modes (a dense Matrix Market
+    /// array, PETSc Vecs one per mode, or a PETSc Mat), n the operator's rows.
+    #[arg(long = "near-null", value_name = "FILE", requires = "a", conflicts_with_all = ["coords", "modes"])]
+    pub near_null: Option<PathBuf>,
+    /// Nodal coordinates, one node per block row in the operator's order
+    /// (Matrix Market array nodes x dim, PETSc Mat, or a PETSc Vec with
+    /// `-vecload_block_size` in its .info): rigid-body modes (3 in 2D, 6 in 3D)
+    /// when the block size is the dimension, the constant for a scalar
+    /// operator. Also fixes the block size (rows / nodes) unless --block-size is given.
+    #[arg(long, value_name = "FILE", requires = "a", conflicts_with = "modes")]
+    pub coords: Option<PathBuf>,
+    /// `translations`: the block size's translations (the constant for a scalar
+    /// operator). The default when neither --near-null nor --coords is given.
+    #[arg(long, value_name = "KIND", requires = "a", value_parser = ["translations"])]
+    pub modes: Option<String>,
+    /// The operator's block size, 1 to 64 (default: one node per block row
+    /// with --coords, else the file's record or detected from the pattern).
+    #[arg(long, value_name = "N", requires = "a", value_parser = count_in::<1, 64>)]
+    pub block_size: Option<usize>,
+}
+
+impl NearNullArgs {
+    pub fn source(&self) -> NearNullSource {
+        match (&self.near_null, &self.coords) {
+            (Some(f), _) => NearNullSource::File(f.clone()),
+            (None, Some(c)) => NearNullSource::Coordinates(c.clone()),
+            (None, None) => NearNullSource::Translations {
+                default: self.modes.is_none(),
+            },
+        }
+    }
+}
+
+/// `a` before `b` in natural order: runs of digits compare as numbers, so
+/// `A_2` comes before `A_10`.
+fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
+    loop {
+        match (x.first(), y.first()) {
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(c), Some(d)) if c.is_ascii_digit() && d.is_ascii_digit() => {
+                let n = x.iter().take_while(|c| c.is_ascii_digit()).count();
+                let m = y.iter().take_while(|c| c.is_ascii_digit()).count();
+                let (u, v) = (&x[..n], &y[..m]);
+                let strip = |s: &[u8]| {
+                    let z = s.iter().take_while(|&&c| c == b'0').count();
+                    s[z..].to_vec()
+                };
+                let (su, sv) = (strip(u), strip(v));
+                let o = su
+                    .len()
+                    .cmp(&sv.len())
+                    .then_with(|| su.cmp(&sv))
+                    .then_with(|| n.cmp(&m));
+                if o != Ordering::Equal {
+                    return o;
+                }
+                (x, y) = (&x[n..], &y[m..]);
+            }
+            (Some(c), Some(d)) => {
+                if c != d {
+                    return c.cmp(d);
+                }
+                (x, y) = (&x[1..], &y[1..]);
+            }
+        }
+    }
+}
+
+/// The files a list of `--a` (or `--b`) values names: each value is a path
+/// or a glob (`*`, `?`, `[...]`), expanded here in natural order (`A_2`
+/// before `A_10`), so it works quoted too. A glob that matches nothing is an
+/// error naming it.
+pub fn expand_files(flag: &str, values: &[String]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for v in values {
+        if !v.contains(['*', '?', '[']) {
+            out.push(PathBuf::from(v));
+            continue;
+        }
+        let paths = glob::glob(v).map_err(|e| anyhow!("{flag} {v:?} is not a valid pattern ({e})"))?;
+        let mut found: Vec<PathBuf> = paths.filter_map(|p| p.ok()).collect();
+        if found.is_empty() {
+            bail!("{flag} {v:?} matches no file; check the directory and the pattern");
+        }
+        found.sort_by(|a, b| natural_cmp(&a.to_string_lossy(), &b.to_string_lossy()));
+        out.extend(found);
+    }
+    Ok(out)
+}
+
+/// Writes a solution vector to `path` atomically (a temporary file beside it,
+/// then a rename; never replacing anything but a regular file): PETSc binary
+/// when the name ends in `.petsc` or `.bin`, else a Matrix Market array.
+pub fn write_vector(path: &Path, x: &[f64]) -> Result<()> {
+    let fail = |e: &dyn std::fmt::Display| anyhow!("cannot write the solution to {}: {e}", path.display());
+    ptap_io::fsio::check_replaceable(path).map_err(|e| fail(&e))?;
+    let tmp = ptap_io::fsio::temp_path(path);
+    let written = match path.extension().and_then(|e| e.to_str()) {
+        Some("petsc" | "bin") => ptap_io::write_petsc_vec(&tmp, x),
+        _ => ptap_io::write_mm_vector(&tmp, x),
+    };
+    let renamed = written.map_err(|e| fail(&e)).and_then(|()| {
+        ptap_io::fsio::check_replaceable(path).map_err(|e| fail(&e))?;
+        std::fs::rename(&tmp, path).map_err(|e| fail(&e))
+    });
+    if renamed.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    renamed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::natural_cmp;
+
+    #[test]
+    fn natural_order_compares_numbers_by_value() {
+        let mut v = vec!["A_10.mtx", "A_2.mtx", "A_1.mtx", "A_02.mtx", "B_1.mtx", "A_.mtx"];
+        v.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(v, ["A_.mtx", "A_1.mtx", "A_2.mtx", "A_02.mtx", "A_10.mtx", "B_1.mtx"]);
+    }
+}

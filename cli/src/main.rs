@@ -40,6 +40,9 @@ enum Command {
     /// Galerkin product, the quantities of the paper's tab:hier), the CG
     /// iteration count, the tip displacement ||u||_inf and the time of each
     /// phase.
+    ///
+    /// With --a FILE it solves your own operator instead (Matrix Market or
+    /// PETSc binary; --b, --coords or --near-null, --x-out).
     Solve(solve::SolveArgs),
     /// Time every Galerkin-product variant (V0..V4, column split) on each level
     /// of the beam hierarchy, against V0 and against V0's DRAM stream floor at
@@ -64,6 +67,10 @@ enum Command {
     /// beam), re-assembles A, replays the numeric products from the schedules,
     /// refreshes smoothers and the coarse factor, and solves. Reports the
     /// paper's four phases for the cold step and the mean of the hot steps.
+    ///
+    /// With --a FILES|GLOB the steps are your own operators of one pattern,
+    /// one file per step: the first is inspected, every later one read,
+    /// refreshed and solved.
     Run(run::RunArgs),
     /// The prolongator-filter sweep (the paper's tab:pfsweep): per threshold,
     /// iterations, hot numeric-product time, fine P blocks and hierarchy size.
@@ -81,12 +88,15 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) if e.use_stderr() => {
-            // A usage error: its one sentence (clap's first line), exit 2.
+            // A usage error: its one sentence (clap's first line, with the
+            // line it announces when it ends in a colon), exit 2.
             let text = e.render().to_string();
-            errln!(
-                "{}",
-                text.lines().next().unwrap_or("error: invalid arguments; see --help")
-            );
+            let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+            let first = lines.next().unwrap_or("error: invalid arguments; see --help");
+            match lines.next().filter(|_| first.ends_with(':')) {
+                Some(what) => errln!("{first} {what}"),
+                None => errln!("{first}"),
+            }
             return ExitCode::from(2);
         }
         Err(e) => {

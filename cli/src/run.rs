@@ -7,23 +7,55 @@
 //! schedules (aggregates and `P` are reused), refreshes smoothers and the coarse
 //! factor, and solves. The report has the paper's four phases (`tab:phases`)
 //! per step, for the cold step and the mean of the hot ones.
+//!
+//! With `--a`, the steps are a user's own operators of one pattern, one file
+//! per step (`ptap_drivers::user::run_sequence`): the first is inspected, the
+//! others are read, refreshed and solved.
 use crate::out::Progress;
 use anyhow::{bail, Result};
 use clap::Args;
 use ptap_drivers::plot;
 use ptap_drivers::target::Target;
 use ptap_drivers::time_loop::{run_beam, Phases, TimeLoopOptions, TimeLoopReport};
+use ptap_drivers::user::{RhsSource, SequenceOptions, SequenceReport, UserOptions, UserPhases};
 use ptap_runtime::CgOptions;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// Beam refinement (10k x k x k Q2 hexahedra).
-    #[arg(long, default_value_t = 4, allow_negative_numbers = true, value_name = "K")]
+    /// Beam refinement (10k x k x k Q2 hexahedra). The beam only: not with --a.
+    #[arg(
+        long,
+        default_value_t = 4,
+        allow_negative_numbers = true,
+        value_name = "K",
+        conflicts_with = "a"
+    )]
     k: i64,
     /// Time steps, 1 to 100,000; step 1 is cold, the rest refresh values only.
-    #[arg(long, default_value_t = 5, value_name = "N", value_parser = crate::common::count_in::<1, 100000>)]
+    /// The beam only: with --a, one step per file.
+    #[arg(long, default_value_t = 5, value_name = "N", value_parser = crate::common::count_in::<1, 100000>, conflicts_with = "a")]
     steps: usize,
+    /// Your own operators instead of the beam, one per step, all of one
+    /// pattern (what a time-stepping code writes): files or globs (quoted globs
+    /// are expanded here, in natural order: A_2 before A_10), Matrix Market or
+    /// PETSc binary. The first is inspected; each later one is read, refreshed
+    /// and solved; one of another pattern is reported and inspected anew.
+    #[arg(long, value_name = "FILE|GLOB", num_args = 1..)]
+    a: Vec<String>,
+    /// Right-hand side(s) for --a: one file for every step, or one per step
+    /// (files or globs, in the same order); default A * ones.
+    #[arg(long, value_name = "FILE|GLOB", num_args = 1.., requires = "a")]
+    b: Vec<String>,
+    #[command(flatten)]
+    near_null: crate::common::NearNullArgs,
+    /// CG iteration cap for --a, 1 to 1,000,000 (the beam: 500).
+    #[arg(long, default_value_t = 500, value_parser = crate::common::count_in::<1, 1000000>, requires = "a")]
+    max_iterations: usize,
+    /// Write each step's solution of --a into DIR as <A's file stem>.x.mtx
+    /// (.x.petsc for a PETSc binary A), atomically.
+    #[arg(long, value_name = "DIR", requires = "a")]
+    x_out: Option<PathBuf>,
     /// Backend: `cpu`, `cuda` (matrix setup and solve on the GPU; fails in one
     /// sentence without one) or `auto` (the GPU when there is one, else the CPU,
     /// saying so). The mesh setup runs on the CPU either way.
@@ -69,6 +101,9 @@ pub struct RunArgs {
 }
 
 pub fn run(args: &RunArgs) -> Result<()> {
+    if !args.a.is_empty() {
+        return run_user(args);
+    }
     let k = crate::common::validate_k(args.k)?;
     if args.steps == 0 {
         bail!("--steps must be at least 1");
@@ -113,6 +148,74 @@ pub fn run(args: &RunArgs) -> Result<()> {
     Ok(())
 }
 
+/// One row of the per-step table.
+struct StepRow {
+    step: usize,
+    iterations: usize,
+    max_abs: f64,
+    /// assembly (the beam) or read (files), mesh setup, matrix setup, solve.
+    phases: [f64; 4],
+    note: String,
+}
+
+/// The per-step table: `first` names the first phase (assembly or read),
+/// `value` the column of `||x||_inf`.
+fn print_steps(first: &str, value: &str, rows: &[StepRow]) {
+    outln!(
+        "{:>5} {:>6} {:>18} {:>10} {:>10} {:>10} {:>10}",
+        "step",
+        "its",
+        value,
+        first,
+        "mesh",
+        "matrix",
+        "solve"
+    );
+    for s in rows {
+        let p = &s.phases;
+        outln!(
+            "{:>5} {:>6} {:>18.12} {:>10.4} {:>10.4} {:>10.4} {:>10.4}{}",
+            s.step,
+            s.iterations,
+            s.max_abs,
+            p[0],
+            p[1],
+            p[2],
+            p[3],
+            s.note
+        );
+    }
+}
+
+/// The summary line of a step's (or a mean's) phases.
+fn print_phases(name: &str, first: &str, [f, mesh, upload, matrix, numeric, solve]: [f64; 6]) {
+    outln!(
+        "{name:<9} {first} {f:.4} s, mesh setup {mesh:.4} s (+ device upload {upload:.4}), matrix setup {matrix:.4} s (numeric PtAP {numeric:.4}), solve {solve:.4} s"
+    );
+}
+
+fn beam_phases(p: &Phases) -> [f64; 6] {
+    [
+        p.assembly_s,
+        p.mesh_setup_s,
+        p.device_upload_s,
+        p.matrix_setup_s,
+        p.galerkin_numeric_s,
+        p.solve_s,
+    ]
+}
+
+fn user_phases(p: &UserPhases) -> [f64; 6] {
+    [
+        p.read_s,
+        p.mesh_setup_s,
+        p.device_upload_s,
+        p.matrix_setup_s,
+        p.galerkin_numeric_s,
+        p.solve_s,
+    ]
+}
+
 fn print_report(r: &TimeLoopReport) {
     outln!(
         "beam k = {}: {} dofs, {} levels (aggregation {}, pf {}), {} steps on the {} ({} threads); aggregates and P built once, reused by every hot step",
@@ -148,38 +251,139 @@ fn print_report(r: &TimeLoopReport) {
     if let Some(b) = r.peak_device_bytes {
         outln!("  peak device memory {:.2} GB", b as f64 / 1e9);
     }
+    let rows: Vec<StepRow> = r
+        .steps
+        .iter()
+        .map(|s| StepRow {
+            step: s.step,
+            iterations: s.iterations,
+            max_abs: s.max_displacement,
+            phases: [
+                s.phases.assembly_s,
+                s.phases.mesh_setup_s,
+                s.phases.matrix_setup_s,
+                s.phases.solve_s,
+            ],
+            note: if s.cold { "  (cold)".into() } else { String::new() },
+        })
+        .collect();
+    print_steps("assembly", "max |u|", &rows);
+    print_phases("cold", "assembly", beam_phases(&r.cold));
+    if let Some(h) = &r.hot_mean {
+        print_phases("hot mean", "assembly", beam_phases(h));
+    }
+}
+
+/// `ptap run --a FILES`: the user's sequence of operators.
+fn run_user(args: &RunArgs) -> Result<()> {
+    let files = crate::common::expand_files("--a", &args.a)?;
+    let rhs = match crate::common::expand_files("--b", &args.b)?.as_slice() {
+        [] => RhsSource::Ones,
+        [one] => RhsSource::File(one.clone()),
+        many => RhsSource::PerOperator(many.to_vec()),
+    };
+    crate::common::validate_pf(&[args.pf], args.pf_scale)?;
+    let mut solver = ptap::SolverOptions {
+        cg: CgOptions {
+            rtol: args.rtol,
+            max_iterations: args.max_iterations,
+        },
+        variant: args.variant.clone().filter(|v| v != "default"),
+        ..ptap::SolverOptions::default()
+    };
+    (solver.hierarchy.amg.pf, solver.hierarchy.amg.pf_scale) = (args.pf, args.pf_scale);
+    solver.hierarchy.amg.aggregation = args.aggregation;
+    let options = SequenceOptions {
+        files: files.clone(),
+        rhs,
+        user: UserOptions {
+            near_null: args.near_null.source(),
+            block_size: args.near_null.block_size,
+            device: args.device.parse()?,
+            solver,
+        },
+        schedule_cache: args.schedule_cache.clone(),
+        verbose: !args.quiet,
+    };
+    if let Some(dir) = &args.x_out {
+        if !dir.is_dir() {
+            bail!("--x-out {} is not a directory; create it first", dir.display());
+        }
+    }
+    let pb = Progress::bar(args.quiet, files.len(), "step");
+    let report = ptap_drivers::user::run_sequence(&options, &mut |m| pb.phase(m), &mut |step, x| {
+        pb.inc();
+        match &args.x_out {
+            Some(dir) => crate::common::write_vector(&dir.join(solution_name(&files[step.step - 1])), x),
+            None => Ok(()),
+        }
+    });
+    pb.finish();
+    let report = report?;
+    if let Some(why) = &report.cpu_fallback {
+        errln!("--device auto: {why}; solving on the CPU");
+    }
+    if !args.quiet {
+        print_user_report(&report);
+    }
+    if let Some(path) = &args.json {
+        crate::common::write_json(path, &report)?;
+    }
+    Ok(())
+}
+
+/// `A_3.mtx` -> `A_3.x.mtx`, `A_3.petsc` -> `A_3.x.petsc`.
+fn solution_name(a: &std::path::Path) -> String {
+    let stem = a.file_stem().map_or("A".into(), |s| s.to_string_lossy().into_owned());
+    let petsc = matches!(a.extension().and_then(|e| e.to_str()), Some("petsc" | "bin"));
+    format!("{stem}.x.{}", if petsc { "petsc" } else { "mtx" })
+}
+
+fn print_user_report(r: &SequenceReport) {
+    let nn = &r.near_null;
     outln!(
-        "{:>5} {:>6} {:>18} {:>10} {:>10} {:>10} {:>10}",
-        "step",
-        "its",
-        "max |u|",
-        "assembly",
-        "mesh",
-        "matrix",
-        "solve"
+        "{} operators of {} rows in {}x{} blocks, {} near-null mode{} ({}{}), {} inspection{}, on the {} ({} threads)",
+        r.files,
+        r.scalar_rows,
+        r.block_size,
+        r.block_size,
+        nn.modes,
+        if nn.modes == 1 { "" } else { "s" },
+        nn.source,
+        if nn.default { ", the default" } else { "" },
+        r.inspections,
+        if r.inspections == 1 { "" } else { "s" },
+        r.device,
+        r.threads
     );
     for s in &r.steps {
-        let p = &s.phases;
-        outln!(
-            "{:>5} {:>6} {:>18.12} {:>10.4} {:>10.4} {:>10.4} {:>10.4}{}",
-            s.step,
-            s.iterations,
-            s.max_displacement,
-            p.assembly_s,
-            p.mesh_setup_s,
-            p.matrix_setup_s,
-            p.solve_s,
-            if s.cold { "  (cold)" } else { "" }
-        );
+        if let Some(c) = &s.schedule_cache {
+            outln!("schedule cache {}: {}", c.path, c.status);
+        }
     }
-    let row = |name: &str, p: &Phases| {
-        outln!(
-            "{:<9} assembly {:.4} s, mesh setup {:.4} s (+ device upload {:.4}), matrix setup {:.4} s (numeric PtAP {:.4}), solve {:.4} s",
-            name, p.assembly_s, p.mesh_setup_s, p.device_upload_s, p.matrix_setup_s, p.galerkin_numeric_s, p.solve_s
-        );
-    };
-    row("cold", &r.cold);
+    let rows: Vec<StepRow> = r
+        .steps
+        .iter()
+        .map(|s| StepRow {
+            step: s.step,
+            iterations: s.iterations,
+            max_abs: s.max_abs,
+            phases: [
+                s.phases.read_s,
+                s.phases.mesh_setup_s,
+                s.phases.matrix_setup_s,
+                s.phases.solve_s,
+            ],
+            note: match (&s.pattern_change, s.inspected) {
+                (Some(_), _) => format!("  {} (new pattern: inspected)", s.file),
+                (None, true) => format!("  {} (cold)", s.file),
+                (None, false) => format!("  {}", s.file),
+            },
+        })
+        .collect();
+    print_steps("read", "max |x|", &rows);
+    print_phases("cold", "read", user_phases(&r.cold));
     if let Some(h) = &r.hot_mean {
-        row("hot mean", h);
+        print_phases("hot mean", "read", user_phases(h));
     }
 }

@@ -1,27 +1,50 @@
-//! `ptap solve`: the beam end to end, on the CPU or a GPU (arguments and
-//! printing; the solve is `ptap_drivers::solve`).
+//! `ptap solve`: the beam end to end, on the CPU or a GPU, or a user's own
+//! operator from files (`--a`) (arguments and printing; the solves are
+//! `ptap_drivers::solve` and `ptap_drivers::user`).
 use crate::out::Progress;
-use anyhow::{bail, Result};
+use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use ptap_cuda::TransferCounters;
 use ptap_drivers::solve::{CudaSolveInfo, SolveOptions, SolveReport};
 use ptap_drivers::target::Target;
-use ptap_runtime::CgOptions;
+use ptap_drivers::user::{UserOptions, UserSolveReport};
+use ptap_runtime::{CgOptions, LevelSummary};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct SolveArgs {
     /// Beam refinement: 10k x k x k Q2 elements, 3 * 20k (2k+1)^2 unknowns
-    /// (k = 16 is the paper's 1.05M-dof base case).
-    #[arg(long, default_value_t = 4, allow_negative_numbers = true, value_name = "K")]
+    /// (k = 16 is the paper's 1.05M-dof base case). The beam only: not with --a.
+    #[arg(
+        long,
+        default_value_t = 4,
+        allow_negative_numbers = true,
+        value_name = "K",
+        conflicts_with = "a"
+    )]
     k: i64,
     /// Spatial dimension: 3 (Q2 hexahedra, 3x3 blocks, 6 rigid modes) or 2
     /// (plane strain on [0,10] x [-0.5,0.5], 10k x k Q2 quadrilaterals, 2x2
-    /// blocks, 3 rigid modes, end traction (1 - y, 0)).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(2..=3))]
+    /// blocks, 3 rigid modes, end traction (1 - y, 0)). The beam only: not with --a.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(2..=3), conflicts_with = "a")]
     dim: u8,
+    /// Solve your own operator instead of the beam: a symmetric positive
+    /// definite matrix in Matrix Market (coordinate or array, general or
+    /// symmetric) or PETSc binary (told apart by content).
+    #[arg(long, value_name = "FILE")]
+    a: Option<PathBuf>,
+    /// Right-hand side for --a (Matrix Market or PETSc binary vector; default: A * ones).
+    #[arg(long, value_name = "FILE", requires = "a")]
+    b: Option<PathBuf>,
+    #[command(flatten)]
+    near_null: crate::common::NearNullArgs,
+    /// Write the solution of --a to FILE (PETSc binary for .petsc or .bin, else
+    /// a Matrix Market array; written atomically, only when CG converged).
+    #[arg(long, value_name = "FILE", requires = "a")]
+    x_out: Option<PathBuf>,
     /// Write the report as JSON to PATH (keys: dofs, iterations, converged,
-    /// max_displacement, levels, products, phases, ...).
+    /// max_displacement, levels, products, phases, ...; with --a: matrix,
+    /// block_size, near_null, iterations, max_abs, levels, phases, ...).
     #[arg(long, value_name = "PATH")]
     json: Option<PathBuf>,
     /// Relative tolerance on the unpreconditioned residual norm, in [1e-15, 1).
@@ -65,7 +88,27 @@ pub struct SolveArgs {
     device: String,
 }
 
+/// The AMG and CG options of the command line, for the front door.
+fn solver_options(args: &SolveArgs) -> ptap::SolverOptions {
+    let mut o = ptap::SolverOptions {
+        cg: CgOptions {
+            rtol: args.rtol,
+            max_iterations: args.max_iterations,
+        },
+        variant: (args.variant != "default").then(|| args.variant.clone()),
+        ..ptap::SolverOptions::default()
+    };
+    o.hierarchy.amg.coarse_eq_limit = args.coarse_eq_limit;
+    o.hierarchy.amg.threshold = args.threshold;
+    (o.hierarchy.amg.pf, o.hierarchy.amg.pf_scale) = (args.pf, args.pf_scale);
+    o.hierarchy.amg.aggregation = args.aggregation;
+    o
+}
+
 pub fn run(args: &SolveArgs) -> Result<()> {
+    if let Some(a) = &args.a {
+        return run_user(args, a);
+    }
     let dim = args.dim as usize;
     let k = crate::common::validate_beam(dim, args.k)?;
     if !(args.threshold >= 0.0 && args.threshold < 1.0) {
@@ -113,6 +156,121 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     Ok(())
 }
 
+/// `ptap solve --a FILE`: the user's operator through the front door.
+fn run_user(args: &SolveArgs, a: &std::path::Path) -> Result<()> {
+    if !(args.threshold >= 0.0 && args.threshold < 1.0) {
+        bail!("--threshold must be in [0, 1), got {}", args.threshold);
+    }
+    crate::common::validate_pf(&[args.pf], args.pf_scale)?;
+    if let Some(x) = &args.x_out {
+        // Refused before the solve, not after it.
+        ptap_io::fsio::check_replaceable(x)
+            .map_err(|e| anyhow!("cannot write the solution to {}: {e}", x.display()))?;
+    }
+    let options = UserOptions {
+        near_null: args.near_null.source(),
+        block_size: args.near_null.block_size,
+        device: args.device.parse()?,
+        solver: solver_options(args),
+    };
+    let pb = Progress::spinner(args.quiet);
+    let report = ptap_drivers::user::solve(a, args.b.as_deref(), &options, &mut |m: &str| pb.phase(m));
+    pb.finish();
+    let report = report?;
+    if let Some(why) = &report.cpu_fallback {
+        errln!("--device auto: {why}; solving on the CPU");
+    }
+    if !args.quiet {
+        print_user_report(&report);
+    }
+    if let Some(path) = &args.json {
+        crate::common::write_json(path, &report)?;
+    }
+    if !report.converged {
+        bail!(
+            "CG did not reach rtol {:e} in {} iterations (relative residual {:.3e}), so no solution was written; raise --max-iterations, check that the operator is symmetric positive definite, or give its near-null space (--coords or --near-null)",
+            args.rtol,
+            report.iterations,
+            report.relative_residual
+        );
+    }
+    if let Some(path) = &args.x_out {
+        crate::common::write_vector(path, &report.solution)?;
+    }
+    Ok(())
+}
+
+fn print_user_report(r: &UserSolveReport) {
+    let source = match r.block_size_source {
+        "given" => "--block-size",
+        "coordinates" => "one node per block row",
+        _ => "detected",
+    };
+    outln!(
+        "{} ({}): {} rows, {} block rows of {b}x{b} ({source}), {} stored blocks",
+        r.matrix,
+        r.format,
+        thousands(r.scalar_rows),
+        thousands(r.block_rows),
+        thousands(r.stored_blocks),
+        b = r.block_size,
+    );
+    let nn = &r.near_null;
+    let source = match nn.source {
+        "coordinates" if nn.modes > 1 => format!(
+            "rigid-body modes from the {}D coordinates in {}",
+            nn.dim.unwrap_or(0),
+            nn.path.as_deref().unwrap_or("?")
+        ),
+        "coordinates" => format!(
+            "the constant (a scalar operator; coordinates in {})",
+            nn.path.as_deref().unwrap_or("?")
+        ),
+        "file" => format!("from {}", nn.path.as_deref().unwrap_or("?")),
+        _ if nn.default => "translations (the default, as neither --coords nor --near-null was given)".to_string(),
+        _ => "translations".to_string(),
+    };
+    outln!(
+        "near-null space: {source}, {} mode{}",
+        nn.modes,
+        if nn.modes == 1 { "" } else { "s" }
+    );
+    outln!("right-hand side: {}", r.rhs);
+    outln!("device: {}, {} threads", r.device, r.threads);
+    outln!();
+    print_levels(&r.levels);
+    outln!();
+    outln!(
+        "CG: {} iterations, {} (||r||/||b|| = {:.3e}), operator complexity {:.3}",
+        r.iterations,
+        if r.converged { "converged" } else { "NOT converged" },
+        r.relative_residual,
+        r.operator_complexity
+    );
+    outln!("||x||_inf = {:.10e}", r.max_abs);
+    outln!();
+    let p = &r.phases;
+    outln!("phase                seconds");
+    outln!(
+        "read              {:>10.3}   (matrix, right-hand side, near-null space)",
+        p.read_s
+    );
+    outln!(
+        "mesh setup        {:>10.3}   (strength, aggregation, P, symbolic products)",
+        p.mesh_setup_s
+    );
+    outln!(
+        "matrix setup      {:>10.3}   (numeric P^T A P {:.3}, smoothers, coarse factor)",
+        p.matrix_setup_s,
+        p.galerkin_numeric_s
+    );
+    outln!(
+        "solve             {:>10.3}   ({:.1} ms per iteration)",
+        p.solve_s,
+        1e3 * p.solve_s / r.iterations.max(1) as f64
+    );
+}
+
 fn thousands(n: usize) -> String {
     let s = n.to_string();
     let mut out = String::new();
@@ -141,64 +299,7 @@ fn print_report(r: &SolveReport) {
         r.threads
     );
     outln!();
-    outln!(
-        "{:>5} {:>11} {:>12} {:>10} {:>6}",
-        "level",
-        "block_rows",
-        "blocks",
-        "blocks/row",
-        "block"
-    );
-    for l in &r.levels {
-        outln!(
-            "{:>5} {:>11} {:>12} {:>10.1} {:>6}",
-            l.level,
-            thousands(l.block_rows),
-            thousands(l.blocks),
-            l.blocks_per_row,
-            format!("{0}x{0}", l.block_size)
-        );
-    }
-    outln!();
-    outln!(
-        "{:<8} {:>9} {:>10} {:>12} {:>6} {:>11} {:>6} {:>11} {:>6} {:>8} {:>10} {:>6}  variant",
-        "product",
-        "A/P",
-        "m_F",
-        "Z_A",
-        "n_A",
-        "Z_P",
-        "n_P",
-        "Z_W",
-        "w",
-        "m_C",
-        "Z_C",
-        "n_C"
-    );
-    for (i, l) in r.levels.iter().enumerate() {
-        if let Some(p) = &l.product {
-            let bc = r.levels[i + 1].block_size;
-            outln!(
-                "{:<8} {:>9} {:>10} {:>12} {:>6.1} {:>11} {:>6.2} {:>11} {:>6.2} {:>8} {:>10} {:>6.1}  {}",
-                format!("l{i}"),
-                format!("{0}x{0}/{0}x{1}", l.block_size, bc),
-                thousands(p.m_f),
-                thousands(p.z_a),
-                p.n_a,
-                thousands(p.z_p),
-                p.n_p,
-                thousands(p.z_w),
-                p.w,
-                thousands(p.m_c),
-                thousands(p.z_c),
-                p.n_c,
-                l.variant.unwrap_or("-")
-            );
-        }
-    }
-    if r.levels.iter().any(|l| l.variant == Some("outer-product")) {
-        outln!("note: outer-product is non-deterministic (atomic scatter): the last bits of A_c and of the solution change from run to run");
-    }
+    print_levels(&r.levels);
     outln!();
     outln!(
         "CG: {} iterations, {} (||r||/||b|| = {:.3e}), operator complexity {:.3} (aggregation {}, pf {})",
@@ -232,6 +333,68 @@ fn print_report(r: &SolveReport) {
         p.solve_s,
         1e3 * p.solve_s / r.iterations.max(1) as f64
     );
+}
+
+/// The hierarchy: one row per level, one per Galerkin product (the paper's tab:hier).
+fn print_levels(levels: &[LevelSummary]) {
+    outln!(
+        "{:>5} {:>11} {:>12} {:>10} {:>6}",
+        "level",
+        "block_rows",
+        "blocks",
+        "blocks/row",
+        "block"
+    );
+    for l in levels {
+        outln!(
+            "{:>5} {:>11} {:>12} {:>10.1} {:>6}",
+            l.level,
+            thousands(l.block_rows),
+            thousands(l.blocks),
+            l.blocks_per_row,
+            format!("{0}x{0}", l.block_size)
+        );
+    }
+    outln!();
+    outln!(
+        "{:<8} {:>9} {:>10} {:>12} {:>6} {:>11} {:>6} {:>11} {:>6} {:>8} {:>10} {:>6}  variant",
+        "product",
+        "A/P",
+        "m_F",
+        "Z_A",
+        "n_A",
+        "Z_P",
+        "n_P",
+        "Z_W",
+        "w",
+        "m_C",
+        "Z_C",
+        "n_C"
+    );
+    for (i, l) in levels.iter().enumerate() {
+        if let Some(p) = &l.product {
+            let bc = levels[i + 1].block_size;
+            outln!(
+                "{:<8} {:>9} {:>10} {:>12} {:>6.1} {:>11} {:>6.2} {:>11} {:>6.2} {:>8} {:>10} {:>6.1}  {}",
+                format!("l{i}"),
+                format!("{0}x{0}/{0}x{1}", l.block_size, bc),
+                thousands(p.m_f),
+                thousands(p.z_a),
+                p.n_a,
+                thousands(p.z_p),
+                p.n_p,
+                thousands(p.z_w),
+                p.w,
+                thousands(p.m_c),
+                thousands(p.z_c),
+                p.n_c,
+                l.variant.unwrap_or("-")
+            );
+        }
+    }
+    if levels.iter().any(|l| l.variant == Some("outer-product")) {
+        outln!("note: outer-product is non-deterministic (atomic scatter): the last bits of A_c and of the solution change from run to run");
+    }
 }
 
 fn print_cuda(c: &CudaSolveInfo) {

@@ -60,6 +60,129 @@ fn refused(args: &[&str]) {
     );
 }
 
+/// [`refused`], and the one line names what was wrong (`needle`).
+fn refused_saying(args: &[&str], needle: &str) {
+    let mut cmd = ptap();
+    cmd.args(args).stdout(Stdio::null());
+    let e = run(cmd, Duration::from_secs(10));
+    assert!(!e.status.success(), "wrong success: {args:?}");
+    assert!(!e.stderr.contains("panicked"), "panic: {args:?}: {}", e.stderr);
+    assert!(e.stderr.starts_with("error:"), "{args:?}: {}", e.stderr);
+    assert_eq!(e.stderr.trim_end().lines().count(), 1, "{args:?}: {}", e.stderr);
+    assert!(
+        e.stderr.contains(needle),
+        "{args:?}: expected {needle:?} in {}",
+        e.stderr
+    );
+    assert!(
+        e.elapsed < Duration::from_secs(1),
+        "{args:?} took {:?} to refuse",
+        e.elapsed
+    );
+}
+
+/// A Matrix Market coordinate file of the 1D Laplacian of `n` rows, with
+/// `a_01` in place of the (0, 1) entry.
+fn laplacian_mm(path: &std::path::Path, n: usize, a_01: f64) {
+    let mut t = format!("%%MatrixMarket matrix coordinate real general\n{n} {n} {}\n", 3 * n - 2);
+    for i in 1..=n {
+        t += &format!("{i} {i} 2\n");
+        if i > 1 {
+            t += &format!("{i} {} -1\n", i - 1);
+        }
+        if i < n {
+            t += &format!("{i} {} {}\n", i + 1, if i == 1 { a_01 } else { -1.0 });
+        }
+    }
+    std::fs::write(path, t).unwrap();
+}
+
+/// Users' own operators (`--a`): missing, special and mismatched files, bad
+/// block sizes, beam-only flags with `--a`, a non-symmetric matrix and a glob
+/// that matches nothing are each one `error:` sentence, before any solve.
+#[test]
+fn hostile_user_operator_files() {
+    let dir = std::env::temp_dir().join(format!("ptap-hostile-user-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    laplacian_mm(&dir.join("A.mtx"), 10, -1.0);
+    laplacian_mm(&dir.join("nonsym.mtx"), 10, -0.5);
+    std::fs::write(
+        dir.join("b9.mtx"),
+        "%%MatrixMarket matrix array real general\n9 1\n".to_string() + &"1\n".repeat(9),
+    )
+    .unwrap();
+    let coords = |nodes: usize| {
+        let mut t = format!("%%MatrixMarket matrix array real general\n{nodes} 2\n");
+        for k in 0..2 * nodes {
+            t += &format!("{}\n", k % nodes);
+        }
+        t
+    };
+    std::fs::write(dir.join("coords7.mtx"), coords(7)).unwrap();
+    std::fs::write(
+        dir.join("nn9.mtx"),
+        "%%MatrixMarket matrix array real general\n9 1\n".to_string() + &"1\n".repeat(9),
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("adir")).unwrap();
+    let fifo = dir.join("fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let (a, fifo) = (p("A.mtx"), fifo.to_str().unwrap().to_string());
+    let [none, missing, adir, b9, coords7, nn9, nonsym, missing_dir] = [
+        "none_*.mtx",
+        "missing.mtx",
+        "adir",
+        "b9.mtx",
+        "coords7.mtx",
+        "nn9.mtx",
+        "nonsym.mtx",
+        "missing-dir",
+    ]
+    .map(p);
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["solve", "--a", &missing], "missing.mtx"),
+        (vec!["solve", "--a", &adir], "is a directory, not a regular file"),
+        (vec!["solve", "--a", &fifo], "is a FIFO, not a regular file"),
+        (vec!["solve", "--a", &a, "--b", &fifo], "is a FIFO, not a regular file"),
+        (vec!["solve", "--a", &a, "--b", &b9], "has 9 entries but"),
+        (vec!["solve", "--a", &a, "--coords", &coords7], "gives 7 nodes in 2D"),
+        (
+            vec!["solve", "--a", &a, "--near-null", &nn9],
+            "has 9 rows but the operator has 10",
+        ),
+        (vec!["solve", "--a", &a, "--block-size", "0"], "--block-size"),
+        (vec!["solve", "--a", &a, "--block-size", "1000000"], "--block-size"),
+        (vec!["solve", "--a", &a, "--block-size", "3"], "does not tile"),
+        (vec!["solve", "--a", &a, "--k", "2"], "cannot be used with"),
+        (vec!["solve", "--a", &a, "--dim", "2"], "cannot be used with"),
+        (vec!["solve", "--b", &b9], "--a"),
+        (
+            vec!["solve", "--a", &a, "--coords", &coords7, "--modes", "translations"],
+            "cannot be used with",
+        ),
+        (vec!["solve", "--a", &a, "--modes", "rotations"], "invalid value"),
+        (vec!["solve", "--a", &nonsym], "not symmetric"),
+        (vec!["run", "--a", &none], "matches no file"),
+        (vec!["run", "--a", &a, "--steps", "3"], "cannot be used with"),
+        (vec!["run", "--a", &a, "--k", "2"], "cannot be used with"),
+        (
+            vec!["run", "--a", &a, &a, "--b", &a, &a, &a],
+            "3 right-hand sides for 2 operators",
+        ),
+        (vec!["run", "--a", &a, "--x-out", &missing_dir], "is not a directory"),
+    ];
+    for (args, needle) in &cases {
+        refused_saying(args, needle);
+    }
+    println!(
+        "hostile-user-files: {} cases, 0 panics, 0 hangs, 0 wrong successes",
+        cases.len()
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn hostile_options_and_streams() {
     let mut cases = 0;

@@ -8,6 +8,7 @@
 //! smoothers and the coarse factor, and solves. The report has the paper's
 //! four phases (`tab:phases`) per step, for the cold step and the mean of the
 //! hot ones.
+use crate::cache::{self, Lookup};
 use crate::target::{product_options, Target};
 use anyhow::{bail, Context, Result};
 use ptap_amg::Aggregation;
@@ -16,20 +17,11 @@ use ptap_fem::device::{DeviceAssembler, Modulus};
 use ptap_fem::{modulus_from_fn, BeamProblem, BoxMesh, POISSON_RATIO};
 use ptap_runtime::bundle::hierarchy_bundle;
 use ptap_runtime::{Backend, CgOptions, Cpu, Hierarchy, HierarchyOptions, MeshSetup};
-use ptap_schedules::file::{write_bundle, MappedBundle};
 use serde::Serialize;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
 use std::time::Instant;
 
-/// A line on stderr for the user; a stderr that fails (a full disk) is
-/// ignored, never a panic: there is nowhere left to say it.
-macro_rules! note {
-    ($($t:tt)*) => {{
-        use std::io::Write;
-        let _ = writeln!(std::io::stderr(), $($t)*);
-    }};
-}
+pub use crate::cache::CacheReport;
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -106,17 +98,6 @@ pub struct Step {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct CacheReport {
-    pub path: String,
-    /// "loaded", "written", "rebuilt" (with `reason`) or "unwritable" (with
-    /// `reason`: the run went on without the cache).
-    pub status: &'static str,
-    pub reason: Option<String>,
-    pub load_s: Option<f64>,
-    pub write_s: Option<f64>,
-}
-
-#[derive(Clone, Debug, Serialize)]
 pub struct TimeLoopReport {
     pub k: usize,
     pub dofs: usize,
@@ -147,11 +128,11 @@ fn peak_rss_bytes() -> Option<u64> {
     Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
 }
 
-/// The cache file of this problem: the name hashes what shapes the hierarchy.
-fn cache_path(dir: &Path, k: usize, opts: &HierarchyOptions) -> PathBuf {
+/// The cache entry of this problem: the name hashes what shapes the hierarchy.
+fn cache_name(k: usize, opts: &HierarchyOptions) -> String {
     let key = format!("beam3d k={k} {:?} variant={:?}", opts.amg, opts.variant);
     let h = blake3::hash(key.as_bytes()).to_hex();
-    dir.join(format!("beam3d-k{k}-{}.ptaps", &h.as_str()[..16]))
+    format!("beam3d-k{k}-{}.ptaps", &h.as_str()[..16])
 }
 
 /// How a backend gets each hot step's operator: the CPU assembles on the host
@@ -248,34 +229,7 @@ pub fn run_beam(
         }
     };
     if let (Some((path, reason)), Some(bundle)) = (write_to, report.1.take()) {
-        let t = Instant::now();
-        // The run has done its work: a cache that cannot take the file (read-only,
-        // full, a FIFO in the way, no key) costs one warning, never the run.
-        match write_bundle(&path, &bundle) {
-            Ok(_) => {
-                let write_s = t.elapsed().as_secs_f64();
-                if options.verbose {
-                    note!("schedule cache: wrote {}", path.display());
-                }
-                cache = Some(CacheReport {
-                    path: path.display().to_string(),
-                    status: if reason.is_some() { "rebuilt" } else { "written" },
-                    reason,
-                    load_s: None,
-                    write_s: Some(write_s),
-                });
-            }
-            Err(e) => {
-                note!("warning: the schedule cache was not written ({e}); the run continues without it");
-                cache = Some(CacheReport {
-                    path: path.display().to_string(),
-                    status: "unwritable",
-                    reason: Some(e.to_string()),
-                    load_s: None,
-                    write_s: None,
-                });
-            }
-        }
+        cache = Some(cache::store(&path, reason, &bundle, options.verbose));
     }
     let mut r = report.0;
     r.k = k;
@@ -300,58 +254,13 @@ fn mesh_setup(
         MeshSetup::build(problem.a.clone(), &problem.near_null, modes, opts, progress)
             .context("setting up the AMG hierarchy")
     };
-    let Some(dir) = &options.schedule_cache else {
-        return Ok((build(progress)?, None, None));
-    };
-    if let Err(e) = std::fs::create_dir_all(dir) {
-        note!(
-            "warning: cannot create the schedule cache directory {} ({e}); running without the cache",
-            dir.display()
-        );
-        return Ok((build(progress)?, None, None));
-    }
-    // Temporary files of writers killed before their rename.
-    let stale = ptap_io::fsio::clean_stale_temps(dir, ".ptaps");
-    if stale > 0 && options.verbose {
-        note!("schedule cache: removed {stale} temporary files of dead writers");
-    }
-    let path = cache_path(dir, options.k, opts);
-    let loaded = if std::fs::symlink_metadata(&path).is_ok() {
-        let t = Instant::now();
-        let attempt = MappedBundle::open(&path).map_err(anyhow::Error::from).and_then(|b| {
-            MeshSetup::from_bundle(problem.a.clone(), modes, &Arc::new(b), opts, progress).map_err(anyhow::Error::from)
-        });
-        Some(attempt.map(|s| (s, t.elapsed().as_secs_f64())))
-    } else {
-        None
-    };
-    match loaded {
-        Some(Ok((setup, load_s))) => {
-            if options.verbose {
-                note!("schedule cache: loaded {} (mesh setup skipped)", path.display());
-            }
-            let report = CacheReport {
-                path: path.display().to_string(),
-                status: "loaded",
-                reason: None,
-                load_s: Some(load_s),
-                write_s: None,
-            };
-            Ok((setup, Some(report), None))
-        }
-        other => {
-            let reason = match other {
-                Some(Err(e)) => {
-                    let msg = format!("{e:#}");
-                    if options.verbose {
-                        note!("schedule cache: {} is unusable ({msg}); rebuilding it", path.display());
-                    }
-                    Some(msg)
-                }
-                _ => None,
-            };
-            Ok((build(progress)?, None, Some((path, reason))))
-        }
+    let name = cache_name(options.k, opts);
+    let dir = options.schedule_cache.as_deref();
+    let load = |b: &_| MeshSetup::from_bundle(problem.a.clone(), modes, b, opts, progress).map_err(anyhow::Error::from);
+    match cache::lookup(dir, &name, options.verbose, load) {
+        Lookup::Off => Ok((build(progress)?, None, None)),
+        Lookup::Loaded(setup, report) => Ok((setup, Some(report), None)),
+        Lookup::Miss { path, reason } => Ok((build(progress)?, None, Some((path, reason)))),
     }
 }
 

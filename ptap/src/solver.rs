@@ -4,8 +4,10 @@ use crate::target::{product_options, DeviceChoice, Target};
 use crate::Error;
 use ptap_amg::nullspace::{near_null_from_coordinates, translations};
 use ptap_cuda::{Cuda, DeviceOptions};
+use ptap_runtime::bundle::hierarchy_bundle;
 use ptap_runtime::hierarchy::SetupTimings;
 use ptap_runtime::{CgOptions, CgWorkspace, Cpu, Hierarchy, HierarchyOptions, KernelRegistry, LevelSummary, MeshSetup};
+use ptap_schedules::file::{MappedBundle, ScheduleBundle};
 use ptap_sparse::{BlockCsr, BlockPattern};
 use serde::Serialize;
 use std::sync::Arc;
@@ -120,6 +122,32 @@ impl SolverBuilder {
 
     /// Builds the hierarchy; `progress` receives one line per setup step.
     pub fn build_with_progress(self, progress: &mut dyn FnMut(&str)) -> Result<Solver, Error> {
+        let (a, p) = self.prepare(progress)?;
+        let setup = MeshSetup::build(a, &p.near_null, p.modes, &p.hopts, progress)?;
+        p.finish(setup, progress)
+    }
+
+    /// Builds the solver from a schedule bundle written by [`Solver::bundle`]
+    /// for an operator of this pattern under the same options: every level's
+    /// `P` and product schedule are loaded (checked against the operator's
+    /// pattern fingerprint and the options), nothing is aggregated, smoothed
+    /// or inspected; only the matrix setup runs. The result is bitwise the
+    /// solver [`SolverBuilder::build`] makes. The bundle does not record the
+    /// near-null space's values, only its mode count: a cache must key its
+    /// entries by the near-null space too.
+    pub fn build_from_bundle(
+        self,
+        bundle: &Arc<MappedBundle>,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<Solver, Error> {
+        let (a, p) = self.prepare(progress)?;
+        let setup = MeshSetup::from_bundle(a, p.modes, bundle, &p.hopts, progress)?;
+        p.finish(setup, progress)
+    }
+
+    /// Checks the operator and options, computes the near-null space and
+    /// opens the target: everything before the mesh setup.
+    fn prepare(self, progress: &mut dyn FnMut(&str)) -> Result<(BlockCsr, Prepared), Error> {
         let SolverBuilder {
             a,
             near_null,
@@ -143,20 +171,68 @@ impl SolverBuilder {
             check_symmetric(&a, options.symmetry_tolerance)?;
         }
         let (values, modes) = near_null_values(&a, near_null)?;
+        let kernels = &options.hierarchy.kernels;
         let (target, note) = match target {
+            Some(t @ Target::Cuda(_)) => match device_kernels_missing(kernels, b, modes) {
+                Some(e) => return Err(e),
+                None => (t, None),
+            },
             Some(t) => (t, None),
-            None => Target::open(options.device, DeviceOptions { fmad: options.fmad })?,
+            None => match (options.device, device_kernels_missing(kernels, b, modes)) {
+                (DeviceChoice::Cuda, Some(e)) => return Err(e),
+                (DeviceChoice::Auto, Some(e)) => (Target::Cpu, Some(e.to_string())),
+                (choice, _) => Target::open(choice, DeviceOptions { fmad: options.fmad })?,
+            },
         };
         if let Some(why) = &note {
             progress(&format!("no usable GPU ({why}); solving on the CPU"));
         }
         let mut hopts = options.hierarchy.clone();
         product_options(&mut hopts, &target, options.variant.as_deref())?;
-        let pattern = a.pattern_arc().clone();
-        let values_len = a.values().len();
-        let setup = MeshSetup::build(a, &values, modes, &hopts, progress)?;
+        let prepared = Prepared {
+            pattern: a.pattern_arc().clone(),
+            block: b,
+            values_len: a.values().len(),
+            near_null: values,
+            modes,
+            hopts,
+            cg: options.cg,
+            target,
+            note,
+        };
+        Ok((a, prepared))
+    }
+}
+
+/// What [`SolverBuilder::prepare`] hands to the mesh setup and [`Prepared::finish`].
+struct Prepared {
+    pattern: Arc<BlockPattern>,
+    block: usize,
+    values_len: usize,
+    near_null: Vec<f64>,
+    modes: usize,
+    hopts: HierarchyOptions,
+    cg: CgOptions,
+    target: Target,
+    note: Option<String>,
+}
+
+impl Prepared {
+    /// The hierarchy on the target from a mesh setup: the matrix setup, and
+    /// the solver around it.
+    fn finish(self, setup: MeshSetup, progress: &mut dyn FnMut(&str)) -> Result<Solver, Error> {
+        let Prepared {
+            pattern,
+            block: b,
+            values_len,
+            hopts,
+            cg,
+            target,
+            note,
+            ..
+        } = self;
         let n = pattern.nrows() * b;
-        let max_it = options.cg.max_iterations;
+        let max_it = cg.max_iterations;
         let inner = match &target {
             Target::Cpu => {
                 let h = Hierarchy::new(Cpu::new(hopts.kernels.clone()), setup, progress)?;
@@ -175,11 +251,21 @@ impl SolverBuilder {
             block: b,
             n,
             values_len,
-            cg: options.cg,
+            cg,
             device: target.name(),
             cpu_fallback: note,
         })
     }
+}
+
+/// The error a GPU run of `b x b` blocks with `modes` near-null modes meets
+/// when no registered kernel set has its device kernels (checked before any
+/// device is opened, so it is said even where there is no GPU).
+fn device_kernels_missing(kernels: &KernelRegistry, b: usize, modes: usize) -> Option<Error> {
+    if kernels.cuda_for_product(b, modes).is_some() {
+        return None;
+    }
+    Some(Error::DeviceKernels { block: b, modes })
 }
 
 /// The near-null space's values and mode count for `a`.
@@ -389,7 +475,7 @@ impl Solver {
                 converged: rep.converged,
                 relative_residual: rep.residual_norm * scale,
                 solve_s: rep.solve_s,
-                residual_history: ws.history().iter().map(|r| r * scale).collect(),
+                residual_history: ws.history().to_vec(),
             })
         })
     }
@@ -447,6 +533,17 @@ impl Solver {
                 h.level_variants().iter().map(|v| v.name()).collect(),
                 h.timings,
             ),
+        }
+    }
+
+    /// The hierarchy's schedule bundle: every level's prolongator and product
+    /// schedule with the options hash, what [`SolverBuilder::build_from_bundle`]
+    /// loads (write it with `ptap_schedules::file::write_bundle`). `problem`
+    /// is free text for humans.
+    pub fn bundle(&self, problem: &str) -> ScheduleBundle {
+        match &self.inner {
+            Inner::Cpu(h, _) => hierarchy_bundle(h.as_ref(), problem),
+            Inner::Cuda(h, _) => hierarchy_bundle(h.as_ref(), problem),
         }
     }
 

@@ -69,6 +69,14 @@ fn a_scalar_operator_from_coo_matches_a_direct_solve() {
     assert!(info.converged, "{info:?}");
     assert!(info.relative_residual <= 1e-8);
     assert!(info.iterations <= 30, "{} iterations", info.iterations);
+    // The history is relative: 1 from x = 0, then down to the final relative residual.
+    assert_eq!(info.residual_history.len(), info.iterations + 1);
+    assert_eq!(info.residual_history[0], 1.0);
+    let last = *info.residual_history.last().unwrap();
+    assert!(
+        (last - info.relative_residual).abs() <= 1e-3 * info.relative_residual,
+        "{last}"
+    );
     let xr = dense_solve(&a, &b);
     assert!(rel_err(&x, &xr) < 1e-6, "{}", rel_err(&x, &xr));
     let h = solver.info();
@@ -243,6 +251,120 @@ fn galerkin_matches_the_dense_product_for_every_variant() {
     assert!(e.to_string().contains("P's rows must match A's columns"), "{e}");
 }
 
+/// A solver loaded from its own schedule bundle is the built one, bitwise;
+/// a bundle of another pattern or other options is refused.
+#[test]
+fn a_solver_from_its_bundle_is_the_built_solver_bitwise() {
+    use ptap_schedules::file::{write_bundle_with_key, MappedBundle};
+    use ptap_schedules::key::TagKey;
+    use std::sync::Arc;
+    let dir = std::env::temp_dir().join(format!("ptap-front-door-bundle-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let key = TagKey::from_bytes([7; 32]);
+    // The 3D beam at k = 2: 3000 rows, two levels.
+    let p = BeamProblem::build_in(3, 2).unwrap();
+    let coords: Vec<f64> = p
+        .assembler
+        .node_of_free()
+        .iter()
+        .flat_map(|&node| p.mesh.node_coords(node as usize).to_vec())
+        .collect();
+    let near_null = NearNull::Coordinates { coords, dim: 3 };
+    let mut built = Solver::builder(p.a.clone())
+        .near_null(near_null.clone())
+        .build()
+        .unwrap();
+    let (x, info) = built.solve_new(&p.rhs).unwrap();
+    let path = dir.join("beam.ptaps");
+    write_bundle_with_key(&path, &built.bundle("beam k = 2"), &key).unwrap();
+    let bundle = Arc::new(MappedBundle::open_with_key(&path, &key).unwrap());
+
+    let mut loaded = Solver::builder(p.a.clone())
+        .near_null(near_null.clone())
+        .build_from_bundle(&bundle, &mut |_| {})
+        .unwrap();
+    let (xl, infol) = loaded.solve_new(&p.rhs).unwrap();
+    assert_eq!(info.iterations, infol.iterations);
+    assert!(x.iter().zip(&xl).all(|(a, b)| a.to_bits() == b.to_bits()));
+    let (hb, hl) = (built.info(), loaded.info());
+    assert_eq!((hb.levels.len(), hl.levels.len()), (2, 2));
+    assert_eq!(hb.levels[1].blocks, hl.levels[1].blocks);
+
+    // Another pattern (the beam at k = 1) and other options (a filtered P) are refused.
+    let other = BeamProblem::build_in(3, 1).unwrap();
+    let other_coords: Vec<f64> = other
+        .assembler
+        .node_of_free()
+        .iter()
+        .flat_map(|&node| other.mesh.node_coords(node as usize).to_vec())
+        .collect();
+    let e = Solver::builder(other.a.clone())
+        .near_null(NearNull::Coordinates {
+            coords: other_coords,
+            dim: 3,
+        })
+        .build_from_bundle(&bundle, &mut |_| {})
+        .map(|_| ())
+        .unwrap_err();
+    assert!(e.to_string().contains("pattern"), "{e}");
+    let e = Solver::builder(p.a.clone())
+        .near_null(near_null)
+        .pf(0.03)
+        .build_from_bundle(&bundle, &mut |_| {})
+        .map(|_| ())
+        .unwrap_err();
+    assert!(e.to_string().contains("options"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A block shape no shipped set has device kernels for is refused for
+/// `cuda` (naming the `kernels!` line to add) before any device is opened,
+/// and `auto` solves it on the CPU, saying why; the CPU runs it either way.
+#[test]
+fn a_block_size_without_device_kernels_names_the_kernels_line() {
+    // Four uncoupled 1D Laplacians interleaved: 4x4 blocks.
+    let (nodes, b) = (50, 4);
+    let (mut i, mut j, mut v) = (vec![], vec![], vec![]);
+    for node in 0..nodes {
+        for c in 0..b {
+            let r = (node * b + c) as u32;
+            i.push(r);
+            j.push(r);
+            v.push(2.0 + c as f64);
+            if node + 1 < nodes {
+                let s = r + b as u32;
+                i.extend([r, s]);
+                j.extend([s, r]);
+                v.extend([-1.0, -1.0]);
+            }
+        }
+    }
+    let n = nodes * b;
+    let a = BlockCsr::from_scalar_coo(n, n, &i, &j, &v, Some((b, b))).unwrap();
+    let e = Solver::builder(a.clone())
+        .device(DeviceChoice::Cuda)
+        .build()
+        .map(|_| ())
+        .unwrap_err();
+    assert!(matches!(e, Error::DeviceKernels { block: 4, modes: 4 }), "{e}");
+    assert!(
+        e.to_string()
+            .contains("add `kernels!(pub mod blocks_4x4 { 4x4 / 4x4 / 4x4 });` to kernels-generated/src/lib.rs"),
+        "{e}"
+    );
+    let mut s = Solver::builder(a.clone()).device(DeviceChoice::Auto).build().unwrap();
+    assert_eq!(s.device(), "cpu");
+    assert!(
+        s.cpu_fallback().unwrap().contains("kernels!(pub mod blocks_4x4"),
+        "{:?}",
+        s.cpu_fallback()
+    );
+    let rhs = vec![1.0; n];
+    let (x, info) = s.solve_new(&rhs).unwrap();
+    assert!(info.converged);
+    assert!(rel_err(&x, &dense_solve(&a, &rhs)) < 1e-6);
+}
+
 /// Translations only (no rotations): the coarse blocks are `b x b`, shapes no
 /// shipped kernel set declares; the CPU's size-generic loops run them.
 #[test]
@@ -277,7 +399,10 @@ fn cuda_solver_matches_the_cpu_solver() {
         .flat_map(|&node| p.mesh.node_coords(node as usize).to_vec())
         .collect();
     let near_null = NearNull::Coordinates { coords, dim: 3 };
-    let mut cpu = Solver::builder(p.a.clone()).near_null(near_null.clone()).build().unwrap();
+    let mut cpu = Solver::builder(p.a.clone())
+        .near_null(near_null.clone())
+        .build()
+        .unwrap();
     let mut gpu = match Solver::builder(p.a.clone())
         .near_null(near_null)
         .device(DeviceChoice::Cuda)
