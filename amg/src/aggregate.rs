@@ -54,7 +54,7 @@
 //! # Ledger: why our level-0 count differed from the paper's
 //!
 //! Level-0 aggregates of the beam (strength threshold 0.05), k = 8 / k = 16,
-//! from `cargo run --release -p ptap-amg --example aggregation_ledger -- K`.
+//! from `cargo run --release -p ptap-drivers --example aggregation_ledger -- K` (`drivers/examples/`, where the beam is at hand).
 //! The paper (PETSc GAMG, k = 16): 7,243. No variant below needed a
 //! rank-deficiency merge unless said.
 //!

@@ -663,6 +663,9 @@ mod tests {
         let report = BenchReport {
             k: 4,
             threads: 2,
+            aggregation: "natural",
+            pf: 0.0,
+            pf_scale: 0.5,
             copy_bandwidth_bytes_per_s: 2e10,
             results,
             whole_hierarchy: Vec::new(),
@@ -691,6 +694,9 @@ mod tests {
         ];
         CudaBenchReport {
             k: 8,
+            aggregation: "natural",
+            pf: 0.0,
+            pf_scale: 0.5,
             device: "NVIDIA H200".into(),
             arch: "sm_90".into(),
             fmad: true,
@@ -779,6 +785,7 @@ mod tests {
             device: "cpu",
             threads: 2,
             variant: "two-pass".into(),
+            aggregation: "natural",
             pf: 0.0,
             hierarchy_reused: true,
             levels: 2,

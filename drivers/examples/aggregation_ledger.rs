@@ -5,8 +5,8 @@
 //! prolongator), so k = 16 takes seconds and about 3 GB.
 //!
 //! ```sh
-//! cargo run --release -p ptap-amg --example aggregation_ledger -- 8
-//! cargo run --release -p ptap-amg --example aggregation_ledger -- 16 library,orders
+//! cargo run --release -p ptap-drivers --example aggregation_ledger -- 8
+//! cargo run --release -p ptap-drivers --example aggregation_ledger -- 16 library,orders
 //! ```
 //! Groups (second argument, comma-separated; default all): `library` (the two
 //! `Aggregation` options), `orders` (other visiting orders of the same
