@@ -255,19 +255,22 @@ fn print_user_report(r: &UserSolveReport) {
         "read              {:>10.3}   (matrix, right-hand side, near-null space)",
         p.read_s
     );
-    outln!(
-        "mesh setup        {:>10.3}   (strength, aggregation, P, symbolic products)",
-        p.mesh_setup_s
-    );
-    outln!(
-        "matrix setup      {:>10.3}   (numeric P^T A P {:.3}, smoothers, coarse factor)",
+    print_setup_and_solve(
+        p.mesh_setup_s,
         p.matrix_setup_s,
-        p.galerkin_numeric_s
-    );
-    outln!(
-        "solve             {:>10.3}   ({:.1} ms per iteration)",
+        p.galerkin_numeric_s,
         p.solve_s,
-        1e3 * p.solve_s / r.iterations.max(1) as f64
+        r.iterations,
+    );
+}
+
+/// The phase table's last three rows, shared by the beam and the user solve.
+fn print_setup_and_solve(mesh_s: f64, matrix_s: f64, numeric_s: f64, solve_s: f64, iterations: usize) {
+    outln!("mesh setup        {mesh_s:>10.3}   (strength, aggregation, P, symbolic products)");
+    outln!("matrix setup      {matrix_s:>10.3}   (numeric P^T A P {numeric_s:.3}, smoothers, coarse factor)");
+    outln!(
+        "solve             {solve_s:>10.3}   ({:.1} ms per iteration)",
+        1e3 * solve_s / iterations.max(1) as f64
     );
 }
 
@@ -319,19 +322,12 @@ fn print_report(r: &SolveReport) {
         p.problem_setup_s
     );
     outln!("FEM assembly      {:>10.3}", p.assembly_s);
-    outln!(
-        "mesh setup        {:>10.3}   (strength, aggregation, P, symbolic products)",
-        p.mesh_setup_s
-    );
-    outln!(
-        "matrix setup      {:>10.3}   (numeric P^T A P {:.3}, smoothers, coarse factor)",
+    print_setup_and_solve(
+        p.mesh_setup_s,
         p.matrix_setup_s,
-        p.galerkin_numeric_s
-    );
-    outln!(
-        "solve             {:>10.3}   ({:.1} ms per iteration)",
+        p.galerkin_numeric_s,
         p.solve_s,
-        1e3 * p.solve_s / r.iterations.max(1) as f64
+        r.iterations,
     );
 }
 
