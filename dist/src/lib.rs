@@ -44,6 +44,8 @@ pub mod cg;
 pub mod comm;
 mod error;
 pub mod local;
+#[cfg(feature = "mpi")]
+pub mod mpi_comm;
 pub mod partition;
 pub mod reference;
 
