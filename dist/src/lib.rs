@@ -1,0 +1,56 @@
+//! Distributed memory for ptap: a block matrix split by rows over ranks,
+//! ghost columns and the halo plan that fills them, and a first distributed
+//! solver. The foundation of issue #14 ("Past one GPU"); what is here, what
+//! is not yet:
+//!
+//! **Distributed now.** The operator and the vectors. [`Partition`] gives
+//! each rank a contiguous range of block rows (and the same block columns:
+//! the vector is split like the rows). [`LocalMatrix`] is a rank's rows with
+//! local column numbers, owned columns first, then ghost columns sorted by
+//! global index (hence grouped by owner rank), entries kept in the global
+//! order so every local product is bitwise equal to the global one's rows.
+//! [`HaloPlan`] is the inspector's communication plan, built once: one
+//! receive range of the ghost tail per owner (values land in place), one
+//! packed send list per neighbour, the send buffer allocated with it; an
+//! exchange allocates nothing. [`DistMatrix::spmv`] computes the interior
+//! rows (no ghost column) while the halo is in flight and the boundary rows
+//! after. [`cg::jacobi_pcg`] is point-block-Jacobi CG over the ranks, its
+//! dots reduced by one all-reduce per synchronisation point.
+//!
+//! **Communication.** Executors call a [`Comm`]: the neighbour exchange, a
+//! small all-reduce, broadcast, gather, and a setup-time all-to-all of index
+//! lists. [`SingleRank`] implements it for one process (tests, builds
+//! without MPI); `mpi_comm::MpiComm` (feature `mpi`, rsmpi over the system
+//! MPI) with nonblocking point-to-point messages for the halo. Reductions
+//! gather every rank's partial sums (`MPI_Allgather`) and add them in rank
+//! order on every rank, rather than `MPI_Allreduce`, whose association order
+//! the standard leaves to the implementation (and which need not give every
+//! rank the same bits): runs are reproducible bit for bit at a given rank
+//! count; results at different rank counts differ in the last bits.
+//!
+//! **Not yet (next slices).** Distributed mesh setup (aggregation by a
+//! parallel MIS across ranks, tentative and smoothed `P` with ghost rows),
+//! the distributed Galerkin product as inspector/executor with its
+//! communication (ghost rows of `P`, off-rank contributions to `A_c`) in the
+//! schedule, the distributed V-cycle with a redundant coarse solve, a
+//! `Backend` over ranks, `ptap solve`/`ptap run` under `mpirun`, and NCCL
+//! for device-resident halos. This slice's `ptap-mpi` program assembles the
+//! whole beam on every rank and keeps only its rows.
+//!
+//! [`reference::jacobi_pcg`] is the single-process reference the
+//! distributed solver is tested against.
+
+pub mod cg;
+pub mod comm;
+mod error;
+pub mod local;
+#[cfg(feature = "mpi")]
+pub mod mpi_comm;
+pub mod partition;
+pub mod reference;
+
+pub use cg::{jacobi_pcg, BlockJacobi, CgOptions, CgReport, CgWorkspace};
+pub use comm::{Comm, Link, SingleRank};
+pub use error::DistError;
+pub use local::{DistMatrix, HaloPlan, LocalMatrix};
+pub use partition::Partition;
