@@ -18,7 +18,7 @@ mod spmv;
 pub use backend::{Cuda, CudaCoarse, CudaJacobi, CudaMatrix};
 pub use compile::{CompileStats, KernelCache};
 pub use matrix::DeviceBlockCsr;
-pub use product::{DeviceProduct, DEVICE_VARIANTS};
+pub use product::{DeviceProduct, DEVICE_EXECUTORS, DEVICE_VARIANTS};
 pub use spmv::DeviceSpmv;
 
 use cudarc::driver::{sys, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig};

@@ -13,7 +13,7 @@ use cudarc::driver::{CudaSlice, LaunchConfig};
 use ptap_codegen_core::gpu::{self, Stage};
 use ptap_codegen_core::ShapeSet;
 use ptap_runtime::KernelRegistry;
-use ptap_schedules::variants::{FlatRecords, SlotRuns};
+use ptap_schedules::variants::{FlatRecords, RowSegments, SlotRuns};
 use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
 use ptap_sparse::BlockPattern;
 use std::sync::Arc;
@@ -79,6 +79,46 @@ impl DevRecords {
     }
 }
 
+struct DevSegments {
+    chunk_slot: CudaSlice<u32>,
+    chunk_seg: CudaSlice<u32>,
+    chunk_pos: CudaSlice<u32>,
+    seg_x: CudaSlice<u32>,
+    seg_y: CudaSlice<u32>,
+    seg_n: CudaSlice<u32>,
+    pos: CudaSlice<u32>,
+    chunks: usize,
+}
+
+impl DevSegments {
+    fn upload(dev: &Device, r: &RowSegments) -> Result<Self, CudaError> {
+        Ok(Self {
+            chunk_slot: dev.upload(&to_u32("row-Gustavson chunk slots", &r.chunk_slot)?)?,
+            chunk_seg: dev.upload(&to_u32("row-Gustavson segment offsets", &r.chunk_seg)?)?,
+            chunk_pos: dev.upload(&to_u32("row-Gustavson position offsets", &r.chunk_pos)?)?,
+            seg_x: dev.upload(&r.seg_x)?,
+            seg_y: dev.upload(&r.seg_y)?,
+            seg_n: dev.upload(&r.seg_n)?,
+            pos: dev.upload(&r.pos)?,
+            chunks: r.chunks(),
+        })
+    }
+    fn bytes(&self) -> usize {
+        [
+            &self.chunk_slot,
+            &self.chunk_seg,
+            &self.chunk_pos,
+            &self.seg_x,
+            &self.seg_y,
+            &self.seg_n,
+            &self.pos,
+        ]
+        .iter()
+        .map(|a| a.num_bytes())
+        .sum()
+    }
+}
+
 enum Plan {
     TwoPass {
         r_source: CudaSlice<u32>,
@@ -107,6 +147,10 @@ enum Plan {
     Scatter {
         p1: DevRecords,
         p2: DevRecords,
+    },
+    RowGustavson {
+        ap: DevSegments,
+        rw: DevSegments,
     },
 }
 
@@ -193,6 +237,26 @@ impl DeviceProduct {
                 rw: DevRecords::upload(dev, &s.rw)?,
                 w_rp: dev.upload(&to_u32("row pointers", s.base.w.row_ptr())?)?,
                 c_rp: dev.upload(&to_u32("row pointers", s.base.c.row_ptr())?)?,
+            },
+            VariantSchedule::RowGustavson(_)
+                if [Stage::ap(shape), Stage::ptw(shape)]
+                    .iter()
+                    .any(|&st| gpu::row_gustavson_warps(st) == 0) =>
+            {
+                return Err(CudaError::UnsupportedShape {
+                    what: format!("the row-Gustavson product of {bf}x{bf} / {bf}x{bc} blocks"),
+                    limit: format!(
+                        "a chunk of {} {bc}x{bc} output blocks needs more than the {} bytes of shared memory a block gets \
+                         without opt-in",
+                        gpu::ROW_GUSTAVSON_CHUNK,
+                        gpu::SMEM_LIMIT
+                    ),
+                    fix: "use the column-split or slot-tiled variant".into(),
+                });
+            }
+            VariantSchedule::RowGustavson(s) => Plan::RowGustavson {
+                ap: DevSegments::upload(dev, &s.ap)?,
+                rw: DevSegments::upload(dev, &s.rw)?,
             },
             VariantSchedule::OuterProduct(s) => Plan::Scatter {
                 p1: DevRecords::upload(dev, &s.pass1)?,
@@ -388,6 +452,37 @@ impl DeviceProduct {
                     )?;
                 }
             }
+            Plan::RowGustavson { ap: g1, rw: g2 } => {
+                for (st, g, x, y, out) in [
+                    (ap, &*g1, &a.values, &p.values, &self.w),
+                    (ptw, &*g2, &p.values, &self.w, &c.values),
+                ] {
+                    let n = g.chunks as u32;
+                    let warps = gpu::row_gustavson_warps(st) as u32;
+                    let cfg = LaunchConfig {
+                        grid_dim: (n.div_ceil(warps).max(1), 1, 1),
+                        block_dim: (warps * 32, 1, 1),
+                        shared_mem_bytes: 0,
+                    };
+                    dev.launch(
+                        &self.kernels[&gpu::row_gustavson_name(st)],
+                        cfg,
+                        &[
+                            Arg::F64(x),
+                            Arg::F64(y),
+                            Arg::U32s(&g.chunk_slot),
+                            Arg::U32s(&g.chunk_seg),
+                            Arg::U32s(&g.chunk_pos),
+                            Arg::U32s(&g.seg_x),
+                            Arg::U32s(&g.seg_y),
+                            Arg::U32s(&g.seg_n),
+                            Arg::U32s(&g.pos),
+                            Arg::F64Mut(out),
+                            Arg::U32(n),
+                        ],
+                    )?;
+                }
+            }
             Plan::Scatter { p1, p2 } => {
                 dev.memset_zero(&mut self.w)?;
                 dev.memset_zero(&mut c.values)?;
@@ -445,6 +540,7 @@ impl DeviceProduct {
                 rec_bytes(ap) + rec_bytes(rw) + w_rp.num_bytes() + c_rp.num_bytes()
             }
             Plan::Scatter { p1, p2 } => rec_bytes(p1) + rec_bytes(p2),
+            Plan::RowGustavson { ap, rw } => ap.bytes() + rw.bytes(),
         };
         w + sched
     }
@@ -489,9 +585,30 @@ pub const DEVICE_VARIANTS: [Variant; 5] = [
     Variant::OuterProductScatter,
 ];
 
+/// Every variant the device executes: [`DEVICE_VARIANTS`] and the row-Gustavson
+/// executor, which runs only when asked for. Measured on the H200 at k = 16 it
+/// is 1.1x to 2.5x slower than column split on every level (its shared-memory
+/// accumulator keeps the L1 as busy as column split's operand loads did, see
+/// `benches/results/h200-2026-11-22-products-ledger.md`), so it is not an
+/// `auto` candidate (the traffic model ranks it behind V0 anyway: V0's streams
+/// plus its schedule, and a segment's `x` block read on top of V0's reads).
+pub const DEVICE_EXECUTORS: [Variant; 6] = [
+    Variant::ColumnSplit,
+    Variant::RowGustavson,
+    Variant::SlotTiled,
+    Variant::TwoPass,
+    Variant::FlatStream,
+    Variant::OuterProductScatter,
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn row_gustavson_chunk_agrees_with_the_inspector() {
+        assert_eq!(gpu::ROW_GUSTAVSON_CHUNK, ptap_schedules::variants::ROW_GUSTAVSON_CHUNK);
+    }
 
     #[test]
     fn column_split_refuses_only_windows_past_the_shared_memory_limit() {

@@ -8,7 +8,7 @@
 //! (`benches/peers/cusparse_ptap.py`).
 use anyhow::{bail, ensure, Context, Result};
 use ptap_amg::Aggregation;
-use ptap_cuda::{Arg, Cuda, Device, DeviceBlockCsr, DeviceProduct, DeviceSpmv, TransferCounters, DEVICE_VARIANTS};
+use ptap_cuda::{Arg, Cuda, Device, DeviceBlockCsr, DeviceProduct, DeviceSpmv, TransferCounters, DEVICE_EXECUTORS};
 use ptap_fem::BeamProblem;
 use ptap_runtime::{CgOptions, CgReport, Hierarchy, HierarchyOptions, KernelRegistry};
 use ptap_schedules::{v0_floor, TwoPassSchedule, Variant, VariantSchedule};
@@ -25,7 +25,7 @@ pub struct CudaBenchOptions {
     pub k: usize,
     /// Timed calls per product (SpMV: at least 10); the minimum is reported.
     pub repeat: usize,
-    /// Product variants, in this order; empty = [`DEVICE_VARIANTS`].
+    /// Product variants, in this order; empty = [`DEVICE_EXECUTORS`].
     pub variants: Vec<Variant>,
     /// Write every level's `A` and `P` as scalar CSR into this directory.
     pub dump: Option<PathBuf>,
@@ -116,11 +116,11 @@ pub struct CudaBenchReport {
 /// one the device has no executor for is refused.
 pub fn device_variants(asked: &[Variant]) -> Result<Vec<Variant>> {
     if asked.is_empty() {
-        return Ok(DEVICE_VARIANTS.to_vec());
+        return Ok(DEVICE_EXECUTORS.to_vec());
     }
-    if let Some(v) = asked.iter().find(|v| !DEVICE_VARIANTS.contains(v)) {
+    if let Some(v) = asked.iter().find(|v| !DEVICE_EXECUTORS.contains(v)) {
         bail!(
-            "the device has no {} executor; choose among two-pass, slot-tiled, column-split, flat-stream, outer-product-scatter",
+            "the device has no {} executor; choose among two-pass, slot-tiled, column-split, row-gustavson, flat-stream, outer-product",
             v.name()
         );
     }
@@ -499,7 +499,7 @@ mod tests {
 
     #[test]
     fn variants_the_device_lacks_are_refused_in_a_sentence() {
-        assert_eq!(device_variants(&[]).unwrap(), DEVICE_VARIANTS.to_vec());
+        assert_eq!(device_variants(&[]).unwrap(), DEVICE_EXECUTORS.to_vec());
         let asked = [Variant::TwoPass, Variant::ColumnSplit];
         assert_eq!(device_variants(&asked).unwrap(), asked.to_vec());
         let err = device_variants(&[Variant::FusedRowWise]).unwrap_err().to_string();

@@ -122,6 +122,40 @@ extern "C" __global__ void ptap_flat_stream_1x1x1(const double* __restrict__ xv,
   }
 }
 
+// row-Gustavson stage (1x1 by 1x1), one warp per chunk of 32 output slots, 4 warps per block
+extern "C" __global__ void ptap_row_gustavson_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
+  __shared__ double rg_acc[4][32 * 1];
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u32 c = blockIdx.x * 4 + wl;
+  if (c >= nchunks) return;
+  double* acc = rg_acc[wl];
+  u32 s0 = chunk_slot[c], ne = (chunk_slot[c + 1] - s0) * 1;
+  for (u32 e = lane; e < ne; e += 32) acc[e] = 0.0;
+  __syncwarp();
+  const unsigned char* sn = (const unsigned char*)seg_n;
+  const unsigned char* ps = (const unsigned char*)pos;
+  u32 pb = chunk_pos[c];
+  u32 g1 = chunk_seg[c + 1];
+  for (u32 g = chunk_seg[c]; g < g1; ++g) {
+    u32 cnt = sn[g];
+    const double* xb = xv + (u64)seg_x[g] * 1;
+    const double* yb0 = yv + (u64)seg_y[g] * 1;
+    double x0 = __ldg(xb + 0);
+    for (u32 t = lane; t < cnt * 1; t += 32) {
+      u32 b = t / 1, j = t - b * 1;
+      const double* yb = yb0 + (u64)b * 1;
+      double* o = acc + (u32)ps[pb + b] * 1 + j;
+      double y0 = __ldg(yb + 0 * 1 + j);
+      { double a = o[0];
+        a = a + x0 * y0;
+        o[0] = a; }
+    }
+    pb += cnt;
+    __syncwarp();
+  }
+  for (u32 e = lane; e < ne; e += 32) cv[(u64)s0 * 1 + e] = acc[e];
+}
+
 // outer-product scatter pass (1x1 by 1x1), atomic accumulation
 extern "C" __global__ void ptap_scatter_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, double* __restrict__ cv, unsigned int nrecords) {
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
@@ -225,6 +259,40 @@ extern "C" __global__ void ptap_flat_stream_1x1x1t(const double* __restrict__ xv
       cb[e] = c;
     }
   }
+}
+
+// row-Gustavson stage (1x1 by 1x1), one warp per chunk of 32 output slots, 4 warps per block
+extern "C" __global__ void ptap_row_gustavson_1x1x1t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
+  __shared__ double rg_acc[4][32 * 1];
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u32 c = blockIdx.x * 4 + wl;
+  if (c >= nchunks) return;
+  double* acc = rg_acc[wl];
+  u32 s0 = chunk_slot[c], ne = (chunk_slot[c + 1] - s0) * 1;
+  for (u32 e = lane; e < ne; e += 32) acc[e] = 0.0;
+  __syncwarp();
+  const unsigned char* sn = (const unsigned char*)seg_n;
+  const unsigned char* ps = (const unsigned char*)pos;
+  u32 pb = chunk_pos[c];
+  u32 g1 = chunk_seg[c + 1];
+  for (u32 g = chunk_seg[c]; g < g1; ++g) {
+    u32 cnt = sn[g];
+    const double* xb = xv + (u64)seg_x[g] * 1;
+    const double* yb0 = yv + (u64)seg_y[g] * 1;
+    double x0 = __ldg(xb + 0);
+    for (u32 t = lane; t < cnt * 1; t += 32) {
+      u32 b = t / 1, j = t - b * 1;
+      const double* yb = yb0 + (u64)b * 1;
+      double* o = acc + (u32)ps[pb + b] * 1 + j;
+      double y0 = __ldg(yb + 0 * 1 + j);
+      { double a = o[0];
+        a = a + x0 * y0;
+        o[0] = a; }
+    }
+    pb += cnt;
+    __syncwarp();
+  }
+  for (u32 e = lane; e < ne; e += 32) cv[(u64)s0 * 1 + e] = acc[e];
 }
 
 // outer-product scatter pass (1x1 by 1x1), atomic accumulation

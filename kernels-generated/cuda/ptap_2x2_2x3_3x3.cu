@@ -190,6 +190,49 @@ extern "C" __global__ void ptap_flat_stream_2x2x3(const double* __restrict__ xv,
   }
 }
 
+// row-Gustavson stage (2x2 by 2x3), one warp per chunk of 32 output slots, 4 warps per block
+extern "C" __global__ void ptap_row_gustavson_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
+  __shared__ double rg_acc[4][32 * 6];
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u32 c = blockIdx.x * 4 + wl;
+  if (c >= nchunks) return;
+  double* acc = rg_acc[wl];
+  u32 s0 = chunk_slot[c], ne = (chunk_slot[c + 1] - s0) * 6;
+  for (u32 e = lane; e < ne; e += 32) acc[e] = 0.0;
+  __syncwarp();
+  const unsigned char* sn = (const unsigned char*)seg_n;
+  const unsigned char* ps = (const unsigned char*)pos;
+  u32 pb = chunk_pos[c];
+  u32 g1 = chunk_seg[c + 1];
+  for (u32 g = chunk_seg[c]; g < g1; ++g) {
+    u32 cnt = sn[g];
+    const double* xb = xv + (u64)seg_x[g] * 4;
+    const double* yb0 = yv + (u64)seg_y[g] * 6;
+    double x0 = __ldg(xb + 0);
+    double x1 = __ldg(xb + 1);
+    double x2 = __ldg(xb + 2);
+    double x3 = __ldg(xb + 3);
+    for (u32 t = lane; t < cnt * 3; t += 32) {
+      u32 b = t / 3, j = t - b * 3;
+      const double* yb = yb0 + (u64)b * 6;
+      double* o = acc + (u32)ps[pb + b] * 6 + j;
+      double y0 = __ldg(yb + 0 * 3 + j);
+      double y1 = __ldg(yb + 1 * 3 + j);
+      { double a = o[0];
+        a = a + x0 * y0;
+        a = a + x1 * y1;
+        o[0] = a; }
+      { double a = o[3];
+        a = a + x2 * y0;
+        a = a + x3 * y1;
+        o[3] = a; }
+    }
+    pb += cnt;
+    __syncwarp();
+  }
+  for (u32 e = lane; e < ne; e += 32) cv[(u64)s0 * 6 + e] = acc[e];
+}
+
 // outer-product scatter pass (2x2 by 2x3), atomic accumulation
 extern "C" __global__ void ptap_scatter_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, double* __restrict__ cv, unsigned int nrecords) {
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
@@ -363,6 +406,55 @@ extern "C" __global__ void ptap_flat_stream_3x2x3t(const double* __restrict__ xv
       cb[e] = c;
     }
   }
+}
+
+// row-Gustavson stage (3x2 by 2x3), one warp per chunk of 32 output slots, 4 warps per block
+extern "C" __global__ void ptap_row_gustavson_3x2x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
+  __shared__ double rg_acc[4][32 * 9];
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u32 c = blockIdx.x * 4 + wl;
+  if (c >= nchunks) return;
+  double* acc = rg_acc[wl];
+  u32 s0 = chunk_slot[c], ne = (chunk_slot[c + 1] - s0) * 9;
+  for (u32 e = lane; e < ne; e += 32) acc[e] = 0.0;
+  __syncwarp();
+  const unsigned char* sn = (const unsigned char*)seg_n;
+  const unsigned char* ps = (const unsigned char*)pos;
+  u32 pb = chunk_pos[c];
+  u32 g1 = chunk_seg[c + 1];
+  for (u32 g = chunk_seg[c]; g < g1; ++g) {
+    u32 cnt = sn[g];
+    const double* xb = xv + (u64)seg_x[g] * 6;
+    const double* yb0 = yv + (u64)seg_y[g] * 6;
+    double x0 = __ldg(xb + 0);
+    double x1 = __ldg(xb + 1);
+    double x2 = __ldg(xb + 2);
+    double x3 = __ldg(xb + 3);
+    double x4 = __ldg(xb + 4);
+    double x5 = __ldg(xb + 5);
+    for (u32 t = lane; t < cnt * 3; t += 32) {
+      u32 b = t / 3, j = t - b * 3;
+      const double* yb = yb0 + (u64)b * 6;
+      double* o = acc + (u32)ps[pb + b] * 9 + j;
+      double y0 = __ldg(yb + 0 * 3 + j);
+      double y1 = __ldg(yb + 1 * 3 + j);
+      { double a = o[0];
+        a = a + x0 * y0;
+        a = a + x3 * y1;
+        o[0] = a; }
+      { double a = o[3];
+        a = a + x1 * y0;
+        a = a + x4 * y1;
+        o[3] = a; }
+      { double a = o[6];
+        a = a + x2 * y0;
+        a = a + x5 * y1;
+        o[6] = a; }
+    }
+    pb += cnt;
+    __syncwarp();
+  }
+  for (u32 e = lane; e < ne; e += 32) cv[(u64)s0 * 9 + e] = acc[e];
 }
 
 // outer-product scatter pass (3x2 by 2x3), atomic accumulation
@@ -607,6 +699,62 @@ extern "C" __global__ void ptap_flat_stream_3x3x3(const double* __restrict__ xv,
   }
 }
 
+// row-Gustavson stage (3x3 by 3x3), one warp per chunk of 32 output slots, 4 warps per block
+extern "C" __global__ void ptap_row_gustavson_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
+  __shared__ double rg_acc[4][32 * 9];
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u32 c = blockIdx.x * 4 + wl;
+  if (c >= nchunks) return;
+  double* acc = rg_acc[wl];
+  u32 s0 = chunk_slot[c], ne = (chunk_slot[c + 1] - s0) * 9;
+  for (u32 e = lane; e < ne; e += 32) acc[e] = 0.0;
+  __syncwarp();
+  const unsigned char* sn = (const unsigned char*)seg_n;
+  const unsigned char* ps = (const unsigned char*)pos;
+  u32 pb = chunk_pos[c];
+  u32 g1 = chunk_seg[c + 1];
+  for (u32 g = chunk_seg[c]; g < g1; ++g) {
+    u32 cnt = sn[g];
+    const double* xb = xv + (u64)seg_x[g] * 9;
+    const double* yb0 = yv + (u64)seg_y[g] * 9;
+    double x0 = __ldg(xb + 0);
+    double x1 = __ldg(xb + 1);
+    double x2 = __ldg(xb + 2);
+    double x3 = __ldg(xb + 3);
+    double x4 = __ldg(xb + 4);
+    double x5 = __ldg(xb + 5);
+    double x6 = __ldg(xb + 6);
+    double x7 = __ldg(xb + 7);
+    double x8 = __ldg(xb + 8);
+    for (u32 t = lane; t < cnt * 3; t += 32) {
+      u32 b = t / 3, j = t - b * 3;
+      const double* yb = yb0 + (u64)b * 9;
+      double* o = acc + (u32)ps[pb + b] * 9 + j;
+      double y0 = __ldg(yb + 0 * 3 + j);
+      double y1 = __ldg(yb + 1 * 3 + j);
+      double y2 = __ldg(yb + 2 * 3 + j);
+      { double a = o[0];
+        a = a + x0 * y0;
+        a = a + x1 * y1;
+        a = a + x2 * y2;
+        o[0] = a; }
+      { double a = o[3];
+        a = a + x3 * y0;
+        a = a + x4 * y1;
+        a = a + x5 * y2;
+        o[3] = a; }
+      { double a = o[6];
+        a = a + x6 * y0;
+        a = a + x7 * y1;
+        a = a + x8 * y2;
+        o[6] = a; }
+    }
+    pb += cnt;
+    __syncwarp();
+  }
+  for (u32 e = lane; e < ne; e += 32) cv[(u64)s0 * 9 + e] = acc[e];
+}
+
 // outer-product scatter pass (3x3 by 3x3), atomic accumulation
 extern "C" __global__ void ptap_scatter_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, double* __restrict__ cv, unsigned int nrecords) {
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
@@ -816,6 +964,62 @@ extern "C" __global__ void ptap_flat_stream_3x3x3t(const double* __restrict__ xv
       cb[e] = c;
     }
   }
+}
+
+// row-Gustavson stage (3x3 by 3x3), one warp per chunk of 32 output slots, 4 warps per block
+extern "C" __global__ void ptap_row_gustavson_3x3x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
+  __shared__ double rg_acc[4][32 * 9];
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u32 c = blockIdx.x * 4 + wl;
+  if (c >= nchunks) return;
+  double* acc = rg_acc[wl];
+  u32 s0 = chunk_slot[c], ne = (chunk_slot[c + 1] - s0) * 9;
+  for (u32 e = lane; e < ne; e += 32) acc[e] = 0.0;
+  __syncwarp();
+  const unsigned char* sn = (const unsigned char*)seg_n;
+  const unsigned char* ps = (const unsigned char*)pos;
+  u32 pb = chunk_pos[c];
+  u32 g1 = chunk_seg[c + 1];
+  for (u32 g = chunk_seg[c]; g < g1; ++g) {
+    u32 cnt = sn[g];
+    const double* xb = xv + (u64)seg_x[g] * 9;
+    const double* yb0 = yv + (u64)seg_y[g] * 9;
+    double x0 = __ldg(xb + 0);
+    double x1 = __ldg(xb + 1);
+    double x2 = __ldg(xb + 2);
+    double x3 = __ldg(xb + 3);
+    double x4 = __ldg(xb + 4);
+    double x5 = __ldg(xb + 5);
+    double x6 = __ldg(xb + 6);
+    double x7 = __ldg(xb + 7);
+    double x8 = __ldg(xb + 8);
+    for (u32 t = lane; t < cnt * 3; t += 32) {
+      u32 b = t / 3, j = t - b * 3;
+      const double* yb = yb0 + (u64)b * 9;
+      double* o = acc + (u32)ps[pb + b] * 9 + j;
+      double y0 = __ldg(yb + 0 * 3 + j);
+      double y1 = __ldg(yb + 1 * 3 + j);
+      double y2 = __ldg(yb + 2 * 3 + j);
+      { double a = o[0];
+        a = a + x0 * y0;
+        a = a + x3 * y1;
+        a = a + x6 * y2;
+        o[0] = a; }
+      { double a = o[3];
+        a = a + x1 * y0;
+        a = a + x4 * y1;
+        a = a + x7 * y2;
+        o[3] = a; }
+      { double a = o[6];
+        a = a + x2 * y0;
+        a = a + x5 * y1;
+        a = a + x8 * y2;
+        o[6] = a; }
+    }
+    pb += cnt;
+    __syncwarp();
+  }
+  for (u32 e = lane; e < ne; e += 32) cv[(u64)s0 * 9 + e] = acc[e];
 }
 
 // outer-product scatter pass (3x3 by 3x3), atomic accumulation

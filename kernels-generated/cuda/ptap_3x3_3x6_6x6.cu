@@ -303,6 +303,62 @@ extern "C" __global__ void ptap_flat_stream_3x3x6(const double* __restrict__ xv,
   }
 }
 
+// row-Gustavson stage (3x3 by 3x6), one warp per chunk of 32 output slots, 4 warps per block
+extern "C" __global__ void ptap_row_gustavson_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
+  __shared__ double rg_acc[4][32 * 18];
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u32 c = blockIdx.x * 4 + wl;
+  if (c >= nchunks) return;
+  double* acc = rg_acc[wl];
+  u32 s0 = chunk_slot[c], ne = (chunk_slot[c + 1] - s0) * 18;
+  for (u32 e = lane; e < ne; e += 32) acc[e] = 0.0;
+  __syncwarp();
+  const unsigned char* sn = (const unsigned char*)seg_n;
+  const unsigned char* ps = (const unsigned char*)pos;
+  u32 pb = chunk_pos[c];
+  u32 g1 = chunk_seg[c + 1];
+  for (u32 g = chunk_seg[c]; g < g1; ++g) {
+    u32 cnt = sn[g];
+    const double* xb = xv + (u64)seg_x[g] * 9;
+    const double* yb0 = yv + (u64)seg_y[g] * 18;
+    double x0 = __ldg(xb + 0);
+    double x1 = __ldg(xb + 1);
+    double x2 = __ldg(xb + 2);
+    double x3 = __ldg(xb + 3);
+    double x4 = __ldg(xb + 4);
+    double x5 = __ldg(xb + 5);
+    double x6 = __ldg(xb + 6);
+    double x7 = __ldg(xb + 7);
+    double x8 = __ldg(xb + 8);
+    for (u32 t = lane; t < cnt * 6; t += 32) {
+      u32 b = t / 6, j = t - b * 6;
+      const double* yb = yb0 + (u64)b * 18;
+      double* o = acc + (u32)ps[pb + b] * 18 + j;
+      double y0 = __ldg(yb + 0 * 6 + j);
+      double y1 = __ldg(yb + 1 * 6 + j);
+      double y2 = __ldg(yb + 2 * 6 + j);
+      { double a = o[0];
+        a = a + x0 * y0;
+        a = a + x1 * y1;
+        a = a + x2 * y2;
+        o[0] = a; }
+      { double a = o[6];
+        a = a + x3 * y0;
+        a = a + x4 * y1;
+        a = a + x5 * y2;
+        o[6] = a; }
+      { double a = o[12];
+        a = a + x6 * y0;
+        a = a + x7 * y1;
+        a = a + x8 * y2;
+        o[12] = a; }
+    }
+    pb += cnt;
+    __syncwarp();
+  }
+  for (u32 e = lane; e < ne; e += 32) cv[(u64)s0 * 18 + e] = acc[e];
+}
+
 // outer-product scatter pass (3x3 by 3x6), atomic accumulation
 extern "C" __global__ void ptap_scatter_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, double* __restrict__ cv, unsigned int nrecords) {
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
@@ -704,6 +760,86 @@ extern "C" __global__ void ptap_flat_stream_6x3x6t(const double* __restrict__ xv
       cb[e] = c;
     }
   }
+}
+
+// row-Gustavson stage (6x3 by 3x6), one warp per chunk of 32 output slots, 4 warps per block
+extern "C" __global__ void ptap_row_gustavson_6x3x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
+  __shared__ double rg_acc[4][32 * 36];
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u32 c = blockIdx.x * 4 + wl;
+  if (c >= nchunks) return;
+  double* acc = rg_acc[wl];
+  u32 s0 = chunk_slot[c], ne = (chunk_slot[c + 1] - s0) * 36;
+  for (u32 e = lane; e < ne; e += 32) acc[e] = 0.0;
+  __syncwarp();
+  const unsigned char* sn = (const unsigned char*)seg_n;
+  const unsigned char* ps = (const unsigned char*)pos;
+  u32 pb = chunk_pos[c];
+  u32 g1 = chunk_seg[c + 1];
+  for (u32 g = chunk_seg[c]; g < g1; ++g) {
+    u32 cnt = sn[g];
+    const double* xb = xv + (u64)seg_x[g] * 18;
+    const double* yb0 = yv + (u64)seg_y[g] * 18;
+    double x0 = __ldg(xb + 0);
+    double x1 = __ldg(xb + 1);
+    double x2 = __ldg(xb + 2);
+    double x3 = __ldg(xb + 3);
+    double x4 = __ldg(xb + 4);
+    double x5 = __ldg(xb + 5);
+    double x6 = __ldg(xb + 6);
+    double x7 = __ldg(xb + 7);
+    double x8 = __ldg(xb + 8);
+    double x9 = __ldg(xb + 9);
+    double x10 = __ldg(xb + 10);
+    double x11 = __ldg(xb + 11);
+    double x12 = __ldg(xb + 12);
+    double x13 = __ldg(xb + 13);
+    double x14 = __ldg(xb + 14);
+    double x15 = __ldg(xb + 15);
+    double x16 = __ldg(xb + 16);
+    double x17 = __ldg(xb + 17);
+    for (u32 t = lane; t < cnt * 6; t += 32) {
+      u32 b = t / 6, j = t - b * 6;
+      const double* yb = yb0 + (u64)b * 18;
+      double* o = acc + (u32)ps[pb + b] * 36 + j;
+      double y0 = __ldg(yb + 0 * 6 + j);
+      double y1 = __ldg(yb + 1 * 6 + j);
+      double y2 = __ldg(yb + 2 * 6 + j);
+      { double a = o[0];
+        a = a + x0 * y0;
+        a = a + x6 * y1;
+        a = a + x12 * y2;
+        o[0] = a; }
+      { double a = o[6];
+        a = a + x1 * y0;
+        a = a + x7 * y1;
+        a = a + x13 * y2;
+        o[6] = a; }
+      { double a = o[12];
+        a = a + x2 * y0;
+        a = a + x8 * y1;
+        a = a + x14 * y2;
+        o[12] = a; }
+      { double a = o[18];
+        a = a + x3 * y0;
+        a = a + x9 * y1;
+        a = a + x15 * y2;
+        o[18] = a; }
+      { double a = o[24];
+        a = a + x4 * y0;
+        a = a + x10 * y1;
+        a = a + x16 * y2;
+        o[24] = a; }
+      { double a = o[30];
+        a = a + x5 * y0;
+        a = a + x11 * y1;
+        a = a + x17 * y2;
+        o[30] = a; }
+    }
+    pb += cnt;
+    __syncwarp();
+  }
+  for (u32 e = lane; e < ne; e += 32) cv[(u64)s0 * 36 + e] = acc[e];
 }
 
 // outer-product scatter pass (6x3 by 3x6), atomic accumulation
@@ -1300,6 +1436,125 @@ extern "C" __global__ void ptap_flat_stream_6x6x6(const double* __restrict__ xv,
   }
 }
 
+// row-Gustavson stage (6x6 by 6x6), one warp per chunk of 32 output slots, 4 warps per block
+extern "C" __global__ void ptap_row_gustavson_6x6x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
+  __shared__ double rg_acc[4][32 * 36];
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u32 c = blockIdx.x * 4 + wl;
+  if (c >= nchunks) return;
+  double* acc = rg_acc[wl];
+  u32 s0 = chunk_slot[c], ne = (chunk_slot[c + 1] - s0) * 36;
+  for (u32 e = lane; e < ne; e += 32) acc[e] = 0.0;
+  __syncwarp();
+  const unsigned char* sn = (const unsigned char*)seg_n;
+  const unsigned char* ps = (const unsigned char*)pos;
+  u32 pb = chunk_pos[c];
+  u32 g1 = chunk_seg[c + 1];
+  for (u32 g = chunk_seg[c]; g < g1; ++g) {
+    u32 cnt = sn[g];
+    const double* xb = xv + (u64)seg_x[g] * 36;
+    const double* yb0 = yv + (u64)seg_y[g] * 36;
+    double x0 = __ldg(xb + 0);
+    double x1 = __ldg(xb + 1);
+    double x2 = __ldg(xb + 2);
+    double x3 = __ldg(xb + 3);
+    double x4 = __ldg(xb + 4);
+    double x5 = __ldg(xb + 5);
+    double x6 = __ldg(xb + 6);
+    double x7 = __ldg(xb + 7);
+    double x8 = __ldg(xb + 8);
+    double x9 = __ldg(xb + 9);
+    double x10 = __ldg(xb + 10);
+    double x11 = __ldg(xb + 11);
+    double x12 = __ldg(xb + 12);
+    double x13 = __ldg(xb + 13);
+    double x14 = __ldg(xb + 14);
+    double x15 = __ldg(xb + 15);
+    double x16 = __ldg(xb + 16);
+    double x17 = __ldg(xb + 17);
+    double x18 = __ldg(xb + 18);
+    double x19 = __ldg(xb + 19);
+    double x20 = __ldg(xb + 20);
+    double x21 = __ldg(xb + 21);
+    double x22 = __ldg(xb + 22);
+    double x23 = __ldg(xb + 23);
+    double x24 = __ldg(xb + 24);
+    double x25 = __ldg(xb + 25);
+    double x26 = __ldg(xb + 26);
+    double x27 = __ldg(xb + 27);
+    double x28 = __ldg(xb + 28);
+    double x29 = __ldg(xb + 29);
+    double x30 = __ldg(xb + 30);
+    double x31 = __ldg(xb + 31);
+    double x32 = __ldg(xb + 32);
+    double x33 = __ldg(xb + 33);
+    double x34 = __ldg(xb + 34);
+    double x35 = __ldg(xb + 35);
+    for (u32 t = lane; t < cnt * 6; t += 32) {
+      u32 b = t / 6, j = t - b * 6;
+      const double* yb = yb0 + (u64)b * 36;
+      double* o = acc + (u32)ps[pb + b] * 36 + j;
+      double y0 = __ldg(yb + 0 * 6 + j);
+      double y1 = __ldg(yb + 1 * 6 + j);
+      double y2 = __ldg(yb + 2 * 6 + j);
+      double y3 = __ldg(yb + 3 * 6 + j);
+      double y4 = __ldg(yb + 4 * 6 + j);
+      double y5 = __ldg(yb + 5 * 6 + j);
+      { double a = o[0];
+        a = a + x0 * y0;
+        a = a + x1 * y1;
+        a = a + x2 * y2;
+        a = a + x3 * y3;
+        a = a + x4 * y4;
+        a = a + x5 * y5;
+        o[0] = a; }
+      { double a = o[6];
+        a = a + x6 * y0;
+        a = a + x7 * y1;
+        a = a + x8 * y2;
+        a = a + x9 * y3;
+        a = a + x10 * y4;
+        a = a + x11 * y5;
+        o[6] = a; }
+      { double a = o[12];
+        a = a + x12 * y0;
+        a = a + x13 * y1;
+        a = a + x14 * y2;
+        a = a + x15 * y3;
+        a = a + x16 * y4;
+        a = a + x17 * y5;
+        o[12] = a; }
+      { double a = o[18];
+        a = a + x18 * y0;
+        a = a + x19 * y1;
+        a = a + x20 * y2;
+        a = a + x21 * y3;
+        a = a + x22 * y4;
+        a = a + x23 * y5;
+        o[18] = a; }
+      { double a = o[24];
+        a = a + x24 * y0;
+        a = a + x25 * y1;
+        a = a + x26 * y2;
+        a = a + x27 * y3;
+        a = a + x28 * y4;
+        a = a + x29 * y5;
+        o[24] = a; }
+      { double a = o[30];
+        a = a + x30 * y0;
+        a = a + x31 * y1;
+        a = a + x32 * y2;
+        a = a + x33 * y3;
+        a = a + x34 * y4;
+        a = a + x35 * y5;
+        o[30] = a; }
+    }
+    pb += cnt;
+    __syncwarp();
+  }
+  for (u32 e = lane; e < ne; e += 32) cv[(u64)s0 * 36 + e] = acc[e];
+}
+
 // outer-product scatter pass (6x6 by 6x6), atomic accumulation
 extern "C" __global__ void ptap_scatter_6x6x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, double* __restrict__ cv, unsigned int nrecords) {
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
@@ -1860,6 +2115,125 @@ extern "C" __global__ void ptap_flat_stream_6x6x6t(const double* __restrict__ xv
       cb[e] = c;
     }
   }
+}
+
+// row-Gustavson stage (6x6 by 6x6), one warp per chunk of 32 output slots, 4 warps per block
+extern "C" __global__ void ptap_row_gustavson_6x6x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
+  __shared__ double rg_acc[4][32 * 36];
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u32 c = blockIdx.x * 4 + wl;
+  if (c >= nchunks) return;
+  double* acc = rg_acc[wl];
+  u32 s0 = chunk_slot[c], ne = (chunk_slot[c + 1] - s0) * 36;
+  for (u32 e = lane; e < ne; e += 32) acc[e] = 0.0;
+  __syncwarp();
+  const unsigned char* sn = (const unsigned char*)seg_n;
+  const unsigned char* ps = (const unsigned char*)pos;
+  u32 pb = chunk_pos[c];
+  u32 g1 = chunk_seg[c + 1];
+  for (u32 g = chunk_seg[c]; g < g1; ++g) {
+    u32 cnt = sn[g];
+    const double* xb = xv + (u64)seg_x[g] * 36;
+    const double* yb0 = yv + (u64)seg_y[g] * 36;
+    double x0 = __ldg(xb + 0);
+    double x1 = __ldg(xb + 1);
+    double x2 = __ldg(xb + 2);
+    double x3 = __ldg(xb + 3);
+    double x4 = __ldg(xb + 4);
+    double x5 = __ldg(xb + 5);
+    double x6 = __ldg(xb + 6);
+    double x7 = __ldg(xb + 7);
+    double x8 = __ldg(xb + 8);
+    double x9 = __ldg(xb + 9);
+    double x10 = __ldg(xb + 10);
+    double x11 = __ldg(xb + 11);
+    double x12 = __ldg(xb + 12);
+    double x13 = __ldg(xb + 13);
+    double x14 = __ldg(xb + 14);
+    double x15 = __ldg(xb + 15);
+    double x16 = __ldg(xb + 16);
+    double x17 = __ldg(xb + 17);
+    double x18 = __ldg(xb + 18);
+    double x19 = __ldg(xb + 19);
+    double x20 = __ldg(xb + 20);
+    double x21 = __ldg(xb + 21);
+    double x22 = __ldg(xb + 22);
+    double x23 = __ldg(xb + 23);
+    double x24 = __ldg(xb + 24);
+    double x25 = __ldg(xb + 25);
+    double x26 = __ldg(xb + 26);
+    double x27 = __ldg(xb + 27);
+    double x28 = __ldg(xb + 28);
+    double x29 = __ldg(xb + 29);
+    double x30 = __ldg(xb + 30);
+    double x31 = __ldg(xb + 31);
+    double x32 = __ldg(xb + 32);
+    double x33 = __ldg(xb + 33);
+    double x34 = __ldg(xb + 34);
+    double x35 = __ldg(xb + 35);
+    for (u32 t = lane; t < cnt * 6; t += 32) {
+      u32 b = t / 6, j = t - b * 6;
+      const double* yb = yb0 + (u64)b * 36;
+      double* o = acc + (u32)ps[pb + b] * 36 + j;
+      double y0 = __ldg(yb + 0 * 6 + j);
+      double y1 = __ldg(yb + 1 * 6 + j);
+      double y2 = __ldg(yb + 2 * 6 + j);
+      double y3 = __ldg(yb + 3 * 6 + j);
+      double y4 = __ldg(yb + 4 * 6 + j);
+      double y5 = __ldg(yb + 5 * 6 + j);
+      { double a = o[0];
+        a = a + x0 * y0;
+        a = a + x6 * y1;
+        a = a + x12 * y2;
+        a = a + x18 * y3;
+        a = a + x24 * y4;
+        a = a + x30 * y5;
+        o[0] = a; }
+      { double a = o[6];
+        a = a + x1 * y0;
+        a = a + x7 * y1;
+        a = a + x13 * y2;
+        a = a + x19 * y3;
+        a = a + x25 * y4;
+        a = a + x31 * y5;
+        o[6] = a; }
+      { double a = o[12];
+        a = a + x2 * y0;
+        a = a + x8 * y1;
+        a = a + x14 * y2;
+        a = a + x20 * y3;
+        a = a + x26 * y4;
+        a = a + x32 * y5;
+        o[12] = a; }
+      { double a = o[18];
+        a = a + x3 * y0;
+        a = a + x9 * y1;
+        a = a + x15 * y2;
+        a = a + x21 * y3;
+        a = a + x27 * y4;
+        a = a + x33 * y5;
+        o[18] = a; }
+      { double a = o[24];
+        a = a + x4 * y0;
+        a = a + x10 * y1;
+        a = a + x16 * y2;
+        a = a + x22 * y3;
+        a = a + x28 * y4;
+        a = a + x34 * y5;
+        o[24] = a; }
+      { double a = o[30];
+        a = a + x5 * y0;
+        a = a + x11 * y1;
+        a = a + x17 * y2;
+        a = a + x23 * y3;
+        a = a + x29 * y4;
+        a = a + x35 * y5;
+        o[30] = a; }
+    }
+    pb += cnt;
+    __syncwarp();
+  }
+  for (u32 e = lane; e < ne; e += 32) cv[(u64)s0 * 36 + e] = acc[e];
 }
 
 // outer-product scatter pass (6x6 by 6x6), atomic accumulation

@@ -11,7 +11,7 @@ use crate::executor::TwoPassExecutor;
 use crate::RuntimeError;
 use ptap_schedules::variants::{
     ColumnSplitSchedule, FlatRecords, FlatStreamSchedule, FusedSchedule, OuterProductSchedule, PanelTiledSchedule,
-    SlotRuns, SlotTiledSchedule,
+    RowGustavsonSchedule, RowSegments, SlotRuns, SlotTiledSchedule,
 };
 use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
 use ptap_sparse::kernels::{Block, ProductKernels};
@@ -43,6 +43,7 @@ pub(crate) fn executor_with<K: ProductKernels>(schedule: &VariantSchedule) -> Bo
         }
         VariantSchedule::SlotTiled(s) => Box::new(SlotTiledExecutor::<K>::new(s.clone())),
         VariantSchedule::ColumnSplit(s) => Box::new(ColumnSplitExecutor::<K>::new(s.clone())),
+        VariantSchedule::RowGustavson(s) => Box::new(RowGustavsonExecutor::<K>::new(s.clone())),
         VariantSchedule::PanelTiled(s) => Box::new(PanelTiledExecutor::<K>::new(s.clone())),
         VariantSchedule::FlatStream(s) => Box::new(FlatStreamExecutor::<K>::new(s.clone())),
         VariantSchedule::OuterProduct(s) => Box::new(OuterProductExecutor::<K>::new(s.clone())),
@@ -757,5 +758,64 @@ impl<K: ProductKernels> GalerkinProduct for PanelTiledExecutor<K> {
     }
     fn buffer_bytes(&self) -> usize {
         self.scratch.iter().map(|(p, m)| p.len() * 8 + m.len() * 4).sum()
+    }
+}
+
+/// Row-Gustavson replay of one stage: chunk by chunk, segment by segment, each
+/// `Y` block of a segment added into the output block at its position (every
+/// output element sums its contributions in V0's order). Sequential: this is the
+/// reference for the device's warp-per-chunk kernel.
+fn row_gustavson_stage<S: Stage>(g: &RowSegments, x: &[f64], y: &[f64], out: &mut [f64]) {
+    let mn = S::M * S::N;
+    out.fill(0.0);
+    for ch in 0..g.chunks() {
+        let base = g.chunk_slot[ch] as usize * mn;
+        let mut q = g.chunk_pos[ch] as usize;
+        for seg in g.chunk_seg[ch] as usize..g.chunk_seg[ch + 1] as usize {
+            let xb = &x[g.seg_x[seg] as usize * S::X..][..S::X];
+            let y0 = g.seg_y[seg] as usize;
+            for b in 0..g.seg_count(seg) {
+                let at = base + g.position(q) * mn;
+                S::acc(xb, &y[(y0 + b) * S::Y..][..S::Y], &mut out[at..at + mn]);
+                q += 1;
+            }
+        }
+    }
+}
+
+/// The row-Gustavson executor over the kernels `K`.
+pub struct RowGustavsonExecutor<K> {
+    schedule: Arc<RowGustavsonSchedule>,
+    w: Vec<f64>,
+    _k: PhantomData<K>,
+}
+
+impl<K: ProductKernels> RowGustavsonExecutor<K> {
+    pub fn new(schedule: Arc<RowGustavsonSchedule>) -> Self {
+        let w = vec![0.0; schedule.base.w.nnzb() * K::BF * K::BC];
+        Self {
+            schedule,
+            w,
+            _k: PhantomData,
+        }
+    }
+}
+
+impl<K: ProductKernels> GalerkinProduct for RowGustavsonExecutor<K> {
+    fn variant(&self) -> Variant {
+        Variant::RowGustavson
+    }
+    fn coarse_pattern(&self) -> &Arc<BlockPattern> {
+        &self.schedule.base.c
+    }
+    fn numeric(&mut self, a: &BlockCsr, p: &BlockCsr, c: &mut BlockCsr) -> Result<(), RuntimeError> {
+        check_inputs(&self.schedule.base, a, p, c, K::BF, K::BC)?;
+        let s = &self.schedule;
+        row_gustavson_stage::<ApStage<K>>(&s.ap, a.values(), p.values(), &mut self.w);
+        row_gustavson_stage::<PtwStage<K>>(&s.rw, p.values(), &self.w, c.values_mut());
+        Ok(())
+    }
+    fn buffer_bytes(&self) -> usize {
+        self.w.len() * 8
     }
 }

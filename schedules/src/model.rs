@@ -333,6 +333,10 @@ impl ModelRow {
     ///   registers: no read-modify-write.
     /// * **Column split**: V2b's schedule plus the slot permutation (an index
     ///   per slot); same touches.
+    /// * **Row Gustavson**: V0's streams plus a position byte per
+    ///   contribution and a segment header (two indices and a count) per `X`
+    ///   block at least; the `X` block is read once per segment, the output
+    ///   chunk accumulates on chip (V0's read-modify-write, in shared memory).
     /// * **V2c** (panel-tiled): floor `(1+h)(B_A Z_A + B_P Z_P) + B_P Z_P +
     ///   B_C Z_C` (paper). Reads: `A P` over the `(1+h) m_F` staged rows,
     ///   `(1+h)(Z_A B_A + m1 B_P)`. On chip: the panel's accumulation
@@ -402,6 +406,13 @@ impl ModelRow {
                 }
                 row.dram_floor_bytes = floor_v0 + row.schedule_bytes;
                 row.onchip_bytes = retouch;
+            }
+            Variant::RowGustavson => {
+                // A position byte per contribution; per segment (at least one per
+                // `X` block) its two block indices and count.
+                row.schedule_bytes = (m1 + m2) + (2.0 * INDEX_BYTES + 1.0) * (z_a + z_p);
+                row.dram_floor_bytes = floor_v0 + row.schedule_bytes;
+                row.read_requests_bytes = b_a * z_a + m1 * b_p + b_p * z_p + m2 * b_w;
             }
             Variant::PanelTiled => {
                 row.dram_floor_bytes = (1.0 + h) * (b_a * z_a + b_p * z_p) + b_p * z_p + b_c * z_c;

@@ -39,7 +39,7 @@ use crate::file::{fingerprint, MappedBundle, NamedArray, RecordView, ScheduleFil
 use crate::two_pass::{ProductStats, TwoPassSchedule};
 use crate::variants::{
     ColumnSplitSchedule, FlatRecords, FlatStreamSchedule, FusedSchedule, OuterProductSchedule, PanelTiledSchedule,
-    SlotRuns, SlotTiledSchedule, VariantSchedule,
+    RowGustavsonSchedule, SlotRuns, SlotTiledSchedule, VariantSchedule,
 };
 use crate::SharedArray;
 use crate::Variant;
@@ -120,6 +120,8 @@ impl VariantSchedule {
                 arrays.push(NamedArray::u32("rw.order", s.rw_order.to_vec()));
                 sizes.push(("window".into(), s.window as u64));
             }
+            // Rebuilt from the stored patterns at load (see `from_record`): no arrays of its own.
+            Self::RowGustavson(_) => {}
             Self::FlatStream(s) => {
                 push_flat(&mut arrays, "ap", &s.ap);
                 push_flat(&mut arrays, "rw", &s.rw);
@@ -193,6 +195,8 @@ impl VariantSchedule {
                 }
             }
             Variant::SlotTiled => Self::SlotTiled(Arc::new(l.slot_tiled()?)),
+            // Segments are re-inspected from the validated patterns (one pass, no stored arrays to forge).
+            Variant::RowGustavson => Self::RowGustavson(Arc::new(RowGustavsonSchedule::inspect(base))),
             Variant::ColumnSplit => {
                 let tiled = l.slot_tiled()?;
                 let window = l.size("window")? as usize;

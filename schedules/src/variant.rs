@@ -27,10 +27,14 @@ pub enum Variant {
     /// The GPU's default executor: V2b's slots assigned to `b_c` lanes (one output
     /// column each), run-length-sorted within windows. Bitwise V0.
     ColumnSplit,
+    /// Row by row (Gustavson): each output row's slots in chunks held on chip,
+    /// swept segment by segment (one `X` block times a run of one `Y` row's
+    /// blocks, positions from the schedule). Bitwise V0.
+    RowGustavson,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 8] = [
+    pub const ALL: [Variant; 9] = [
         Variant::TwoPass,
         Variant::FusedRowWise,
         Variant::FusedReordered,
@@ -39,6 +43,7 @@ impl Variant {
         Variant::FlatStream,
         Variant::OuterProductScatter,
         Variant::ColumnSplit,
+        Variant::RowGustavson,
     ];
 
     /// The paper's label.
@@ -52,6 +57,7 @@ impl Variant {
             Variant::FlatStream => "V3",
             Variant::OuterProductScatter => "V4",
             Variant::ColumnSplit => "colsplit",
+            Variant::RowGustavson => "gustavson",
         }
     }
 
@@ -66,6 +72,7 @@ impl Variant {
             Variant::FlatStream => "flat-stream",
             Variant::OuterProductScatter => "outer-product",
             Variant::ColumnSplit => "column-split",
+            Variant::RowGustavson => "row-gustavson",
         }
     }
 
@@ -73,7 +80,12 @@ impl Variant {
     pub fn bitwise_v0(self) -> bool {
         matches!(
             self,
-            Variant::TwoPass | Variant::SlotTiled | Variant::PanelTiled | Variant::FlatStream | Variant::ColumnSplit
+            Variant::TwoPass
+                | Variant::SlotTiled
+                | Variant::PanelTiled
+                | Variant::FlatStream
+                | Variant::ColumnSplit
+                | Variant::RowGustavson
         )
     }
 }

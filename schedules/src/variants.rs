@@ -573,6 +573,7 @@ pub enum VariantSchedule {
     FlatStream(Arc<FlatStreamSchedule>),
     OuterProduct(Arc<OuterProductSchedule>),
     ColumnSplit(Arc<ColumnSplitSchedule>),
+    RowGustavson(Arc<RowGustavsonSchedule>),
 }
 
 /// Staged `W` panel budget of V2c, in bytes (about one core's L2).
@@ -601,6 +602,7 @@ impl VariantSchedule {
             V::FlatStream => Self::FlatStream(Arc::new(FlatStreamSchedule::inspect(base))),
             V::OuterProductScatter => Self::OuterProduct(Arc::new(OuterProductSchedule::inspect(base))),
             V::ColumnSplit => Self::ColumnSplit(Arc::new(ColumnSplitSchedule::inspect(base, COLUMN_SPLIT_WINDOW))),
+            V::RowGustavson => Self::RowGustavson(Arc::new(RowGustavsonSchedule::inspect(base))),
         }
     }
 
@@ -615,6 +617,7 @@ impl VariantSchedule {
             Self::FlatStream(_) => V::FlatStream,
             Self::OuterProduct(_) => V::OuterProductScatter,
             Self::ColumnSplit(_) => V::ColumnSplit,
+            Self::RowGustavson(_) => V::RowGustavson,
         }
     }
 
@@ -628,6 +631,164 @@ impl VariantSchedule {
             Self::FlatStream(s) => &s.base,
             Self::OuterProduct(s) => &s.base,
             Self::ColumnSplit(s) => &s.tiled.base,
+            Self::RowGustavson(s) => &s.base,
         }
+    }
+}
+
+/// Output positions per chunk of the row-Gustavson executor: each output row's
+/// slots are cut into chunks of at most this many, so a chunk's accumulator
+/// (`chunk x` output block) sits in one warp's shared memory and a position fits a byte.
+pub const ROW_GUSTAVSON_CHUNK: usize = 32;
+
+/// Segments of `C = X Y` row by row (Gustavson), for the row-Gustavson
+/// executor: each output row is cut into chunks of at most
+/// [`ROW_GUSTAVSON_CHUNK`] consecutive slots; a chunk's *segments* are, in
+/// `X`'s row order, the `X` blocks `x` whose `Y` row has blocks in the chunk:
+/// `n` consecutive `Y` blocks from `y`, landing at the chunk positions `pos`
+/// (one byte each, packed four to a `u32`, little-endian). Every output element
+/// therefore sums its contributions in V0's order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RowSegments {
+    /// Per chunk, its first output slot; the last entry is the slot count.
+    pub chunk_slot: SharedArray<u64>,
+    /// Per chunk, its first segment and first position (prefix sums, one more entry than chunks).
+    pub chunk_seg: SharedArray<u64>,
+    pub chunk_pos: SharedArray<u64>,
+    /// Per segment: the `X` block, the first `Y` block.
+    pub seg_x: SharedArray<u32>,
+    pub seg_y: SharedArray<u32>,
+    /// Per segment its `Y` block count, one byte each, packed four to a `u32`.
+    pub seg_n: SharedArray<u32>,
+    /// Per contribution its position in the chunk, packed four to a `u32`.
+    pub pos: SharedArray<u32>,
+    pub segments: usize,
+    pub contributions: usize,
+}
+
+fn pack_bytes(b: &[u8]) -> Vec<u32> {
+    b.chunks(4)
+        .map(|c| {
+            c.iter()
+                .enumerate()
+                .fold(0u32, |acc, (i, &v)| acc | (v as u32) << (8 * i))
+        })
+        .collect()
+}
+
+impl RowSegments {
+    pub fn chunks(&self) -> usize {
+        self.chunk_slot.len().saturating_sub(1)
+    }
+    /// Count of segment `g`.
+    #[inline]
+    pub fn seg_count(&self, g: usize) -> usize {
+        ((self.seg_n[g / 4] >> (8 * (g % 4))) & 0xff) as usize
+    }
+    /// Position of contribution `q` in its chunk.
+    #[inline]
+    pub fn position(&self, q: usize) -> usize {
+        ((self.pos[q / 4] >> (8 * (q % 4))) & 0xff) as usize
+    }
+
+    /// Segments of `C = X Y` over `C`'s pattern; `x_block` as for slot runs.
+    pub fn inspect(
+        x: &BlockPattern,
+        y: &BlockPattern,
+        c: &BlockPattern,
+        x_block: &(dyn Fn(usize) -> u32 + Sync),
+    ) -> Self {
+        let chunk = ROW_GUSTAVSON_CHUNK;
+        let rows = balanced_row_chunks(&row_work(x, y), default_chunk_count(x.nrows()));
+        type Part = (Vec<u64>, Vec<u64>, Vec<u64>, Vec<u32>, Vec<u32>, Vec<u8>, Vec<u8>);
+        let parts: Vec<Part> = rows
+            .par_iter()
+            .map(|rows| {
+                let mut map = vec![u32::MAX; c.ncols()];
+                let mut p: Part = Default::default();
+                for i in rows.clone() {
+                    let cr = c.row_range(i);
+                    for k in cr.clone() {
+                        map[c.col_idx()[k] as usize] = (k - cr.start) as u32;
+                    }
+                    for lo in (0..cr.len()).step_by(chunk) {
+                        let hi = (lo + chunk).min(cr.len());
+                        let (s0, q0) = (p.3.len(), p.6.len());
+                        p.0.push((cr.start + lo) as u64);
+                        for kx in x.row_range(i) {
+                            let (mut first, mut n) = (0usize, 0usize);
+                            for ky in y.row_range(x.col_idx()[kx] as usize) {
+                                let at = map[y.col_idx()[ky] as usize] as usize;
+                                if (lo..hi).contains(&at) {
+                                    if n == 0 {
+                                        first = ky;
+                                    }
+                                    n += 1;
+                                    p.6.push((at - lo) as u8);
+                                }
+                            }
+                            if n > 0 {
+                                p.3.push(x_block(kx));
+                                p.4.push(first as u32);
+                                p.5.push(n as u8);
+                            }
+                        }
+                        p.1.push((p.3.len() - s0) as u64);
+                        p.2.push((p.6.len() - q0) as u64);
+                    }
+                }
+                p
+            })
+            .collect();
+        let (mut chunk_slot, mut chunk_seg, mut chunk_pos) = (Vec::new(), vec![0u64], vec![0u64]);
+        let (mut sx, mut sy, mut sn, mut pos) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (cs, cg, cp, x, y, n, q) in parts {
+            chunk_slot.extend_from_slice(&cs);
+            for g in cg {
+                chunk_seg.push(chunk_seg.last().unwrap() + g);
+            }
+            for g in cp {
+                chunk_pos.push(chunk_pos.last().unwrap() + g);
+            }
+            sx.extend_from_slice(&x);
+            sy.extend_from_slice(&y);
+            sn.extend_from_slice(&n);
+            pos.extend_from_slice(&q);
+        }
+        chunk_slot.push(c.nnzb() as u64);
+        let (segments, contributions) = (sx.len(), pos.len());
+        RowSegments {
+            chunk_slot: chunk_slot.into(),
+            chunk_seg: chunk_seg.into(),
+            chunk_pos: chunk_pos.into(),
+            seg_x: sx.into(),
+            seg_y: sy.into(),
+            seg_n: pack_bytes(&sn).into(),
+            pos: pack_bytes(&pos).into(),
+            segments,
+            contributions,
+        }
+    }
+}
+
+/// The row-Gustavson schedule: both stages as [`RowSegments`] (`A P` over `W`'s
+/// rows, `P^T W` over `A_c`'s rows, recording `P`'s block for `R`'s). The
+/// executor keeps each output chunk on chip and sweeps its segments in order,
+/// so **bitwise identical to V0**; each `X` block is read once per segment, not
+/// once per contribution, and a contribution costs one position byte of
+/// schedule instead of two block indices.
+#[derive(Clone, Debug)]
+pub struct RowGustavsonSchedule {
+    pub base: Arc<TwoPassSchedule>,
+    pub ap: RowSegments,
+    pub rw: RowSegments,
+}
+
+impl RowGustavsonSchedule {
+    pub fn inspect(base: Arc<TwoPassSchedule>) -> Self {
+        let ap = RowSegments::inspect(&base.a, &base.p, &base.w, &|kx| kx as u32);
+        let src = &base.r_source;
+        let rw = RowSegments::inspect(&base.r, &base.w, &base.c, &|kx| src[kx]);
+        Self { base, ap, rw }
     }
 }

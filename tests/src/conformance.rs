@@ -10,7 +10,7 @@
 //! within a stated tolerance otherwise. [`Exactness::assert_matches`] is the
 //! only place a comparison is decided.
 use crate::{random_block_csr, Rng};
-use ptap_cuda::{Cuda, DeviceOptions, DEVICE_VARIANTS};
+use ptap_cuda::{Cuda, DeviceOptions, DEVICE_EXECUTORS};
 use ptap_fem::device::{DeviceAssembler, Modulus};
 use ptap_fem::{modulus_from_fn, BeamProblem, POISSON_RATIO};
 use ptap_runtime::solver::CgWorkspace;
@@ -191,7 +191,7 @@ impl Conforming for Cpu {
 impl Conforming for Cuda {
     type Assembler = DeviceAssembler;
     fn variants(&self) -> Vec<Variant> {
-        DEVICE_VARIANTS.to_vec()
+        DEVICE_EXECUTORS.to_vec()
     }
     fn promise(&self, op: Op) -> Exactness {
         // Compiled with `--fmad=false` the device evaluates `a * b + c` as

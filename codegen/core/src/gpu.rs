@@ -120,6 +120,9 @@ pub fn slot_tiled_name(st: Stage) -> String {
 pub fn column_split_name(st: Stage) -> String {
     format!("ptap_column_split_{}", st.tag())
 }
+pub fn row_gustavson_name(st: Stage) -> String {
+    format!("ptap_row_gustavson_{}", st.tag())
+}
 pub fn flat_stream_name(st: Stage) -> String {
     format!("ptap_flat_stream_{}", st.tag())
 }
@@ -469,6 +472,93 @@ fn column_split(out: &mut String, st: Stage, cfg: ColumnSplitConfig, name: Strin
     e
 }
 
+/// Output positions per chunk of the row-Gustavson stage (the inspector's
+/// `ROW_GUSTAVSON_CHUNK`; the device checks they agree).
+pub const ROW_GUSTAVSON_CHUNK: usize = 32;
+
+/// Warps per block of the row-Gustavson stage `st`: up to 4, as many as one
+/// chunk accumulator each fits [`SMEM_LIMIT`] (0: the shape's chunk does not fit).
+pub fn row_gustavson_warps(st: Stage) -> usize {
+    (SMEM_LIMIT / (ROW_GUSTAVSON_CHUNK * st.m * st.n * 8)).min(4)
+}
+
+/// Row-Gustavson stage: one warp per output chunk (up to
+/// [`ROW_GUSTAVSON_CHUNK`] consecutive slots of one output row), its
+/// accumulator in shared memory. The warp sweeps the chunk's segments in
+/// order: every lane loads the segment's `x` block into registers (one block
+/// read per segment, not per contribution), then lane `t` takes column `t % N`
+/// of the segment's `Y` block `t / N`, and adds `x y` into the block at the
+/// schedule's position, element by element in `k` order. A chunk position
+/// gets at most one block of a segment, so only segments need ordering
+/// (`__syncwarp`): every output element sums its contributions in V0's order.
+fn row_gustavson(out: &mut String, st: Stage) -> KernelEntry {
+    use ParamTy::*;
+    let (m, k, n) = (st.m, st.k, st.n);
+    let (mk, kn, mn) = (m * k, k * n, m * n);
+    let (ch, warps) = (ROW_GUSTAVSON_CHUNK, row_gustavson_warps(st).max(1));
+    let e = KernelEntry {
+        name: row_gustavson_name(st),
+        params: vec![
+            p("xv", PtrF64),
+            p("yv", PtrF64),
+            p("chunk_slot", PtrU32),
+            p("chunk_seg", PtrU32),
+            p("chunk_pos", PtrU32),
+            p("seg_x", PtrU32),
+            p("seg_y", PtrU32),
+            p("seg_n", PtrU32),
+            p("pos", PtrU32),
+            p("cv", PtrMutF64),
+            p("nchunks", U32),
+        ],
+        doc: format!(
+            "row-Gustavson stage ({m}x{k} by {k}x{n}), one warp per chunk of {ch} output slots, {warps} warps per block"
+        ),
+    };
+    e.write_signature(out, " {");
+    writeln!(
+        out,
+        "  __shared__ double rg_acc[{warps}][{ch} * {mn}];\n  \
+         u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;\n  u32 c = blockIdx.x * {warps} + wl;\n  \
+         if (c >= nchunks) return;\n  double* acc = rg_acc[wl];\n  \
+         u32 s0 = chunk_slot[c], ne = (chunk_slot[c + 1] - s0) * {mn};\n  \
+         for (u32 e = lane; e < ne; e += 32) acc[e] = 0.0;\n  __syncwarp();\n  \
+         const unsigned char* sn = (const unsigned char*)seg_n;\n  const unsigned char* ps = (const unsigned char*)pos;\n  \
+         u32 pb = chunk_pos[c];\n  u32 g1 = chunk_seg[c + 1];\n  \
+         for (u32 g = chunk_seg[c]; g < g1; ++g) {{\n    \
+         u32 cnt = sn[g];\n    const double* xb = xv + (u64)seg_x[g] * {mk};\n    \
+         const double* yb0 = yv + (u64)seg_y[g] * {kn};"
+    )
+    .unwrap();
+    for q in 0..mk {
+        writeln!(out, "    double x{q} = __ldg(xb + {q});").unwrap();
+    }
+    writeln!(
+        out,
+        "    for (u32 t = lane; t < cnt * {n}; t += 32) {{\n      u32 b = t / {n}, j = t - b * {n};\n      \
+         const double* yb = yb0 + (u64)b * {kn};\n      double* o = acc + (u32)ps[pb + b] * {mn} + j;"
+    )
+    .unwrap();
+    for kk in 0..k {
+        writeln!(out, "      double y{kk} = __ldg(yb + {kk} * {n} + j);").unwrap();
+    }
+    for i in 0..m {
+        writeln!(out, "      {{ double a = o[{}];", i * n).unwrap();
+        for kk in 0..k {
+            let q = if st.xt { kk * m + i } else { i * k + kk };
+            writeln!(out, "        a = a + x{q} * y{kk};").unwrap();
+        }
+        writeln!(out, "        o[{}] = a; }}", i * n).unwrap();
+    }
+    writeln!(
+        out,
+        "    }}\n    pb += cnt;\n    __syncwarp();\n  }}\n  \
+         for (u32 e = lane; e < ne; e += 32) cv[(u64)s0 * {mn} + e] = acc[e];\n}}\n"
+    )
+    .unwrap();
+    e
+}
+
 /// V3 stage: one warp per record tile (whole output rows); the tile's output
 /// is zeroed, then every record is accumulated in order, lane `l` owning
 /// scalars `l, l + 32, ..` of each output block.
@@ -607,6 +697,9 @@ fn product_kernels(u: &mut Unit, s: ShapeSet) {
             column_split(o, st, cfg, column_split_name(st))
         });
         u.add(&flat_stream_name(st), |o| flat_stream(o, st));
+        if row_gustavson_warps(st) > 0 {
+            u.add(&row_gustavson_name(st), |o| row_gustavson(o, st));
+        }
         u.add(&scatter_name(st), |o| scatter(o, st));
     }
 }

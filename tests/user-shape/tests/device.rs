@@ -71,7 +71,7 @@ fn every_device_product_variant_and_the_spmv_run_the_declared_shapes() {
             .unwrap();
         let da = DeviceBlockCsr::upload(&dev, &lev.a).unwrap();
         let dp = DeviceBlockCsr::upload(&dev, &t.p).unwrap();
-        for v in ptap_cuda::DEVICE_VARIANTS {
+        for v in ptap_cuda::DEVICE_EXECUTORS {
             let schedule = VariantSchedule::inspect(v, base.clone(), bf * bc);
             let mut prod = match DeviceProduct::new(&dev, kernels, &schedule, bf, bc) {
                 Ok(p) => p,
