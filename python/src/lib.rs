@@ -205,6 +205,82 @@ impl RawMatrix {
     }
 }
 
+/// Where each entry of a refresh's `data` lands in the solver's block values,
+/// for one matrix structure (`indptr`, `indices`, format): built once, at the
+/// first refresh, by searching the block pattern; every later refresh with the
+/// same structure only compares the two index arrays and scatters, with no
+/// sorting, grouping or allocation. Contributions to one value are summed in
+/// `data` order, as `BlockCsr::from_scalar_csr` sums duplicates, so both paths
+/// give the same bits.
+struct ValueMap {
+    bsr: bool,
+    indptr: Vec<usize>,
+    indices: Vec<u32>,
+    /// Block-values index of each `data` entry (CSR), and whether it is the
+    /// first contribution to it.
+    slot: Vec<usize>,
+    first: Vec<bool>,
+    /// The block values the solver refreshes from (untouched slots stay 0).
+    values: Vec<f64>,
+}
+
+impl ValueMap {
+    /// The map of `raw`'s structure onto `a` (the block matrix built from it).
+    fn new(raw_bsr: bool, indptr: Vec<usize>, indices: Vec<u32>, a: &BlockCsr) -> Self {
+        let (b, area) = (a.block_shape().0, a.block_len());
+        let p = a.pattern();
+        let mut slot = Vec::new();
+        let mut first = Vec::new();
+        if !raw_bsr {
+            let mut seen = vec![false; a.values().len()];
+            slot.reserve(indices.len());
+            first.reserve(indices.len());
+            for r in 0..indptr.len() - 1 {
+                let (i, row) = (r / b, p.row(r / b));
+                for &c in &indices[indptr[r]..indptr[r + 1]] {
+                    let c = c as usize;
+                    let pos = row
+                        .binary_search(&((c / b) as u32))
+                        .expect("every entry's block is in the pattern built from these arrays");
+                    let s = (p.row_ptr()[i] + pos) * area + (r % b) * b + c % b;
+                    first.push(!seen[s]);
+                    seen[s] = true;
+                    slot.push(s);
+                }
+            }
+        }
+        ValueMap {
+            bsr: raw_bsr,
+            indptr,
+            indices,
+            slot,
+            first,
+            values: a.values().to_vec(),
+        }
+    }
+
+    /// Whether `raw` has the structure this map was built for.
+    fn fits(&self, raw: &RawMatrix) -> bool {
+        raw.bsr == self.bsr && raw.indptr == self.indptr && raw.indices == self.indices
+    }
+
+    /// `raw`'s values in block order.
+    fn scatter(&mut self, data: &[f64]) -> &[f64] {
+        if self.bsr {
+            self.values.copy_from_slice(data);
+        } else {
+            for ((&s, &f), &v) in self.slot.iter().zip(&self.first).zip(data) {
+                if f {
+                    self.values[s] = v;
+                } else {
+                    self.values[s] += v;
+                }
+            }
+        }
+        &self.values
+    }
+}
+
 /// The arrays of a block matrix for `scipy.sparse.bsr_matrix`:
 /// `(indptr, indices, data, block_rows, block_cols, br, bc)`.
 type BlockArrays<'py> = (
@@ -246,6 +322,8 @@ fn rows_of(a: &PyReadonlyArray2<'_, f64>) -> (Vec<f64>, usize, usize) {
 struct NativeSolver {
     /// `None` once a call panicked.
     state: Mutex<Option<Solver>>,
+    /// The refresh fast path, once a refresh has built it.
+    value_map: Mutex<Option<ValueMap>>,
     n: usize,
     block: usize,
     device: String,
@@ -349,6 +427,7 @@ impl NativeSolver {
             device: solver.device().to_string(),
             cpu_fallback: solver.cpu_fallback().map(str::to_string),
             state: Mutex::new(Some(solver)),
+            value_map: Mutex::new(None),
             block,
         })
     }
@@ -392,9 +471,20 @@ impl NativeSolver {
         if !raw.bsr {
             raw.block = Some((block, block));
         }
+        let map = &self.value_map;
         self.with_solver(py, move |s| {
+            let mut map = map.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(m) = map.as_mut().filter(|m| m.fits(&raw)) {
+                // `Solver::refresh` refuses NaN and infinity.
+                return Ok(s.refresh(m.scatter(&raw.data))?);
+            }
+            // First refresh of this structure: group into blocks, check the
+            // pattern, and keep the map for the next ones.
+            let (bsr, indptr, indices) = (raw.bsr, raw.indptr.clone(), raw.indices.clone());
             let a = raw.into_block_csr("the new A")?;
-            Ok(s.refresh_matrix(&a)?)
+            let t = s.refresh_matrix(&a)?;
+            *map = Some(ValueMap::new(bsr, indptr, indices, &a));
+            Ok(t)
         })
     }
 

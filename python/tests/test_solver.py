@@ -336,3 +336,41 @@ def test_threads_share_a_solver_safely(beam3d):
         t.join()
     for x in out:
         assert np.array_equal(bits(x), bits(ref))
+
+
+def test_a_repeated_refresh_scatters_into_the_same_bits_as_the_first(beam3d):
+    """The first refresh of a structure groups the CSR into blocks (sorting,
+    summing duplicates); later ones with the same arrays only scatter the
+    values through the map the first built. Unsorted rows with duplicate
+    entries give the same bits both ways."""
+    a, coords = beam3d
+    a = a.tocsr()
+    # Every entry split in two halves stored apart, rows reversed: unsorted, duplicated.
+    rows = np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))
+    order = np.lexsort((-a.indices, rows))
+    indptr = np.concatenate([[0], np.cumsum(2 * np.diff(a.indptr))])
+    indices = np.empty(2 * a.nnz, dtype=a.indices.dtype)
+    data = np.empty(2 * a.nnz)
+    for r in range(a.shape[0]):
+        seg = order[a.indptr[r]:a.indptr[r + 1]]
+        n = len(seg)
+        s = indptr[r]
+        indices[s:s + n] = a.indices[seg]
+        indices[s + n:s + 2 * n] = a.indices[seg][::-1]
+        data[s:s + n] = 0.75 * a.data[seg]
+        data[s + n:s + 2 * n] = 0.25 * a.data[seg][::-1]
+    b = np.random.default_rng(9).standard_normal(a.shape[0])
+    fast = ptap.Solver(a, coords=coords)
+    slow = ptap.Solver(a, coords=coords)
+    for s in [2.0, 3.0]:
+        m = sp.csr_matrix((s * data, indices, indptr), shape=a.shape)
+        assert not m.has_sorted_indices
+        fast.refresh(m)  # the first: grouped; the second: scattered
+    slow.refresh(sp.csr_matrix((3.0 * data, indices, indptr), shape=a.shape))
+    assert np.array_equal(bits(fast.solve(b)), bits(slow.solve(b)))
+    x = fast.solve(b)
+    assert rel(3.0 * x, ptap.Solver(a, coords=coords).solve(b)) <= 1e-10
+    # NaN through the fast path is refused with the same sentence.
+    bad = sp.csr_matrix((np.where(np.arange(data.size) == 7, np.nan, data), indices, indptr), shape=a.shape)
+    with pytest.raises(ptap.InputError, match="NaN"):
+        fast.refresh(bad)
