@@ -255,19 +255,28 @@ pub fn info_path(path: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// An options file's path and its lines.
+type InfoLines = (PathBuf, Lines<BufReader<std::fs::File>>);
+
+/// `<path>.info` and its lines, `None` when there is no such file.
+fn open_info(path: &Path) -> Result<Option<InfoLines>, IoError> {
+    let info = info_path(path);
+    match crate::mm::open(&info) {
+        Ok((f, _)) => Ok(Some((info, Lines::new(BufReader::new(f))))),
+        Err(IoError::Os { err, .. }) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 /// The block shape recorded in `<path>.info`: `-matload_block_size <b>` (the last
 /// one wins, as PETSc options do; prefixed forms such as `-a_matload_block_size`
 /// count) gives `b x b`; otherwise a `#ptap block <br> <bc>` comment (what
 /// [`write_petsc_mat`] writes for rectangular blocks). `None` when there is no
 /// `.info` file or it records neither.
 fn info_block(path: &Path) -> Result<Option<(usize, usize, String)>, IoError> {
-    let info = info_path(path);
-    let f = match crate::mm::open(&info) {
-        Ok((f, _)) => f,
-        Err(IoError::Os { err, .. }) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
+    let Some((info, mut lines)) = open_info(path)? else {
+        return Ok(None);
     };
-    let mut lines = Lines::new(BufReader::new(f));
     let (mut opt, mut ptap) = (None, None);
     let bad = |line: usize, msg: &str| IoError::Malformed {
         path: info.clone(),
@@ -326,13 +335,9 @@ fn info_block(path: &Path) -> Result<Option<(usize, usize, String)>, IoError> {
 /// The `-vecload_block_size <b>` of `<path>.info` (the last one wins; prefixed
 /// forms count), `None` without an `.info` file or such a line.
 pub(crate) fn info_vec_block_size(path: &Path) -> Result<Option<usize>, IoError> {
-    let info = info_path(path);
-    let f = match crate::mm::open(&info) {
-        Ok((f, _)) => f,
-        Err(IoError::Os { err, .. }) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
+    let Some((info, mut lines)) = open_info(path)? else {
+        return Ok(None);
     };
-    let mut lines = Lines::new(BufReader::new(f));
     let mut found = None;
     while lines.advance(&info)? {
         let text = String::from_utf8_lossy(&lines.buf);
