@@ -264,6 +264,24 @@ pub fn write_vector(path: &Path, x: &[f64]) -> Result<()> {
     renamed
 }
 
+/// The front door's options from the flags `ptap solve --a` and `ptap run --a`
+/// share: CG's, `--variant` (`default` or absent: the device's default), and
+/// the mesh setup's `(--aggregation, --pf, --pf-scale)`.
+pub fn solver_options(
+    cg: ptap_runtime::CgOptions,
+    variant: Option<&str>,
+    (aggregation, pf, pf_scale): (ptap_amg::Aggregation, f64, f64),
+) -> ptap::SolverOptions {
+    let mut o = ptap::SolverOptions {
+        cg,
+        variant: variant.filter(|v| *v != "default").map(str::to_string),
+        ..ptap::SolverOptions::default()
+    };
+    o.hierarchy.amg.aggregation = aggregation;
+    (o.hierarchy.amg.pf, o.hierarchy.amg.pf_scale) = (pf, pf_scale);
+    o
+}
+
 #[cfg(test)]
 mod tests {
     use super::natural_cmp;

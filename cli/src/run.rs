@@ -283,16 +283,11 @@ fn run_user(args: &RunArgs) -> Result<()> {
         many => RhsSource::PerOperator(many.to_vec()),
     };
     crate::common::validate_pf(&[args.pf], args.pf_scale)?;
-    let mut solver = ptap::SolverOptions {
-        cg: CgOptions {
-            rtol: args.rtol,
-            max_iterations: args.max_iterations,
-        },
-        variant: args.variant.clone().filter(|v| v != "default"),
-        ..ptap::SolverOptions::default()
+    let cg = CgOptions {
+        rtol: args.rtol,
+        max_iterations: args.max_iterations,
     };
-    (solver.hierarchy.amg.pf, solver.hierarchy.amg.pf_scale) = (args.pf, args.pf_scale);
-    solver.hierarchy.amg.aggregation = args.aggregation;
+    let solver = crate::common::solver_options(cg, args.variant.as_deref(), (args.aggregation, args.pf, args.pf_scale));
     let options = SequenceOptions {
         files: files.clone(),
         rhs,

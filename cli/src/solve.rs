@@ -90,18 +90,14 @@ pub struct SolveArgs {
 
 /// The AMG and CG options of the command line, for the front door.
 fn solver_options(args: &SolveArgs) -> ptap::SolverOptions {
-    let mut o = ptap::SolverOptions {
-        cg: CgOptions {
-            rtol: args.rtol,
-            max_iterations: args.max_iterations,
-        },
-        variant: (args.variant != "default").then(|| args.variant.clone()),
-        ..ptap::SolverOptions::default()
+    let cg = CgOptions {
+        rtol: args.rtol,
+        max_iterations: args.max_iterations,
     };
+    let amg = (args.aggregation, args.pf, args.pf_scale);
+    let mut o = crate::common::solver_options(cg, Some(args.variant.as_str()), amg);
     o.hierarchy.amg.coarse_eq_limit = args.coarse_eq_limit;
     o.hierarchy.amg.threshold = args.threshold;
-    (o.hierarchy.amg.pf, o.hierarchy.amg.pf_scale) = (args.pf, args.pf_scale);
-    o.hierarchy.amg.aggregation = args.aggregation;
     o
 }
 
