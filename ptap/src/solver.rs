@@ -92,7 +92,7 @@ impl SolverBuilder {
         self
     }
     /// Prolongator filter threshold on level 0 (the paper's `pf`, 0.03 in its
-    /// runs; scaled by `pf_scale` per level). 0 keeps every block.
+    /// runs and ptap's default; scaled by `pf_scale` per level). 0 keeps every block.
     pub fn pf(mut self, pf: f64) -> Self {
         self.options.hierarchy.amg.pf = pf;
         self
