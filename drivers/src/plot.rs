@@ -724,6 +724,8 @@ mod tests {
                 galerkin_numeric_s: 1e-3,
                 solve_s: 1e-2,
                 s_per_iteration: 5e-4,
+                assembly_s: 2e-3,
+                hot_step_s: 2.2e-2,
             },
             transfers: Default::default(),
         }
