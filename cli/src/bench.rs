@@ -340,15 +340,27 @@ fn print_hot_step(rep: &CudaBenchReport, peer: Option<&Peer>) {
         rep.device,
         s.iterations
     );
-    outln!("  {:<14} {:>11} {:>11} {:>9}", "phase", "ptap s", "paper s", "speedup");
+    outln!(
+        "  {:<14} {:>11} {:>11} {:>9}",
+        "phase",
+        "ptap ms",
+        "paper ms",
+        "speedup"
+    );
     for ((name, paper), t) in PAPER_A100_HOT_STEP.iter().zip(ours) {
-        outln!("  {:<14} {:>11.4} {:>11.3} {:>8.1}x", name, t, paper, paper / t);
+        outln!(
+            "  {:<14} {:>11.3} {:>11.1} {:>8.1}x",
+            name,
+            1e3 * t,
+            1e3 * paper,
+            paper / t
+        );
     }
     outln!(
-        "  {:<14} {:>11.4} {:>11.3} {:>8.1}x",
+        "  {:<14} {:>11.3} {:>11.1} {:>8.1}x",
         "hot step",
-        s.hot_step_s,
-        paper_total,
+        1e3 * s.hot_step_s,
+        1e3 * paper_total,
         paper_total / s.hot_step_s
     );
     let Some(peer) = peer else { return };
@@ -375,11 +387,11 @@ fn print_hot_step(rep: &CudaBenchReport, peer: Option<&Peer>) {
         );
     }
     outln!(
-        "  {:<6} {:>11.3} {:>11.3} {:>8.1}x; matrix setup with the peer's products instead: {:.4} s",
+        "  {:<6} {:>11.3} {:>11.3} {:>8.1}x; matrix setup with the peer's products instead: {:.3} ms",
         "all",
         1e3 * ptap_total,
         1e3 * peer_total,
         peer_total / ptap_total.max(f64::MIN_POSITIVE),
-        s.matrix_setup_s - s.galerkin_numeric_s + peer_total
+        1e3 * (s.matrix_setup_s - s.galerkin_numeric_s + peer_total)
     );
 }

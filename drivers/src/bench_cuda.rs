@@ -482,14 +482,16 @@ fn copy_bandwidth(dev: &Arc<Device>) -> Result<(f64, f64)> {
 }
 
 /// Writes every level's `A` and `P` (all but the coarsest) as scalar CSR
-/// `A{l}` and `P{l}` into `dir`, creating it.
+/// `A{l}` and `P{l}` into `dir`, creating it, and the coarsest `A`.
 fn dump_levels(h: &Hierarchy, dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     for (l, lev) in h.levels()[..h.num_levels() - 1].iter().enumerate() {
         dump_scalar_csr(&lev.a, dir, &format!("A{l}"))?;
         dump_scalar_csr(&lev.transfer.as_ref().expect("P").p, dir, &format!("P{l}"))?;
     }
-    Ok(())
+    // The coarsest A too: a peer checks its last product's pattern against it.
+    let last = h.num_levels() - 1;
+    dump_scalar_csr(&h.levels()[last].a, dir, &format!("A{last}"))
 }
 
 /// Writes `m` expanded to scalar CSR: `NAME.indptr` (i64), `NAME.indices`
