@@ -42,10 +42,14 @@
 
 pub mod cg;
 pub mod comm;
+#[cfg(feature = "nccl")]
+pub mod device;
 mod error;
 pub mod local;
 #[cfg(feature = "mpi")]
 pub mod mpi_comm;
+#[cfg(feature = "nccl")]
+pub mod nccl;
 pub mod partition;
 pub mod reference;
 
