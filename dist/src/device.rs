@@ -186,8 +186,21 @@ fn upload_rows(
 
 impl DeviceDistMatrix {
     /// Uploads `a` (the inspector's side; counted under the device's
-    /// current phase) with the SpMV plans of `registry`'s kernels.
+    /// current phase) with the SpMV plans of `registry`'s kernels; the halo
+    /// goes on a stream of the device's highest priority, so that its NCCL
+    /// kernel is scheduled ahead of the interior rows' blocks.
     pub fn new(dev: &Device, registry: &KernelRegistry, a: &DistMatrix) -> Result<Self, DeviceError> {
+        Self::with_comm_priority(dev, registry, a, true)
+    }
+
+    /// As [`Self::new`], the halo's stream of the highest priority or (with
+    /// `high == false`) of the default one, to measure what priority buys.
+    pub fn with_comm_priority(
+        dev: &Device,
+        registry: &KernelRegistry,
+        a: &DistMatrix,
+        high: bool,
+    ) -> Result<Self, DeviceError> {
         let local = &a.local;
         let (br, bc) = local.block_shape();
         let interior = upload_rows(dev, local, |i| !local.is_boundary(i))?;
@@ -216,7 +229,13 @@ impl DeviceDistMatrix {
             send_cols: dev.upload(&cols)?,
             send_buf: dev.zeros(send_len)?,
             send_len,
-            comm_stream: ctx.new_stream()?,
+            comm_stream: if high {
+                ctx.bind_to_thread()?;
+                let (_least, greatest) = cudarc::driver::result::stream::get_priority_range()?;
+                ctx.new_stream_with_priority(greatest)?
+            } else {
+                ctx.new_stream()?
+            },
             packed: event()?,
             arrived: event()?,
             pack: module[PACK].clone(),
@@ -257,49 +276,78 @@ impl DeviceDistMatrix {
         y: &mut CudaSlice<f64>,
     ) -> Result<(), DeviceError> {
         assert!(x.len() >= self.input_len && y.len() >= self.output_len());
-        let s = dev.stream();
-        let halo = !(self.sends.is_empty() && self.recvs.is_empty());
-        if halo {
-            dev.launch(
-                &self.pack,
-                grid_for(self.send_len as u64, 256),
-                &[
-                    Arg::F64(x),
-                    Arg::U32s(&self.send_cols),
-                    Arg::F64Mut(&self.send_buf),
-                    Arg::U32(self.send_len as u32),
-                    Arg::U32(self.bc as u32),
-                ],
-            )?;
-            self.packed.record(s)?;
-            let c = &self.comm_stream;
-            c.wait(&self.packed)?;
-            let ghosts = self.n_owned_cols * self.bc;
-            nccl.group_start()?;
-            let posted = (|| {
-                for l in &self.recvs {
-                    // SAFETY: the range is this rank's ghost tail for owner
-                    // `l.rank`, which nothing touches until `arrived`.
-                    unsafe { nccl.recv(addr(x, ghosts + l.start, c), l.len, l.rank, c) }?;
-                }
-                for l in &self.sends {
-                    // SAFETY: the send buffer is rewritten only by the next
-                    // pack, which the compute stream orders after `arrived`.
-                    unsafe { nccl.send(addr(&self.send_buf, l.start, c), l.len, l.rank, c) }?;
-                }
-                Ok::<(), DeviceError>(())
-            })();
-            nccl.group_end()?;
-            posted?;
-            self.arrived.record(c)?;
-        }
+        let halo = self.start_exchange(dev, nccl, x)?;
         dev.memset_zero(y)?;
         self.interior_spmv.launch_zeroed(dev, &self.interior, x, y)?;
         if halo {
-            s.wait(&self.arrived)?;
+            dev.stream().wait(&self.arrived)?;
         }
         self.boundary_spmv.launch_zeroed(dev, &self.boundary, x, y)?;
         Ok(())
+    }
+
+    /// Fills the ghost tail of `x` from the neighbours, nothing overlapped:
+    /// later work on the device's stream sees the halo. (With
+    /// [`Self::local_rows`], what [`Self::spmv`] overlaps, one part at a time.)
+    pub fn exchange(&self, dev: &Device, nccl: &NcclComm, x: &CudaSlice<f64>) -> Result<(), DeviceError> {
+        assert!(x.len() >= self.input_len);
+        if self.start_exchange(dev, nccl, x)? {
+            dev.stream().wait(&self.arrived)?;
+        }
+        Ok(())
+    }
+
+    /// `y = A x` from the ghost values `x` holds now (no exchange): the
+    /// interior and boundary rows back to back.
+    pub fn local_rows(&self, dev: &Device, x: &CudaSlice<f64>, y: &mut CudaSlice<f64>) -> Result<(), DeviceError> {
+        assert!(x.len() >= self.input_len && y.len() >= self.output_len());
+        dev.memset_zero(y)?;
+        self.interior_spmv.launch_zeroed(dev, &self.interior, x, y)?;
+        self.boundary_spmv.launch_zeroed(dev, &self.boundary, x, y)?;
+        Ok(())
+    }
+
+    /// Packs the send lists on the compute stream and posts the halo's NCCL
+    /// group on the communication stream after it; `arrived` is recorded
+    /// when it completes. Whether this rank has a halo at all.
+    fn start_exchange(&self, dev: &Device, nccl: &NcclComm, x: &CudaSlice<f64>) -> Result<bool, DeviceError> {
+        if self.sends.is_empty() && self.recvs.is_empty() {
+            return Ok(false);
+        }
+        dev.launch(
+            &self.pack,
+            grid_for(self.send_len as u64, 256),
+            &[
+                Arg::F64(x),
+                Arg::U32s(&self.send_cols),
+                Arg::F64Mut(&self.send_buf),
+                Arg::U32(self.send_len as u32),
+                Arg::U32(self.bc as u32),
+            ],
+        )?;
+        self.packed.record(dev.stream())?;
+        let c = &self.comm_stream;
+        c.wait(&self.packed)?;
+        let ghosts = self.n_owned_cols * self.bc;
+        nccl.group_start()?;
+        let posted = (|| {
+            for l in &self.recvs {
+                // SAFETY: the range is this rank's ghost tail for owner
+                // `l.rank`, which the compute stream touches only after
+                // waiting for `arrived`.
+                unsafe { nccl.recv(addr(x, ghosts + l.start, c), l.len, l.rank, c) }?;
+            }
+            for l in &self.sends {
+                // SAFETY: the send buffer is rewritten only by the next pack,
+                // which the compute stream orders after `arrived`.
+                unsafe { nccl.send(addr(&self.send_buf, l.start, c), l.len, l.rank, c) }?;
+            }
+            Ok::<(), DeviceError>(())
+        })();
+        nccl.group_end()?;
+        posted?;
+        self.arrived.record(c)?;
+        Ok(true)
     }
 }
 
@@ -438,8 +486,9 @@ fn axpby(
 }
 
 /// The dots `x_j[..n] . y_j[..n]` summed over the ranks in rank order, the
-/// same bits on every rank; `m` scalars come to the host (module docs).
-fn reduce<const M: usize>(
+/// same bits on every rank; `M` scalars come to the host (module docs).
+/// Collective over the ranks of `nccl`; uses `ws`'s scratch.
+pub fn all_reduce_dots<const M: usize>(
     dev: &Device,
     nccl: &NcclComm,
     ws: &DeviceCgWorkspace,
@@ -517,7 +566,7 @@ pub fn jacobi_pcg(
     axpby(dev, vk, 1.0, &ws.b, 0.0, &ws.r, n)?;
     axpby(dev, vk, -1.0, &ws.ap, 1.0, &ws.r, n)?;
     jacobi.apply(dev, dk, &ws.r, &ws.z)?;
-    let [bb, rr, mut rz] = reduce(dev, nccl, ws, [(&ws.b, &ws.b), (&ws.r, &ws.r), (&ws.r, &ws.z)], n)?;
+    let [bb, rr, mut rz] = all_reduce_dots(dev, nccl, ws, [(&ws.b, &ws.b), (&ws.r, &ws.r), (&ws.r, &ws.z)], n)?;
     let bnorm = bb.sqrt();
     let target = opts.rtol * bnorm;
     let mut rnorm = rr.sqrt();
@@ -540,7 +589,7 @@ pub fn jacobi_pcg(
             .into());
         }
         a.spmv(dev, nccl, &ws.p, &mut ws.ap)?;
-        let [pap] = reduce(dev, nccl, ws, [(&ws.p, &ws.ap)], n)?;
+        let [pap] = all_reduce_dots(dev, nccl, ws, [(&ws.p, &ws.ap)], n)?;
         if !pap.is_finite() {
             return Err(DistError::NotFinite { iteration: it }.into());
         }
@@ -555,7 +604,7 @@ pub fn jacobi_pcg(
         axpby(dev, vk, alpha, &ws.p, 1.0, &ws.x, n)?;
         axpby(dev, vk, -alpha, &ws.ap, 1.0, &ws.r, n)?;
         jacobi.apply(dev, dk, &ws.r, &ws.z)?;
-        let [rr, rz_new] = reduce(dev, nccl, ws, [(&ws.r, &ws.r), (&ws.r, &ws.z)], n)?;
+        let [rr, rz_new] = all_reduce_dots(dev, nccl, ws, [(&ws.r, &ws.r), (&ws.r, &ws.z)], n)?;
         rnorm = rr.sqrt();
         if rnorm <= target {
             return Ok(report(it, true, rnorm));
