@@ -428,3 +428,17 @@ extern "C" __global__ void ptap_densify_1(const double* __restrict__ av, const u
   dense[i * n + j] = av[t];
 }
 
+// x += coef[alpha_at] D^-1 r + coef[beta_at] t (1x1 blocks; beta_at = 0xffffffff: no t term), one thread per scalar
+extern "C" __global__ void ptap_jacobi_update_at_1(const double* __restrict__ dinv, const double* __restrict__ coef, unsigned int alpha_at, unsigned int beta_at, const double* __restrict__ r, const double* __restrict__ t, double* __restrict__ x, unsigned int nrows) {
+  u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= (u64)nrows * 1) return;
+  double alpha = coef[alpha_at], beta = beta_at == 0xffffffffu ? 0.0 : coef[beta_at];
+  u64 i = s / 1; u32 q = (u32)(s % 1);
+  const double* d = dinv + i * 1 + q * 1;
+  const double* ri = r + i * 1;
+  double y = 0.0;
+  y = y + d[0] * ri[0];
+  double v = alpha * y + (beta != 0.0 ? beta * t[s] : 0.0);
+  x[s] = x[s] + v;
+}
+

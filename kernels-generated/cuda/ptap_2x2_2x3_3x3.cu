@@ -1392,6 +1392,21 @@ extern "C" __global__ void ptap_densify_2(const double* __restrict__ av, const u
   dense[i * n + j] = av[t];
 }
 
+// x += coef[alpha_at] D^-1 r + coef[beta_at] t (2x2 blocks; beta_at = 0xffffffff: no t term), one thread per scalar
+extern "C" __global__ void ptap_jacobi_update_at_2(const double* __restrict__ dinv, const double* __restrict__ coef, unsigned int alpha_at, unsigned int beta_at, const double* __restrict__ r, const double* __restrict__ t, double* __restrict__ x, unsigned int nrows) {
+  u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= (u64)nrows * 2) return;
+  double alpha = coef[alpha_at], beta = beta_at == 0xffffffffu ? 0.0 : coef[beta_at];
+  u64 i = s / 2; u32 q = (u32)(s % 2);
+  const double* d = dinv + i * 4 + q * 2;
+  const double* ri = r + i * 2;
+  double y = 0.0;
+  y = y + d[0] * ri[0];
+  y = y + d[1] * ri[1];
+  double v = alpha * y + (beta != 0.0 ? beta * t[s] : 0.0);
+  x[s] = x[s] + v;
+}
+
 // inverse of every 3x3 diagonal block (Gauss-Jordan, partial pivoting, as invert_in_place); a singular or missing block records its row in status[0]
 extern "C" __global__ void ptap_jacobi_invert_3(const double* __restrict__ av, const unsigned int* __restrict__ diag_pos, double* __restrict__ dinv, unsigned int* __restrict__ status, unsigned int nrows) {
   u32 i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -1454,5 +1469,21 @@ extern "C" __global__ void ptap_densify_3(const double* __restrict__ av, const u
   u64 i = (u64)brow[k] * 3 + e / 3;
   u64 j = (u64)ci[k] * 3 + e % 3;
   dense[i * n + j] = av[t];
+}
+
+// x += coef[alpha_at] D^-1 r + coef[beta_at] t (3x3 blocks; beta_at = 0xffffffff: no t term), one thread per scalar
+extern "C" __global__ void ptap_jacobi_update_at_3(const double* __restrict__ dinv, const double* __restrict__ coef, unsigned int alpha_at, unsigned int beta_at, const double* __restrict__ r, const double* __restrict__ t, double* __restrict__ x, unsigned int nrows) {
+  u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= (u64)nrows * 3) return;
+  double alpha = coef[alpha_at], beta = beta_at == 0xffffffffu ? 0.0 : coef[beta_at];
+  u64 i = s / 3; u32 q = (u32)(s % 3);
+  const double* d = dinv + i * 9 + q * 3;
+  const double* ri = r + i * 3;
+  double y = 0.0;
+  y = y + d[0] * ri[0];
+  y = y + d[1] * ri[1];
+  y = y + d[2] * ri[2];
+  double v = alpha * y + (beta != 0.0 ? beta * t[s] : 0.0);
+  x[s] = x[s] + v;
 }
 

@@ -2690,6 +2690,22 @@ extern "C" __global__ void ptap_densify_3(const double* __restrict__ av, const u
   dense[i * n + j] = av[t];
 }
 
+// x += coef[alpha_at] D^-1 r + coef[beta_at] t (3x3 blocks; beta_at = 0xffffffff: no t term), one thread per scalar
+extern "C" __global__ void ptap_jacobi_update_at_3(const double* __restrict__ dinv, const double* __restrict__ coef, unsigned int alpha_at, unsigned int beta_at, const double* __restrict__ r, const double* __restrict__ t, double* __restrict__ x, unsigned int nrows) {
+  u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= (u64)nrows * 3) return;
+  double alpha = coef[alpha_at], beta = beta_at == 0xffffffffu ? 0.0 : coef[beta_at];
+  u64 i = s / 3; u32 q = (u32)(s % 3);
+  const double* d = dinv + i * 9 + q * 3;
+  const double* ri = r + i * 3;
+  double y = 0.0;
+  y = y + d[0] * ri[0];
+  y = y + d[1] * ri[1];
+  y = y + d[2] * ri[2];
+  double v = alpha * y + (beta != 0.0 ? beta * t[s] : 0.0);
+  x[s] = x[s] + v;
+}
+
 // inverse of every 6x6 diagonal block (Gauss-Jordan, partial pivoting, as invert_in_place); a singular or missing block records its row in status[0]
 extern "C" __global__ void ptap_jacobi_invert_6(const double* __restrict__ av, const unsigned int* __restrict__ diag_pos, double* __restrict__ dinv, unsigned int* __restrict__ status, unsigned int nrows) {
   u32 i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -2755,5 +2771,24 @@ extern "C" __global__ void ptap_densify_6(const double* __restrict__ av, const u
   u64 i = (u64)brow[k] * 6 + e / 6;
   u64 j = (u64)ci[k] * 6 + e % 6;
   dense[i * n + j] = av[t];
+}
+
+// x += coef[alpha_at] D^-1 r + coef[beta_at] t (6x6 blocks; beta_at = 0xffffffff: no t term), one thread per scalar
+extern "C" __global__ void ptap_jacobi_update_at_6(const double* __restrict__ dinv, const double* __restrict__ coef, unsigned int alpha_at, unsigned int beta_at, const double* __restrict__ r, const double* __restrict__ t, double* __restrict__ x, unsigned int nrows) {
+  u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= (u64)nrows * 6) return;
+  double alpha = coef[alpha_at], beta = beta_at == 0xffffffffu ? 0.0 : coef[beta_at];
+  u64 i = s / 6; u32 q = (u32)(s % 6);
+  const double* d = dinv + i * 36 + q * 6;
+  const double* ri = r + i * 6;
+  double y = 0.0;
+  y = y + d[0] * ri[0];
+  y = y + d[1] * ri[1];
+  y = y + d[2] * ri[2];
+  y = y + d[3] * ri[3];
+  y = y + d[4] * ri[4];
+  y = y + d[5] * ri[5];
+  double v = alpha * y + (beta != 0.0 ? beta * t[s] : 0.0);
+  x[s] = x[s] + v;
 }
 

@@ -718,6 +718,9 @@ pub fn set_module(s: ShapeSet) -> CudaModule {
     }
     for b in s.square_blocks() {
         u.add_all(|o| crate::gpu_solve::jacobi(o, b));
+        u.add(&crate::gpu_cg::jacobi_update_at_name(b), |o| {
+            crate::gpu_cg::jacobi_update_at(o, b)
+        });
     }
     u.finish(format!("ptap_{}", s.stem()))
 }
@@ -734,6 +737,7 @@ pub fn common_module() -> CudaModule {
     let mut u = Unit::new();
     u.add_all(vector_kernels);
     u.add_all(crate::gpu_solve::coarse);
+    u.add_all(crate::gpu_cg::common);
     u.finish(COMMON_MODULE.into())
 }
 
@@ -1006,7 +1010,12 @@ mod tests {
             v.push(spmv_name(r, c));
         }
         for b in s.square_blocks() {
-            v.extend([jacobi_invert_name(b), jacobi_update_name(b), densify_name(b)]);
+            v.extend([
+                jacobi_invert_name(b),
+                jacobi_update_name(b),
+                densify_name(b),
+                crate::gpu_cg::jacobi_update_at_name(b),
+            ]);
         }
         v
     }
@@ -1038,14 +1047,14 @@ mod tests {
             assert_eq!(set_entries(s), m.entries);
         }
         // 3x3 / 3x6 / 6x6: 13 kernels of the fine product, 12 of the coarse one
-        // (its R W stage is its A P stage), 4 SpMV, 2 x 3 Jacobi.
+        // (its R W stage is its A P stage), 4 SpMV, 2 x 4 Jacobi.
         let m = set_module(ShapeSet { bf: 3, bc: 6 });
-        assert_eq!(m.entries.len(), 13 + 12 + 4 + 6);
+        assert_eq!(m.entries.len(), 13 + 12 + 4 + 8);
         assert!(m.source.contains("ptap_column_split_6x3x6t"));
         // Transposed access of P in the coarse stage: x(i,k) = xb[k*M + i].
         assert!(m.source.contains("xb[(2)*6+(5)]"));
         // 1x1: one product, one block shape, one Jacobi.
-        assert_eq!(set_module(ShapeSet { bf: 1, bc: 1 }).entries.len(), 12 + 1 + 3);
+        assert_eq!(set_module(ShapeSet { bf: 1, bc: 1 }).entries.len(), 12 + 1 + 4);
     }
 
     #[test]
@@ -1063,6 +1072,11 @@ mod tests {
                 crate::gpu_solve::CHOL_SCALE,
                 crate::gpu_solve::CHOL_COLUMN,
                 crate::gpu_solve::CHOL_SOLVE,
+                crate::gpu_cg::SUM_PARTIAL_KEEP,
+                crate::gpu_cg::CG_UPDATE,
+                crate::gpu_cg::CG_DIRECTION,
+                crate::gpu_cg::CHOL_INVERSE,
+                crate::gpu_cg::TRI_MV,
             ]
         );
         assert_eq!(m.name, "ptap_common");

@@ -15,6 +15,7 @@
 
 pub mod entry;
 pub mod gpu;
+pub mod gpu_cg;
 pub mod gpu_solve;
 pub mod launcher;
 pub mod rust;
