@@ -238,9 +238,10 @@ impl Backend for Cuda {
     }
 
     fn spmv(&self, a: &CudaMatrix, x: &CudaSlice<f64>, y: &mut CudaSlice<f64>) -> Result<(), CudaError> {
-        self.fill_n(y, 0.0, a.m.scalar_rows())?;
-        a.spmv.launch_zeroed(&self.dev, &a.m, x, y)
+        a.spmv.apply(&self.dev, &a.m, x, y)
     }
+    /// One fused pass, `r = b - A x` row by row, for square blocks (every
+    /// operator of a hierarchy); the SpMV and a vector update otherwise.
     fn residual(
         &self,
         a: &CudaMatrix,
@@ -248,6 +249,9 @@ impl Backend for Cuda {
         b: &CudaSlice<f64>,
         r: &mut CudaSlice<f64>,
     ) -> Result<(), CudaError> {
+        if a.m.br == a.m.bc {
+            return a.spmv.residual(&self.dev, &a.m, x, b, r);
+        }
         self.spmv(a, x, r)?;
         self.axpby(1.0, b, -1.0, r)
     }
