@@ -64,6 +64,9 @@ pub struct SpmvResult {
     pub bandwidth_bytes_per_s: f64,
     pub fraction_of_copy: f64,
     pub rel_err_vs_cpu: f64,
+    /// Square operators: the fused residual `r = b - A x` (`bytes` plus `b` read once).
+    pub residual_s: Option<f64>,
+    pub residual_fraction_of_copy: Option<f64>,
 }
 
 /// The AMG-preconditioned CG solve on the device (`Hierarchy<Cuda>`).
@@ -443,10 +446,18 @@ fn spmv_result(
     dev.set_phase("solve vectors (bench)");
     let x: Vec<f64> = (0..hm.scalar_cols()).map(|i| (i as f64 * 0.37).sin()).collect();
     let dx = dev.upload(&x)?;
-    let mut dy = dev.zeros::<f64>(hm.scalar_rows())?;
+    let dy = dev.zeros::<f64>(hm.scalar_rows())?;
     let plan = DeviceSpmv::new(dev, kernels, dm)?;
     dev.set_phase("solve (SpMV)");
-    let s = dev.time(repeat.max(10), || plan.apply(dev, dm, &dx, &mut dy))?;
+    let s = dev.time(repeat.max(10), || plan.apply(dev, dm, &dx, &dy))?;
+    let residual_bytes = DeviceSpmv::stream_bytes(dm) + (hm.scalar_rows() * 8) as f64;
+    let residual_s = if dm.br == dm.bc {
+        let db = dev.upload(&vec![1.0; hm.scalar_rows()])?;
+        let dr = dev.zeros::<f64>(hm.scalar_rows())?;
+        Some(dev.time(repeat.max(10), || plan.residual(dev, dm, &dx, &db, &dr))?)
+    } else {
+        None
+    };
     dev.set_phase("verification downloads");
     let got = dev.download(&dy)?;
     let mut want = vec![0.0; hm.scalar_rows()];
@@ -462,6 +473,8 @@ fn spmv_result(
         bandwidth_bytes_per_s: bytes / s,
         fraction_of_copy: bytes / s / bw,
         rel_err_vs_cpu: relative_frobenius(&got[..want.len()], &want),
+        residual_s,
+        residual_fraction_of_copy: residual_s.map(|t| residual_bytes / t / bw),
     })
 }
 
