@@ -28,11 +28,18 @@ pub struct DeviceSpmv {
     ticket: CudaSlice<u32>,
 }
 
-/// Smallest per-warp range: one chunk of 32 blocks. Small operators (the
-/// coarse levels, their `P` and `R`) then spread over as many warps as they
-/// have chunks instead of leaving most of the device idle; the range-end
-/// lookups and a boundary's two partial sums cost a few loads per warp.
-const MIN_PER_WARP: usize = 32;
+/// Smallest per-warp range of a large operator (amortizes the range-end
+/// lookups and the boundary slots over several chunks).
+const MIN_PER_WARP: usize = 256;
+/// Smallest per-warp range of a small one, one chunk: an operator that would
+/// not fill [`SMALL_WARPS_PER_SM`] warps per SM at [`MIN_PER_WARP`] (the
+/// coarse levels, their `P` and `R`) spreads over as many warps as it has
+/// chunks instead of leaving most of the device idle.
+const MIN_PER_WARP_SMALL: usize = 32;
+/// Warps per SM below which an operator counts as small (measured on the
+/// H200 at k = 16: operators under ~135k blocks gain from one-chunk ranges,
+/// a 374k-block 6x6 `P` loses).
+const SMALL_WARPS_PER_SM: usize = 4;
 
 impl DeviceSpmv {
     /// The plan for `a`, with the SpMV of the registered set that serves `a`'s blocks.
@@ -45,7 +52,8 @@ impl DeviceSpmv {
         let target_warps = dev.sm_count() as usize * 64 * 2;
         // A range at least as long as the longest row: a row crosses at most
         // one boundary, so it has at most two partial sums.
-        let min = MIN_PER_WARP.max(a.max_row_blocks);
+        let small = a.nnzb < MIN_PER_WARP * SMALL_WARPS_PER_SM * dev.sm_count() as usize;
+        let min = if small { MIN_PER_WARP_SMALL } else { MIN_PER_WARP }.max(a.max_row_blocks);
         let per_warp = a.nnzb.div_ceil(target_warps).max(min).div_ceil(32) * 32;
         let warps = a.nnzb.div_ceil(per_warp) as u64;
         let boundaries = warps as usize + 1;
