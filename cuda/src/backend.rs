@@ -32,6 +32,16 @@ pub struct Cuda {
     scal: CudaSlice<f64>,
 }
 
+/// A recorded CUDA graph ([`Backend::begin_capture`]).
+pub struct DeviceGraph(CudaGraph);
+
+// SAFETY: cudarc's graph is not `Send` because a graph must not be used from
+// two threads at once. A graph is reachable only through the `Hierarchy` that
+// recorded it, which replays it from `&mut self`; moving that owner to another
+// thread (a Python solver released by the GIL) keeps every use serialized.
+// `Sync` is not claimed.
+unsafe impl Send for DeviceGraph {}
+
 /// A block matrix on the device with its SpMV plan.
 pub struct CudaMatrix {
     pub m: DeviceBlockCsr,
@@ -175,7 +185,7 @@ impl Cuda {
 impl Backend for Cuda {
     type Vector = CudaSlice<f64>;
     type Matrix = CudaMatrix;
-    type Graph = CudaGraph;
+    type Graph = DeviceGraph;
     type Product = DeviceProduct;
     type Jacobi = CudaJacobi;
     type Coarse = CudaCoarse;
@@ -353,12 +363,12 @@ impl Backend for Cuda {
             .begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)?;
         Ok(true)
     }
-    fn end_capture(&self, discard: bool) -> Result<Option<CudaGraph>, CudaError> {
+    fn end_capture(&self, discard: bool) -> Result<Option<DeviceGraph>, CudaError> {
         let g = self.dev.stream().end_capture(sys::CUgraphInstantiate_flags(0))?;
-        Ok(if discard { None } else { g })
+        Ok(if discard { None } else { g.map(DeviceGraph) })
     }
-    fn replay(&self, graph: &CudaGraph) -> Result<(), CudaError> {
-        Ok(graph.launch()?)
+    fn replay(&self, graph: &DeviceGraph) -> Result<(), CudaError> {
+        Ok(graph.0.launch()?)
     }
     fn storage_id(&self, v: &CudaSlice<f64>) -> usize {
         let (ptr, _sync) = v.device_ptr(self.dev.stream());
