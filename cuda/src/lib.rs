@@ -15,7 +15,7 @@ mod matrix;
 mod product;
 mod spmv;
 
-pub use backend::{Cuda, CudaCoarse, CudaJacobi, CudaMatrix};
+pub use backend::{Cuda, CudaCoarse, CudaJacobi, CudaMatrix, DeviceGraph};
 pub use compile::{CompileStats, KernelCache};
 pub use matrix::DeviceBlockCsr;
 pub use product::{DeviceProduct, DEVICE_EXECUTORS, DEVICE_VARIANTS};
