@@ -91,7 +91,10 @@ fn model_reports_every_variant_and_a_choice_per_level() {
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let levels = v["levels"].as_array().unwrap();
     assert_eq!(levels.len(), 1, "k = 2 has one product");
-    assert_eq!(levels[0]["predictions"].as_array().unwrap().len(), 9);
+    assert_eq!(
+        levels[0]["predictions"].as_array().unwrap().len(),
+        ptap_schedules::Variant::ALL.len()
+    );
     // V1's predicted time exceeds V0's at the beam's n_P (well above the crossover).
     let t = |name: &str| {
         levels[0]["predictions"]

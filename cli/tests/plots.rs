@@ -61,7 +61,11 @@ fn bench_plot_names_every_level_and_every_variant_it_ran() {
     let text = svg(&plot);
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let rows = report["results"].as_array().unwrap();
-    assert_eq!(rows.len(), 9, "k = 2: one level, every variant");
+    assert_eq!(
+        rows.len(),
+        ptap_schedules::Variant::ALL.len(),
+        "k = 2: one level, every variant"
+    );
     for r in rows {
         let level = format!("level {}", r["level"]);
         assert!(has_text(&text, &level), "{level}");

@@ -11,6 +11,7 @@
 use crate::{grid_for, to_u32, Arg, CudaError, Device, DeviceBlockCsr, Kernels};
 use cudarc::driver::{CudaSlice, LaunchConfig};
 use ptap_codegen_core::gpu::{self, Stage};
+use ptap_codegen_core::gpu_lane;
 use ptap_codegen_core::ShapeSet;
 use ptap_runtime::KernelRegistry;
 use ptap_schedules::variants::{FlatRecords, RowSegments, SlotRuns};
@@ -152,6 +153,18 @@ enum Plan {
         ap: DevSegments,
         rw: DevSegments,
     },
+    LaneTiled {
+        ap: DevRuns,
+        rw: DevRuns,
+        ap_order: CudaSlice<u32>,
+        rw_order: CudaSlice<u32>,
+    },
+    KSplit {
+        ap: DevRuns,
+        rw: DevRuns,
+        ap_order: CudaSlice<u32>,
+        rw_order: CudaSlice<u32>,
+    },
 }
 
 /// A numeric Galerkin product `A_c = P^T A P` of one variant on the device.
@@ -254,6 +267,32 @@ impl DeviceProduct {
                     fix: "use the column-split or slot-tiled variant".into(),
                 });
             }
+            VariantSchedule::LaneTiled(s) => Plan::LaneTiled {
+                ap: DevRuns::upload(dev, &s.tiled.ap)?,
+                rw: DevRuns::upload(dev, &s.tiled.rw)?,
+                ap_order: dev.upload(&s.ap_order)?,
+                rw_order: dev.upload(&s.rw_order)?,
+            },
+            VariantSchedule::KSplit(_)
+                if [Stage::ap(shape), Stage::ptw(shape)]
+                    .iter()
+                    .any(|&st| gpu_lane::k_split(st).is_none()) =>
+            {
+                return Err(CudaError::UnsupportedShape {
+                    what: format!("the k-split product of {bf}x{bf} / {bf}x{bc} blocks"),
+                    limit: format!(
+                        "one slot's partial sums need more than the {} bytes of shared memory a block gets without opt-in",
+                        gpu::SMEM_LIMIT
+                    ),
+                    fix: "use the column-split or slot-tiled variant".into(),
+                });
+            }
+            VariantSchedule::KSplit(s) => Plan::KSplit {
+                ap: DevRuns::upload(dev, &s.tiled.ap)?,
+                rw: DevRuns::upload(dev, &s.tiled.rw)?,
+                ap_order: dev.upload(&s.ap_order)?,
+                rw_order: dev.upload(&s.rw_order)?,
+            },
             VariantSchedule::RowGustavson(s) => Plan::RowGustavson {
                 ap: DevSegments::upload(dev, &s.ap)?,
                 rw: DevSegments::upload(dev, &s.rw)?,
@@ -423,6 +462,77 @@ impl DeviceProduct {
                     )?;
                 }
             }
+            Plan::LaneTiled {
+                ap: r1,
+                rw: r2,
+                ap_order,
+                rw_order,
+            } => {
+                for (st, runs, order, x, y, out) in [
+                    (ap, &*r1, &*ap_order, &a.values, &p.values, &self.w),
+                    (ptw, &*r2, &*rw_order, &p.values, &self.w, &c.values),
+                ] {
+                    let n = runs.slots as u32;
+                    let (threads, per_block) = gpu_lane::lane_tiled_launch(st);
+                    let cfg = LaunchConfig {
+                        grid_dim: (n.div_ceil(per_block).max(1), 1, 1),
+                        block_dim: (threads, 1, 1),
+                        shared_mem_bytes: 0,
+                    };
+                    dev.launch(
+                        &self.kernels[&gpu_lane::lane_tiled_name(st)],
+                        cfg,
+                        &[
+                            Arg::F64(x),
+                            Arg::F64(y),
+                            Arg::U32s(&runs.ptr),
+                            Arg::U32s(&runs.x),
+                            Arg::U32s(&runs.y),
+                            Arg::U32s(order),
+                            Arg::F64Mut(out),
+                            Arg::U32(n),
+                        ],
+                    )?;
+                }
+            }
+            Plan::KSplit {
+                ap: r1,
+                rw: r2,
+                ap_order,
+                rw_order,
+            } => {
+                for (st, runs, order, x, y, out) in [
+                    (ap, &*r1, &*ap_order, &a.values, &p.values, &self.w),
+                    (ptw, &*r2, &*rw_order, &p.values, &self.w, &c.values),
+                ] {
+                    let n = runs.slots as u32;
+                    // Checked at construction: both stages have a k-split kernel.
+                    let Some((threads, per_block, smem)) = gpu_lane::k_split_launch(st) else {
+                        return Err(CudaError::UnsupportedVariant {
+                            variant: Variant::KSplit.name(),
+                        });
+                    };
+                    let cfg = LaunchConfig {
+                        grid_dim: (n.div_ceil(per_block).max(1), 1, 1),
+                        block_dim: (threads, 1, 1),
+                        shared_mem_bytes: smem,
+                    };
+                    dev.launch(
+                        &self.kernels[&gpu_lane::k_split_name(st)],
+                        cfg,
+                        &[
+                            Arg::F64(x),
+                            Arg::F64(y),
+                            Arg::U32s(&runs.ptr),
+                            Arg::U32s(&runs.x),
+                            Arg::U32s(&runs.y),
+                            Arg::U32s(order),
+                            Arg::F64Mut(out),
+                            Arg::U32(n),
+                        ],
+                    )?;
+                }
+            }
             Plan::FlatStream {
                 ap: f1,
                 rw: f2,
@@ -536,6 +646,18 @@ impl DeviceProduct {
                 rw_order,
                 ..
             } => runs_bytes(ap) + runs_bytes(rw) + ap_order.num_bytes() + rw_order.num_bytes(),
+            Plan::LaneTiled {
+                ap,
+                rw,
+                ap_order,
+                rw_order,
+            }
+            | Plan::KSplit {
+                ap,
+                rw,
+                ap_order,
+                rw_order,
+            } => runs_bytes(ap) + runs_bytes(rw) + ap_order.num_bytes() + rw_order.num_bytes(),
             Plan::FlatStream { ap, rw, w_rp, c_rp } => {
                 rec_bytes(ap) + rec_bytes(rw) + w_rp.num_bytes() + c_rp.num_bytes()
             }
@@ -585,15 +707,25 @@ pub const DEVICE_VARIANTS: [Variant; 5] = [
     Variant::OuterProductScatter,
 ];
 
-/// Every variant the device executes: [`DEVICE_VARIANTS`] and the row-Gustavson
-/// executor, which runs only when asked for. Measured on the H200 at k = 16 it
-/// is 1.1x to 2.5x slower than column split on every level (its shared-memory
-/// accumulator keeps the L1 as busy as column split's operand loads did, see
-/// `benches/results/h200-2026-11-22-products-ledger.md`), so it is not an
-/// `auto` candidate (the traffic model ranks it behind V0 anyway: V0's streams
-/// plus its schedule, and a segment's `x` block read on top of V0's reads).
-pub const DEVICE_EXECUTORS: [Variant; 6] = [
+/// Every variant the device executes: [`DEVICE_VARIANTS`] and three executors
+/// that run only when asked for. The k-split and lane-tiled stages replay
+/// column split's schedule with another split of a slot over lanes (the
+/// inner index; a small output tile per lane, no shared memory); on the H200
+/// at k = 16 (pf 0.03) they take 10.9 and 10.6 ms on level 0 against column
+/// split's 9.2 ms: both issue about as many L1 wavefronts per block multiply,
+/// and k-split, which issues 4-9 % fewer there, keeps the L1 pipe only 72 %
+/// busy (see the ledger's step 2). The row-Gustavson executor, measured on
+/// the H200 at k = 16, is 1.1x to 2.5x slower than column split on every
+/// level (its shared-memory accumulator keeps the L1 as busy as column
+/// split's operand loads did, see
+/// `benches/results/h200-2026-11-22-products-ledger.md`). None of the three is
+/// an `auto` candidate (the traffic model ties the first two with column
+/// split and ranks row Gustavson behind V0: V0's streams plus its schedule,
+/// and a segment's `x` block read on top of V0's reads).
+pub const DEVICE_EXECUTORS: [Variant; 8] = [
     Variant::ColumnSplit,
+    Variant::KSplit,
+    Variant::LaneTiled,
     Variant::RowGustavson,
     Variant::SlotTiled,
     Variant::TwoPass,

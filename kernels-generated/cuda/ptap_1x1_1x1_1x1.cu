@@ -122,6 +122,115 @@ extern "C" __global__ void ptap_flat_stream_1x1x1(const double* __restrict__ xv,
   }
 }
 
+// lane-tiled stage (1x1 by 1x1), 1 lanes per slot each owning 1x1 outputs, 32 slots per warp, operands read straight into registers, 2 contributions per step
+extern "C" __global__ void ptap_lane_tiled_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+  __shared__ u32 lt_idx[256 * 2];
+  u32 lane = threadIdx.x & 31, gw = lane / 1;
+  if (gw >= 32) return;
+  u32 r = lane - gw * 1;
+  u32 ti = r / 1, tj = r - ti * 1;
+  u32 gl = (threadIdx.x >> 5) * 32 + gw;
+  u32 idx = blockIdx.x * 256 + gl;
+  if (idx >= nslots) return;
+  u32 s = order[idx];
+  u32* si = lt_idx + gl * 2;
+  const u32 gm = 1u << (gw * 1);
+  u32 xo = ti * 1;
+  u32 yo = tj * 1;
+  double c0_0 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 1) {
+    u32 cnt = q1 - q0 < 1 ? q1 - q0 : 1;
+    if (r < cnt) { si[r] = rx[q0 + r]; si[1 + r] = ry[q0 + r]; }
+    __syncwarp(gm);
+    for (u32 t = 0; t < cnt; t += 2) {
+      double x0_0_0 = 0.0;
+      double y0_0_0 = 0.0;
+      {
+        const double* xb = xv + (u64)si[t + 0] * 1 + xo;
+        const double* yb = yv + (u64)si[1 + t + 0] * 1 + yo;
+        y0_0_0 = yb[0];
+        x0_0_0 = xb[0];
+      }
+      double x1_0_0 = 0.0;
+      double y1_0_0 = 0.0;
+      if (t + 1 < cnt) {
+        const double* xb = xv + (u64)si[t + 1] * 1 + xo;
+        const double* yb = yv + (u64)si[1 + t + 1] * 1 + yo;
+        y1_0_0 = yb[0];
+        x1_0_0 = xb[0];
+      }
+      c0_0 = c0_0 + x0_0_0 * y0_0_0;
+      if (t + 1 < cnt) {
+      c0_0 = c0_0 + x1_0_0 * y1_0_0;
+      }
+    }
+    __syncwarp(gm);
+  }
+  double* cb = cv + (u64)s * 1;
+  cb[(ti * 1 + 0) * 1 + tj * 1 + 0] = c0_0;
+}
+
+// k-split stage (1x1 by 1x1), 1 lanes per slot each owning inner index kk and 1 columns, 32 slots per warp, 8 warps per block, 2 contributions per step, partials added in kk order
+extern "C" __global__ void ptap_k_split_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+  extern __shared__ double2 ks_smem[];
+  u32 lane = threadIdx.x & 31, gw = lane / 1;
+  if (gw >= 32) return;
+  u32 r = lane - gw * 1;
+  u32 kk = r / 1, c = r - kk * 1;
+  u32 gl = (threadIdx.x >> 5) * 32 + gw;
+  u32 idx = blockIdx.x * 256 + gl;
+  if (idx >= nslots) return;
+  u32 s = order[idx];
+  double* sx = (double*)((char*)ks_smem + (u64)gl * 136);
+  u32* si = (u32*)(sx + 4);
+  const u32 gm = 1u << (gw * 1);
+  u32 yo = kk * 1 + c * 1;
+  double c0_0 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 1) {
+    u32 cnt = q1 - q0 < 1 ? q1 - q0 : 1;
+    if (r < cnt) { si[r] = rx[q0 + r]; si[1 + r] = ry[q0 + r]; }
+    __syncwarp(gm);
+    for (u32 t = 0; t < cnt; t += 2) {
+      double y0_0 = 0.0;
+      {
+        const double* xs_g = (const double*)(xv + (u64)si[t + 0] * 1);
+        double* xs_s = (double*)(sx + 0);
+        const double* yb = yv + (u64)si[1 + t + 0] * 1 + yo;
+        xs_s[0 + r] = xs_g[0 + r];
+        y0_0 = yb[0];
+      }
+      double y1_0 = 0.0;
+      if (t + 1 < cnt) {
+        const double* xs_g = (const double*)(xv + (u64)si[t + 1] * 1);
+        double* xs_s = (double*)(sx + 2);
+        const double* yb = yv + (u64)si[1 + t + 1] * 1 + yo;
+        xs_s[0 + r] = xs_g[0 + r];
+        y1_0 = yb[0];
+      }
+      __syncwarp(gm);
+      { double x = sx[0 + 0 + kk];
+        c0_0 = c0_0 + x * y0_0;
+      }
+      if (t + 1 < cnt) {
+      { double x = sx[2 + 0 + kk];
+        c0_0 = c0_0 + x * y1_0;
+      }
+      }
+      __syncwarp(gm);
+    }
+  }
+  double* part = sx;
+  part[(kk * 1 + 0) * 1 + c * 1 + 0] = c0_0;
+  __syncwarp(gm);
+  double* cb = cv + (u64)s * 1;
+  for (u32 e = r; e < 1; e += 1) {
+    double v = part[e];
+    cb[e] = v;
+  }
+}
+
 // row-Gustavson stage (1x1 by 1x1), one warp per chunk of 32 output slots, 4 warps per block
 extern "C" __global__ void ptap_row_gustavson_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
   __shared__ double rg_acc[4][32 * 1];
@@ -258,6 +367,115 @@ extern "C" __global__ void ptap_flat_stream_1x1x1t(const double* __restrict__ xv
       c = c + xb[(0)*1+(i)] * yb[0 * 1 + j];
       cb[e] = c;
     }
+  }
+}
+
+// lane-tiled stage (1x1 by 1x1), 1 lanes per slot each owning 1x1 outputs, 32 slots per warp, operands read straight into registers, 2 contributions per step
+extern "C" __global__ void ptap_lane_tiled_1x1x1t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+  __shared__ u32 lt_idx[256 * 2];
+  u32 lane = threadIdx.x & 31, gw = lane / 1;
+  if (gw >= 32) return;
+  u32 r = lane - gw * 1;
+  u32 ti = r / 1, tj = r - ti * 1;
+  u32 gl = (threadIdx.x >> 5) * 32 + gw;
+  u32 idx = blockIdx.x * 256 + gl;
+  if (idx >= nslots) return;
+  u32 s = order[idx];
+  u32* si = lt_idx + gl * 2;
+  const u32 gm = 1u << (gw * 1);
+  u32 xo = ti * 1;
+  u32 yo = tj * 1;
+  double c0_0 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 1) {
+    u32 cnt = q1 - q0 < 1 ? q1 - q0 : 1;
+    if (r < cnt) { si[r] = rx[q0 + r]; si[1 + r] = ry[q0 + r]; }
+    __syncwarp(gm);
+    for (u32 t = 0; t < cnt; t += 2) {
+      double x0_0_0 = 0.0;
+      double y0_0_0 = 0.0;
+      {
+        const double* xb = xv + (u64)si[t + 0] * 1 + xo;
+        const double* yb = yv + (u64)si[1 + t + 0] * 1 + yo;
+        y0_0_0 = yb[0];
+        x0_0_0 = xb[0];
+      }
+      double x1_0_0 = 0.0;
+      double y1_0_0 = 0.0;
+      if (t + 1 < cnt) {
+        const double* xb = xv + (u64)si[t + 1] * 1 + xo;
+        const double* yb = yv + (u64)si[1 + t + 1] * 1 + yo;
+        y1_0_0 = yb[0];
+        x1_0_0 = xb[0];
+      }
+      c0_0 = c0_0 + x0_0_0 * y0_0_0;
+      if (t + 1 < cnt) {
+      c0_0 = c0_0 + x1_0_0 * y1_0_0;
+      }
+    }
+    __syncwarp(gm);
+  }
+  double* cb = cv + (u64)s * 1;
+  cb[(ti * 1 + 0) * 1 + tj * 1 + 0] = c0_0;
+}
+
+// k-split stage (1x1 by 1x1), 1 lanes per slot each owning inner index kk and 1 columns, 32 slots per warp, 8 warps per block, 2 contributions per step, partials added in kk order
+extern "C" __global__ void ptap_k_split_1x1x1t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+  extern __shared__ double2 ks_smem[];
+  u32 lane = threadIdx.x & 31, gw = lane / 1;
+  if (gw >= 32) return;
+  u32 r = lane - gw * 1;
+  u32 kk = r / 1, c = r - kk * 1;
+  u32 gl = (threadIdx.x >> 5) * 32 + gw;
+  u32 idx = blockIdx.x * 256 + gl;
+  if (idx >= nslots) return;
+  u32 s = order[idx];
+  double* sx = (double*)((char*)ks_smem + (u64)gl * 136);
+  u32* si = (u32*)(sx + 4);
+  const u32 gm = 1u << (gw * 1);
+  u32 yo = kk * 1 + c * 1;
+  double c0_0 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 1) {
+    u32 cnt = q1 - q0 < 1 ? q1 - q0 : 1;
+    if (r < cnt) { si[r] = rx[q0 + r]; si[1 + r] = ry[q0 + r]; }
+    __syncwarp(gm);
+    for (u32 t = 0; t < cnt; t += 2) {
+      double y0_0 = 0.0;
+      {
+        const double* xs_g = (const double*)(xv + (u64)si[t + 0] * 1);
+        double* xs_s = (double*)(sx + 0);
+        const double* yb = yv + (u64)si[1 + t + 0] * 1 + yo;
+        xs_s[0 + r] = xs_g[0 + r];
+        y0_0 = yb[0];
+      }
+      double y1_0 = 0.0;
+      if (t + 1 < cnt) {
+        const double* xs_g = (const double*)(xv + (u64)si[t + 1] * 1);
+        double* xs_s = (double*)(sx + 2);
+        const double* yb = yv + (u64)si[1 + t + 1] * 1 + yo;
+        xs_s[0 + r] = xs_g[0 + r];
+        y1_0 = yb[0];
+      }
+      __syncwarp(gm);
+      { double x = sx[0 + kk * 1 + 0];
+        c0_0 = c0_0 + x * y0_0;
+      }
+      if (t + 1 < cnt) {
+      { double x = sx[2 + kk * 1 + 0];
+        c0_0 = c0_0 + x * y1_0;
+      }
+      }
+      __syncwarp(gm);
+    }
+  }
+  double* part = sx;
+  part[(kk * 1 + 0) * 1 + c * 1 + 0] = c0_0;
+  __syncwarp(gm);
+  double* cb = cv + (u64)s * 1;
+  for (u32 e = r; e < 1; e += 1) {
+    double v = part[e];
+    cb[e] = v;
   }
 }
 

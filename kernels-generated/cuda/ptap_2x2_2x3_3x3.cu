@@ -190,6 +190,128 @@ extern "C" __global__ void ptap_flat_stream_2x2x3(const double* __restrict__ xv,
   }
 }
 
+// lane-tiled stage (2x2 by 2x3), 6 lanes per slot each owning 1x1 outputs, 5 slots per warp, operands read straight into registers, 2 contributions per step
+extern "C" __global__ void ptap_lane_tiled_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+  __shared__ u32 lt_idx[40 * 12];
+  u32 lane = threadIdx.x & 31, gw = lane / 6;
+  if (gw >= 5) return;
+  u32 r = lane - gw * 6;
+  u32 ti = r / 3, tj = r - ti * 3;
+  u32 gl = (threadIdx.x >> 5) * 5 + gw;
+  u32 idx = blockIdx.x * 40 + gl;
+  if (idx >= nslots) return;
+  u32 s = order[idx];
+  u32* si = lt_idx + gl * 12;
+  const u32 gm = 63u << (gw * 6);
+  u32 xo = ti * 2;
+  u32 yo = tj * 1;
+  double c0_0 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 6) {
+    u32 cnt = q1 - q0 < 6 ? q1 - q0 : 6;
+    if (r < cnt) { si[r] = rx[q0 + r]; si[6 + r] = ry[q0 + r]; }
+    __syncwarp(gm);
+    for (u32 t = 0; t < cnt; t += 2) {
+      double x0_0_0 = 0.0, x0_0_1 = 0.0;
+      double y0_0_0 = 0.0, y0_1_0 = 0.0;
+      {
+        const double* xb = xv + (u64)si[t + 0] * 4 + xo;
+        const double* yb = yv + (u64)si[6 + t + 0] * 6 + yo;
+        y0_0_0 = yb[0];
+        y0_1_0 = yb[3];
+        { double2 v = ((const double2*)(xb + 0))[0]; x0_0_0 = v.x; x0_0_1 = v.y; }
+      }
+      double x1_0_0 = 0.0, x1_0_1 = 0.0;
+      double y1_0_0 = 0.0, y1_1_0 = 0.0;
+      if (t + 1 < cnt) {
+        const double* xb = xv + (u64)si[t + 1] * 4 + xo;
+        const double* yb = yv + (u64)si[6 + t + 1] * 6 + yo;
+        y1_0_0 = yb[0];
+        y1_1_0 = yb[3];
+        { double2 v = ((const double2*)(xb + 0))[0]; x1_0_0 = v.x; x1_0_1 = v.y; }
+      }
+      c0_0 = c0_0 + x0_0_0 * y0_0_0;
+      c0_0 = c0_0 + x0_0_1 * y0_1_0;
+      if (t + 1 < cnt) {
+      c0_0 = c0_0 + x1_0_0 * y1_0_0;
+      c0_0 = c0_0 + x1_0_1 * y1_1_0;
+      }
+    }
+    __syncwarp(gm);
+  }
+  double* cb = cv + (u64)s * 6;
+  cb[(ti * 1 + 0) * 3 + tj * 1 + 0] = c0_0;
+}
+
+// k-split stage (2x2 by 2x3), 6 lanes per slot each owning inner index kk and 1 columns, 5 slots per warp, 8 warps per block, 2 contributions per step, partials added in kk order
+extern "C" __global__ void ptap_k_split_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+  extern __shared__ double2 ks_smem[];
+  u32 lane = threadIdx.x & 31, gw = lane / 6;
+  if (gw >= 5) return;
+  u32 r = lane - gw * 6;
+  u32 kk = r / 3, c = r - kk * 3;
+  u32 gl = (threadIdx.x >> 5) * 5 + gw;
+  u32 idx = blockIdx.x * 40 + gl;
+  if (idx >= nslots) return;
+  u32 s = order[idx];
+  double* sx = (double*)((char*)ks_smem + (u64)gl * 224);
+  u32* si = (u32*)(sx + 8);
+  const u32 gm = 63u << (gw * 6);
+  u32 yo = kk * 3 + c * 1;
+  double c0_0 = 0.0;
+  double c1_0 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 6) {
+    u32 cnt = q1 - q0 < 6 ? q1 - q0 : 6;
+    if (r < cnt) { si[r] = rx[q0 + r]; si[6 + r] = ry[q0 + r]; }
+    __syncwarp(gm);
+    for (u32 t = 0; t < cnt; t += 2) {
+      double y0_0 = 0.0;
+      {
+        const double2* xs_g = (const double2*)(xv + (u64)si[t + 0] * 4);
+        double2* xs_s = (double2*)(sx + 0);
+        const double* yb = yv + (u64)si[6 + t + 0] * 6 + yo;
+        if (0 + r < 2) xs_s[0 + r] = xs_g[0 + r];
+        y0_0 = yb[0];
+      }
+      double y1_0 = 0.0;
+      if (t + 1 < cnt) {
+        const double2* xs_g = (const double2*)(xv + (u64)si[t + 1] * 4);
+        double2* xs_s = (double2*)(sx + 4);
+        const double* yb = yv + (u64)si[6 + t + 1] * 6 + yo;
+        if (0 + r < 2) xs_s[0 + r] = xs_g[0 + r];
+        y1_0 = yb[0];
+      }
+      __syncwarp(gm);
+      { double x = sx[0 + 0 + kk];
+        c0_0 = c0_0 + x * y0_0;
+      }
+      { double x = sx[0 + 2 + kk];
+        c1_0 = c1_0 + x * y0_0;
+      }
+      if (t + 1 < cnt) {
+      { double x = sx[4 + 0 + kk];
+        c0_0 = c0_0 + x * y1_0;
+      }
+      { double x = sx[4 + 2 + kk];
+        c1_0 = c1_0 + x * y1_0;
+      }
+      }
+      __syncwarp(gm);
+    }
+  }
+  double* part = sx;
+  part[(kk * 2 + 0) * 3 + c * 1 + 0] = c0_0;
+  part[(kk * 2 + 1) * 3 + c * 1 + 0] = c1_0;
+  __syncwarp(gm);
+  double* cb = cv + (u64)s * 6;
+  for (u32 e = r; e < 6; e += 6) {
+    double v = part[e];
+    v = v + part[6 + e];
+    cb[e] = v;
+  }
+}
+
 // row-Gustavson stage (2x2 by 2x3), one warp per chunk of 32 output slots, 4 warps per block
 extern "C" __global__ void ptap_row_gustavson_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
   __shared__ double rg_acc[4][32 * 6];
@@ -405,6 +527,138 @@ extern "C" __global__ void ptap_flat_stream_3x2x3t(const double* __restrict__ xv
       c = c + xb[(1)*3+(i)] * yb[1 * 3 + j];
       cb[e] = c;
     }
+  }
+}
+
+// lane-tiled stage (3x2 by 2x3), 9 lanes per slot each owning 1x1 outputs, 3 slots per warp, operands read straight into registers, 2 contributions per step
+extern "C" __global__ void ptap_lane_tiled_3x2x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+  __shared__ u32 lt_idx[24 * 18];
+  u32 lane = threadIdx.x & 31, gw = lane / 9;
+  if (gw >= 3) return;
+  u32 r = lane - gw * 9;
+  u32 ti = r / 3, tj = r - ti * 3;
+  u32 gl = (threadIdx.x >> 5) * 3 + gw;
+  u32 idx = blockIdx.x * 24 + gl;
+  if (idx >= nslots) return;
+  u32 s = order[idx];
+  u32* si = lt_idx + gl * 18;
+  const u32 gm = 511u << (gw * 9);
+  u32 xo = ti * 1;
+  u32 yo = tj * 1;
+  double c0_0 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 9) {
+    u32 cnt = q1 - q0 < 9 ? q1 - q0 : 9;
+    if (r < cnt) { si[r] = rx[q0 + r]; si[9 + r] = ry[q0 + r]; }
+    __syncwarp(gm);
+    for (u32 t = 0; t < cnt; t += 2) {
+      double x0_0_0 = 0.0, x0_0_1 = 0.0;
+      double y0_0_0 = 0.0, y0_1_0 = 0.0;
+      {
+        const double* xb = xv + (u64)si[t + 0] * 6 + xo;
+        const double* yb = yv + (u64)si[9 + t + 0] * 6 + yo;
+        y0_0_0 = yb[0];
+        y0_1_0 = yb[3];
+        x0_0_0 = xb[0];
+        x0_0_1 = xb[3];
+      }
+      double x1_0_0 = 0.0, x1_0_1 = 0.0;
+      double y1_0_0 = 0.0, y1_1_0 = 0.0;
+      if (t + 1 < cnt) {
+        const double* xb = xv + (u64)si[t + 1] * 6 + xo;
+        const double* yb = yv + (u64)si[9 + t + 1] * 6 + yo;
+        y1_0_0 = yb[0];
+        y1_1_0 = yb[3];
+        x1_0_0 = xb[0];
+        x1_0_1 = xb[3];
+      }
+      c0_0 = c0_0 + x0_0_0 * y0_0_0;
+      c0_0 = c0_0 + x0_0_1 * y0_1_0;
+      if (t + 1 < cnt) {
+      c0_0 = c0_0 + x1_0_0 * y1_0_0;
+      c0_0 = c0_0 + x1_0_1 * y1_1_0;
+      }
+    }
+    __syncwarp(gm);
+  }
+  double* cb = cv + (u64)s * 9;
+  cb[(ti * 1 + 0) * 3 + tj * 1 + 0] = c0_0;
+}
+
+// k-split stage (3x2 by 2x3), 6 lanes per slot each owning inner index kk and 1 columns, 5 slots per warp, 8 warps per block, 2 contributions per step, partials added in kk order
+extern "C" __global__ void ptap_k_split_3x2x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+  extern __shared__ double2 ks_smem[];
+  u32 lane = threadIdx.x & 31, gw = lane / 6;
+  if (gw >= 5) return;
+  u32 r = lane - gw * 6;
+  u32 kk = r / 3, c = r - kk * 3;
+  u32 gl = (threadIdx.x >> 5) * 5 + gw;
+  u32 idx = blockIdx.x * 40 + gl;
+  if (idx >= nslots) return;
+  u32 s = order[idx];
+  double* sx = (double*)((char*)ks_smem + (u64)gl * 352);
+  u32* si = (u32*)(sx + 12);
+  const u32 gm = 63u << (gw * 6);
+  u32 yo = kk * 3 + c * 1;
+  double c0_0 = 0.0;
+  double c1_0 = 0.0;
+  double c2_0 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 6) {
+    u32 cnt = q1 - q0 < 6 ? q1 - q0 : 6;
+    if (r < cnt) { si[r] = rx[q0 + r]; si[6 + r] = ry[q0 + r]; }
+    __syncwarp(gm);
+    for (u32 t = 0; t < cnt; t += 2) {
+      double y0_0 = 0.0;
+      {
+        const double2* xs_g = (const double2*)(xv + (u64)si[t + 0] * 6);
+        double2* xs_s = (double2*)(sx + 0);
+        const double* yb = yv + (u64)si[6 + t + 0] * 6 + yo;
+        if (0 + r < 3) xs_s[0 + r] = xs_g[0 + r];
+        y0_0 = yb[0];
+      }
+      double y1_0 = 0.0;
+      if (t + 1 < cnt) {
+        const double2* xs_g = (const double2*)(xv + (u64)si[t + 1] * 6);
+        double2* xs_s = (double2*)(sx + 6);
+        const double* yb = yv + (u64)si[6 + t + 1] * 6 + yo;
+        if (0 + r < 3) xs_s[0 + r] = xs_g[0 + r];
+        y1_0 = yb[0];
+      }
+      __syncwarp(gm);
+      { double x = sx[0 + kk * 3 + 0];
+        c0_0 = c0_0 + x * y0_0;
+      }
+      { double x = sx[0 + kk * 3 + 1];
+        c1_0 = c1_0 + x * y0_0;
+      }
+      { double x = sx[0 + kk * 3 + 2];
+        c2_0 = c2_0 + x * y0_0;
+      }
+      if (t + 1 < cnt) {
+      { double x = sx[6 + kk * 3 + 0];
+        c0_0 = c0_0 + x * y1_0;
+      }
+      { double x = sx[6 + kk * 3 + 1];
+        c1_0 = c1_0 + x * y1_0;
+      }
+      { double x = sx[6 + kk * 3 + 2];
+        c2_0 = c2_0 + x * y1_0;
+      }
+      }
+      __syncwarp(gm);
+    }
+  }
+  double* part = sx;
+  part[(kk * 3 + 0) * 3 + c * 1 + 0] = c0_0;
+  part[(kk * 3 + 1) * 3 + c * 1 + 0] = c1_0;
+  part[(kk * 3 + 2) * 3 + c * 1 + 0] = c2_0;
+  __syncwarp(gm);
+  double* cb = cv + (u64)s * 9;
+  for (u32 e = r; e < 9; e += 6) {
+    double v = part[e];
+    v = v + part[9 + e];
+    cb[e] = v;
   }
 }
 
@@ -699,6 +953,145 @@ extern "C" __global__ void ptap_flat_stream_3x3x3(const double* __restrict__ xv,
   }
 }
 
+// lane-tiled stage (3x3 by 3x3), 9 lanes per slot each owning 1x1 outputs, 3 slots per warp, operands read straight into registers, 2 contributions per step
+extern "C" __global__ void ptap_lane_tiled_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+  __shared__ u32 lt_idx[24 * 18];
+  u32 lane = threadIdx.x & 31, gw = lane / 9;
+  if (gw >= 3) return;
+  u32 r = lane - gw * 9;
+  u32 ti = r / 3, tj = r - ti * 3;
+  u32 gl = (threadIdx.x >> 5) * 3 + gw;
+  u32 idx = blockIdx.x * 24 + gl;
+  if (idx >= nslots) return;
+  u32 s = order[idx];
+  u32* si = lt_idx + gl * 18;
+  const u32 gm = 511u << (gw * 9);
+  u32 xo = ti * 3;
+  u32 yo = tj * 1;
+  double c0_0 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 9) {
+    u32 cnt = q1 - q0 < 9 ? q1 - q0 : 9;
+    if (r < cnt) { si[r] = rx[q0 + r]; si[9 + r] = ry[q0 + r]; }
+    __syncwarp(gm);
+    for (u32 t = 0; t < cnt; t += 2) {
+      double x0_0_0 = 0.0, x0_0_1 = 0.0, x0_0_2 = 0.0;
+      double y0_0_0 = 0.0, y0_1_0 = 0.0, y0_2_0 = 0.0;
+      {
+        const double* xb = xv + (u64)si[t + 0] * 9 + xo;
+        const double* yb = yv + (u64)si[9 + t + 0] * 9 + yo;
+        y0_0_0 = yb[0];
+        y0_1_0 = yb[3];
+        y0_2_0 = yb[6];
+        x0_0_0 = xb[0];
+        x0_0_1 = xb[1];
+        x0_0_2 = xb[2];
+      }
+      double x1_0_0 = 0.0, x1_0_1 = 0.0, x1_0_2 = 0.0;
+      double y1_0_0 = 0.0, y1_1_0 = 0.0, y1_2_0 = 0.0;
+      if (t + 1 < cnt) {
+        const double* xb = xv + (u64)si[t + 1] * 9 + xo;
+        const double* yb = yv + (u64)si[9 + t + 1] * 9 + yo;
+        y1_0_0 = yb[0];
+        y1_1_0 = yb[3];
+        y1_2_0 = yb[6];
+        x1_0_0 = xb[0];
+        x1_0_1 = xb[1];
+        x1_0_2 = xb[2];
+      }
+      c0_0 = c0_0 + x0_0_0 * y0_0_0;
+      c0_0 = c0_0 + x0_0_1 * y0_1_0;
+      c0_0 = c0_0 + x0_0_2 * y0_2_0;
+      if (t + 1 < cnt) {
+      c0_0 = c0_0 + x1_0_0 * y1_0_0;
+      c0_0 = c0_0 + x1_0_1 * y1_1_0;
+      c0_0 = c0_0 + x1_0_2 * y1_2_0;
+      }
+    }
+    __syncwarp(gm);
+  }
+  double* cb = cv + (u64)s * 9;
+  cb[(ti * 1 + 0) * 3 + tj * 1 + 0] = c0_0;
+}
+
+// k-split stage (3x3 by 3x3), 9 lanes per slot each owning inner index kk and 1 columns, 3 slots per warp, 8 warps per block, 2 contributions per step, partials added in kk order
+extern "C" __global__ void ptap_k_split_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+  extern __shared__ double2 ks_smem[];
+  u32 lane = threadIdx.x & 31, gw = lane / 9;
+  if (gw >= 3) return;
+  u32 r = lane - gw * 9;
+  u32 kk = r / 3, c = r - kk * 3;
+  u32 gl = (threadIdx.x >> 5) * 3 + gw;
+  u32 idx = blockIdx.x * 24 + gl;
+  if (idx >= nslots) return;
+  u32 s = order[idx];
+  double* sx = (double*)((char*)ks_smem + (u64)gl * 328);
+  u32* si = (u32*)(sx + 20);
+  const u32 gm = 511u << (gw * 9);
+  u32 yo = kk * 3 + c * 1;
+  double c0_0 = 0.0;
+  double c1_0 = 0.0;
+  double c2_0 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 9) {
+    u32 cnt = q1 - q0 < 9 ? q1 - q0 : 9;
+    if (r < cnt) { si[r] = rx[q0 + r]; si[9 + r] = ry[q0 + r]; }
+    __syncwarp(gm);
+    for (u32 t = 0; t < cnt; t += 2) {
+      double y0_0 = 0.0;
+      {
+        const double* xs_g = (const double*)(xv + (u64)si[t + 0] * 9);
+        double* xs_s = (double*)(sx + 0);
+        const double* yb = yv + (u64)si[9 + t + 0] * 9 + yo;
+        xs_s[0 + r] = xs_g[0 + r];
+        y0_0 = yb[0];
+      }
+      double y1_0 = 0.0;
+      if (t + 1 < cnt) {
+        const double* xs_g = (const double*)(xv + (u64)si[t + 1] * 9);
+        double* xs_s = (double*)(sx + 10);
+        const double* yb = yv + (u64)si[9 + t + 1] * 9 + yo;
+        xs_s[0 + r] = xs_g[0 + r];
+        y1_0 = yb[0];
+      }
+      __syncwarp(gm);
+      { double x = sx[0 + 0 + kk];
+        c0_0 = c0_0 + x * y0_0;
+      }
+      { double x = sx[0 + 3 + kk];
+        c1_0 = c1_0 + x * y0_0;
+      }
+      { double x = sx[0 + 6 + kk];
+        c2_0 = c2_0 + x * y0_0;
+      }
+      if (t + 1 < cnt) {
+      { double x = sx[10 + 0 + kk];
+        c0_0 = c0_0 + x * y1_0;
+      }
+      { double x = sx[10 + 3 + kk];
+        c1_0 = c1_0 + x * y1_0;
+      }
+      { double x = sx[10 + 6 + kk];
+        c2_0 = c2_0 + x * y1_0;
+      }
+      }
+      __syncwarp(gm);
+    }
+  }
+  double* part = sx;
+  part[(kk * 3 + 0) * 3 + c * 1 + 0] = c0_0;
+  part[(kk * 3 + 1) * 3 + c * 1 + 0] = c1_0;
+  part[(kk * 3 + 2) * 3 + c * 1 + 0] = c2_0;
+  __syncwarp(gm);
+  double* cb = cv + (u64)s * 9;
+  for (u32 e = r; e < 9; e += 9) {
+    double v = part[e];
+    v = v + part[9 + e];
+    v = v + part[18 + e];
+    cb[e] = v;
+  }
+}
+
 // row-Gustavson stage (3x3 by 3x3), one warp per chunk of 32 output slots, 4 warps per block
 extern "C" __global__ void ptap_row_gustavson_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
   __shared__ double rg_acc[4][32 * 9];
@@ -963,6 +1356,145 @@ extern "C" __global__ void ptap_flat_stream_3x3x3t(const double* __restrict__ xv
       c = c + xb[(2)*3+(i)] * yb[2 * 3 + j];
       cb[e] = c;
     }
+  }
+}
+
+// lane-tiled stage (3x3 by 3x3), 9 lanes per slot each owning 1x1 outputs, 3 slots per warp, operands read straight into registers, 2 contributions per step
+extern "C" __global__ void ptap_lane_tiled_3x3x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+  __shared__ u32 lt_idx[24 * 18];
+  u32 lane = threadIdx.x & 31, gw = lane / 9;
+  if (gw >= 3) return;
+  u32 r = lane - gw * 9;
+  u32 ti = r / 3, tj = r - ti * 3;
+  u32 gl = (threadIdx.x >> 5) * 3 + gw;
+  u32 idx = blockIdx.x * 24 + gl;
+  if (idx >= nslots) return;
+  u32 s = order[idx];
+  u32* si = lt_idx + gl * 18;
+  const u32 gm = 511u << (gw * 9);
+  u32 xo = ti * 1;
+  u32 yo = tj * 1;
+  double c0_0 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 9) {
+    u32 cnt = q1 - q0 < 9 ? q1 - q0 : 9;
+    if (r < cnt) { si[r] = rx[q0 + r]; si[9 + r] = ry[q0 + r]; }
+    __syncwarp(gm);
+    for (u32 t = 0; t < cnt; t += 2) {
+      double x0_0_0 = 0.0, x0_0_1 = 0.0, x0_0_2 = 0.0;
+      double y0_0_0 = 0.0, y0_1_0 = 0.0, y0_2_0 = 0.0;
+      {
+        const double* xb = xv + (u64)si[t + 0] * 9 + xo;
+        const double* yb = yv + (u64)si[9 + t + 0] * 9 + yo;
+        y0_0_0 = yb[0];
+        y0_1_0 = yb[3];
+        y0_2_0 = yb[6];
+        x0_0_0 = xb[0];
+        x0_0_1 = xb[3];
+        x0_0_2 = xb[6];
+      }
+      double x1_0_0 = 0.0, x1_0_1 = 0.0, x1_0_2 = 0.0;
+      double y1_0_0 = 0.0, y1_1_0 = 0.0, y1_2_0 = 0.0;
+      if (t + 1 < cnt) {
+        const double* xb = xv + (u64)si[t + 1] * 9 + xo;
+        const double* yb = yv + (u64)si[9 + t + 1] * 9 + yo;
+        y1_0_0 = yb[0];
+        y1_1_0 = yb[3];
+        y1_2_0 = yb[6];
+        x1_0_0 = xb[0];
+        x1_0_1 = xb[3];
+        x1_0_2 = xb[6];
+      }
+      c0_0 = c0_0 + x0_0_0 * y0_0_0;
+      c0_0 = c0_0 + x0_0_1 * y0_1_0;
+      c0_0 = c0_0 + x0_0_2 * y0_2_0;
+      if (t + 1 < cnt) {
+      c0_0 = c0_0 + x1_0_0 * y1_0_0;
+      c0_0 = c0_0 + x1_0_1 * y1_1_0;
+      c0_0 = c0_0 + x1_0_2 * y1_2_0;
+      }
+    }
+    __syncwarp(gm);
+  }
+  double* cb = cv + (u64)s * 9;
+  cb[(ti * 1 + 0) * 3 + tj * 1 + 0] = c0_0;
+}
+
+// k-split stage (3x3 by 3x3), 9 lanes per slot each owning inner index kk and 1 columns, 3 slots per warp, 8 warps per block, 2 contributions per step, partials added in kk order
+extern "C" __global__ void ptap_k_split_3x3x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+  extern __shared__ double2 ks_smem[];
+  u32 lane = threadIdx.x & 31, gw = lane / 9;
+  if (gw >= 3) return;
+  u32 r = lane - gw * 9;
+  u32 kk = r / 3, c = r - kk * 3;
+  u32 gl = (threadIdx.x >> 5) * 3 + gw;
+  u32 idx = blockIdx.x * 24 + gl;
+  if (idx >= nslots) return;
+  u32 s = order[idx];
+  double* sx = (double*)((char*)ks_smem + (u64)gl * 328);
+  u32* si = (u32*)(sx + 20);
+  const u32 gm = 511u << (gw * 9);
+  u32 yo = kk * 3 + c * 1;
+  double c0_0 = 0.0;
+  double c1_0 = 0.0;
+  double c2_0 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 9) {
+    u32 cnt = q1 - q0 < 9 ? q1 - q0 : 9;
+    if (r < cnt) { si[r] = rx[q0 + r]; si[9 + r] = ry[q0 + r]; }
+    __syncwarp(gm);
+    for (u32 t = 0; t < cnt; t += 2) {
+      double y0_0 = 0.0;
+      {
+        const double* xs_g = (const double*)(xv + (u64)si[t + 0] * 9);
+        double* xs_s = (double*)(sx + 0);
+        const double* yb = yv + (u64)si[9 + t + 0] * 9 + yo;
+        xs_s[0 + r] = xs_g[0 + r];
+        y0_0 = yb[0];
+      }
+      double y1_0 = 0.0;
+      if (t + 1 < cnt) {
+        const double* xs_g = (const double*)(xv + (u64)si[t + 1] * 9);
+        double* xs_s = (double*)(sx + 10);
+        const double* yb = yv + (u64)si[9 + t + 1] * 9 + yo;
+        xs_s[0 + r] = xs_g[0 + r];
+        y1_0 = yb[0];
+      }
+      __syncwarp(gm);
+      { double x = sx[0 + kk * 3 + 0];
+        c0_0 = c0_0 + x * y0_0;
+      }
+      { double x = sx[0 + kk * 3 + 1];
+        c1_0 = c1_0 + x * y0_0;
+      }
+      { double x = sx[0 + kk * 3 + 2];
+        c2_0 = c2_0 + x * y0_0;
+      }
+      if (t + 1 < cnt) {
+      { double x = sx[10 + kk * 3 + 0];
+        c0_0 = c0_0 + x * y1_0;
+      }
+      { double x = sx[10 + kk * 3 + 1];
+        c1_0 = c1_0 + x * y1_0;
+      }
+      { double x = sx[10 + kk * 3 + 2];
+        c2_0 = c2_0 + x * y1_0;
+      }
+      }
+      __syncwarp(gm);
+    }
+  }
+  double* part = sx;
+  part[(kk * 3 + 0) * 3 + c * 1 + 0] = c0_0;
+  part[(kk * 3 + 1) * 3 + c * 1 + 0] = c1_0;
+  part[(kk * 3 + 2) * 3 + c * 1 + 0] = c2_0;
+  __syncwarp(gm);
+  double* cb = cv + (u64)s * 9;
+  for (u32 e = r; e < 9; e += 9) {
+    double v = part[e];
+    v = v + part[9 + e];
+    v = v + part[18 + e];
+    cb[e] = v;
   }
 }
 

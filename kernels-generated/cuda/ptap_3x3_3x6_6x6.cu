@@ -303,6 +303,165 @@ extern "C" __global__ void ptap_flat_stream_3x3x6(const double* __restrict__ xv,
   }
 }
 
+// lane-tiled stage (3x3 by 3x6), 9 lanes per slot each owning 1x2 outputs, 3 slots per warp, operands read straight into registers, 2 contributions per step
+extern "C" __global__ void ptap_lane_tiled_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+  __shared__ u32 lt_idx[24 * 18];
+  u32 lane = threadIdx.x & 31, gw = lane / 9;
+  if (gw >= 3) return;
+  u32 r = lane - gw * 9;
+  u32 ti = r / 3, tj = r - ti * 3;
+  u32 gl = (threadIdx.x >> 5) * 3 + gw;
+  u32 idx = blockIdx.x * 24 + gl;
+  if (idx >= nslots) return;
+  u32 s = order[idx];
+  u32* si = lt_idx + gl * 18;
+  const u32 gm = 511u << (gw * 9);
+  u32 xo = ti * 3;
+  u32 yo = tj * 2;
+  double c0_0 = 0.0;
+  double c0_1 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 9) {
+    u32 cnt = q1 - q0 < 9 ? q1 - q0 : 9;
+    if (r < cnt) { si[r] = rx[q0 + r]; si[9 + r] = ry[q0 + r]; }
+    __syncwarp(gm);
+    for (u32 t = 0; t < cnt; t += 2) {
+      double x0_0_0 = 0.0, x0_0_1 = 0.0, x0_0_2 = 0.0;
+      double y0_0_0 = 0.0, y0_0_1 = 0.0, y0_1_0 = 0.0, y0_1_1 = 0.0, y0_2_0 = 0.0, y0_2_1 = 0.0;
+      {
+        const double* xb = xv + (u64)si[t + 0] * 9 + xo;
+        const double* yb = yv + (u64)si[9 + t + 0] * 18 + yo;
+        { double2 v = ((const double2*)(yb + 0))[0]; y0_0_0 = v.x; y0_0_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 6))[0]; y0_1_0 = v.x; y0_1_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 12))[0]; y0_2_0 = v.x; y0_2_1 = v.y; }
+        x0_0_0 = xb[0];
+        x0_0_1 = xb[1];
+        x0_0_2 = xb[2];
+      }
+      double x1_0_0 = 0.0, x1_0_1 = 0.0, x1_0_2 = 0.0;
+      double y1_0_0 = 0.0, y1_0_1 = 0.0, y1_1_0 = 0.0, y1_1_1 = 0.0, y1_2_0 = 0.0, y1_2_1 = 0.0;
+      if (t + 1 < cnt) {
+        const double* xb = xv + (u64)si[t + 1] * 9 + xo;
+        const double* yb = yv + (u64)si[9 + t + 1] * 18 + yo;
+        { double2 v = ((const double2*)(yb + 0))[0]; y1_0_0 = v.x; y1_0_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 6))[0]; y1_1_0 = v.x; y1_1_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 12))[0]; y1_2_0 = v.x; y1_2_1 = v.y; }
+        x1_0_0 = xb[0];
+        x1_0_1 = xb[1];
+        x1_0_2 = xb[2];
+      }
+      c0_0 = c0_0 + x0_0_0 * y0_0_0;
+      c0_0 = c0_0 + x0_0_1 * y0_1_0;
+      c0_0 = c0_0 + x0_0_2 * y0_2_0;
+      c0_1 = c0_1 + x0_0_0 * y0_0_1;
+      c0_1 = c0_1 + x0_0_1 * y0_1_1;
+      c0_1 = c0_1 + x0_0_2 * y0_2_1;
+      if (t + 1 < cnt) {
+      c0_0 = c0_0 + x1_0_0 * y1_0_0;
+      c0_0 = c0_0 + x1_0_1 * y1_1_0;
+      c0_0 = c0_0 + x1_0_2 * y1_2_0;
+      c0_1 = c0_1 + x1_0_0 * y1_0_1;
+      c0_1 = c0_1 + x1_0_1 * y1_1_1;
+      c0_1 = c0_1 + x1_0_2 * y1_2_1;
+      }
+    }
+    __syncwarp(gm);
+  }
+  double* cb = cv + (u64)s * 18;
+  cb[(ti * 1 + 0) * 6 + tj * 2 + 0] = c0_0;
+  cb[(ti * 1 + 0) * 6 + tj * 2 + 1] = c0_1;
+}
+
+// k-split stage (3x3 by 3x6), 9 lanes per slot each owning inner index kk and 2 columns, 3 slots per warp, 8 warps per block, 2 contributions per step, partials added in kk order
+extern "C" __global__ void ptap_k_split_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+  extern __shared__ double2 ks_smem[];
+  u32 lane = threadIdx.x & 31, gw = lane / 9;
+  if (gw >= 3) return;
+  u32 r = lane - gw * 9;
+  u32 kk = r / 3, c = r - kk * 3;
+  u32 gl = (threadIdx.x >> 5) * 3 + gw;
+  u32 idx = blockIdx.x * 24 + gl;
+  if (idx >= nslots) return;
+  u32 s = order[idx];
+  double* sx = (double*)((char*)ks_smem + (u64)gl * 584);
+  u32* si = (u32*)(sx + 20);
+  const u32 gm = 511u << (gw * 9);
+  u32 yo = kk * 6 + c * 2;
+  double c0_0 = 0.0;
+  double c0_1 = 0.0;
+  double c1_0 = 0.0;
+  double c1_1 = 0.0;
+  double c2_0 = 0.0;
+  double c2_1 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 9) {
+    u32 cnt = q1 - q0 < 9 ? q1 - q0 : 9;
+    if (r < cnt) { si[r] = rx[q0 + r]; si[9 + r] = ry[q0 + r]; }
+    __syncwarp(gm);
+    for (u32 t = 0; t < cnt; t += 2) {
+      double y0_0 = 0.0, y0_1 = 0.0;
+      {
+        const double* xs_g = (const double*)(xv + (u64)si[t + 0] * 9);
+        double* xs_s = (double*)(sx + 0);
+        const double* yb = yv + (u64)si[9 + t + 0] * 18 + yo;
+        xs_s[0 + r] = xs_g[0 + r];
+        { double2 v = ((const double2*)(yb + 0))[0]; y0_0 = v.x; y0_1 = v.y; }
+      }
+      double y1_0 = 0.0, y1_1 = 0.0;
+      if (t + 1 < cnt) {
+        const double* xs_g = (const double*)(xv + (u64)si[t + 1] * 9);
+        double* xs_s = (double*)(sx + 10);
+        const double* yb = yv + (u64)si[9 + t + 1] * 18 + yo;
+        xs_s[0 + r] = xs_g[0 + r];
+        { double2 v = ((const double2*)(yb + 0))[0]; y1_0 = v.x; y1_1 = v.y; }
+      }
+      __syncwarp(gm);
+      { double x = sx[0 + 0 + kk];
+        c0_0 = c0_0 + x * y0_0;
+        c0_1 = c0_1 + x * y0_1;
+      }
+      { double x = sx[0 + 3 + kk];
+        c1_0 = c1_0 + x * y0_0;
+        c1_1 = c1_1 + x * y0_1;
+      }
+      { double x = sx[0 + 6 + kk];
+        c2_0 = c2_0 + x * y0_0;
+        c2_1 = c2_1 + x * y0_1;
+      }
+      if (t + 1 < cnt) {
+      { double x = sx[10 + 0 + kk];
+        c0_0 = c0_0 + x * y1_0;
+        c0_1 = c0_1 + x * y1_1;
+      }
+      { double x = sx[10 + 3 + kk];
+        c1_0 = c1_0 + x * y1_0;
+        c1_1 = c1_1 + x * y1_1;
+      }
+      { double x = sx[10 + 6 + kk];
+        c2_0 = c2_0 + x * y1_0;
+        c2_1 = c2_1 + x * y1_1;
+      }
+      }
+      __syncwarp(gm);
+    }
+  }
+  double* part = sx;
+  part[(kk * 3 + 0) * 6 + c * 2 + 0] = c0_0;
+  part[(kk * 3 + 0) * 6 + c * 2 + 1] = c0_1;
+  part[(kk * 3 + 1) * 6 + c * 2 + 0] = c1_0;
+  part[(kk * 3 + 1) * 6 + c * 2 + 1] = c1_1;
+  part[(kk * 3 + 2) * 6 + c * 2 + 0] = c2_0;
+  part[(kk * 3 + 2) * 6 + c * 2 + 1] = c2_1;
+  __syncwarp(gm);
+  double* cb = cv + (u64)s * 18;
+  for (u32 e = r; e < 18; e += 9) {
+    double v = part[e];
+    v = v + part[18 + e];
+    v = v + part[36 + e];
+    cb[e] = v;
+  }
+}
+
 // row-Gustavson stage (3x3 by 3x6), one warp per chunk of 32 output slots, 4 warps per block
 extern "C" __global__ void ptap_row_gustavson_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
   __shared__ double rg_acc[4][32 * 18];
@@ -759,6 +918,223 @@ extern "C" __global__ void ptap_flat_stream_6x3x6t(const double* __restrict__ xv
       c = c + xb[(2)*6+(i)] * yb[2 * 6 + j];
       cb[e] = c;
     }
+  }
+}
+
+// lane-tiled stage (6x3 by 3x6), 9 lanes per slot each owning 2x2 outputs, 3 slots per warp, operands read straight into registers, 2 contributions per step
+extern "C" __global__ void ptap_lane_tiled_6x3x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+  __shared__ u32 lt_idx[24 * 18];
+  u32 lane = threadIdx.x & 31, gw = lane / 9;
+  if (gw >= 3) return;
+  u32 r = lane - gw * 9;
+  u32 ti = r / 3, tj = r - ti * 3;
+  u32 gl = (threadIdx.x >> 5) * 3 + gw;
+  u32 idx = blockIdx.x * 24 + gl;
+  if (idx >= nslots) return;
+  u32 s = order[idx];
+  u32* si = lt_idx + gl * 18;
+  const u32 gm = 511u << (gw * 9);
+  u32 xo = ti * 2;
+  u32 yo = tj * 2;
+  double c0_0 = 0.0;
+  double c0_1 = 0.0;
+  double c1_0 = 0.0;
+  double c1_1 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 9) {
+    u32 cnt = q1 - q0 < 9 ? q1 - q0 : 9;
+    if (r < cnt) { si[r] = rx[q0 + r]; si[9 + r] = ry[q0 + r]; }
+    __syncwarp(gm);
+    for (u32 t = 0; t < cnt; t += 2) {
+      double x0_0_0 = 0.0, x0_0_1 = 0.0, x0_0_2 = 0.0, x0_1_0 = 0.0, x0_1_1 = 0.0, x0_1_2 = 0.0;
+      double y0_0_0 = 0.0, y0_0_1 = 0.0, y0_1_0 = 0.0, y0_1_1 = 0.0, y0_2_0 = 0.0, y0_2_1 = 0.0;
+      {
+        const double* xb = xv + (u64)si[t + 0] * 18 + xo;
+        const double* yb = yv + (u64)si[9 + t + 0] * 18 + yo;
+        { double2 v = ((const double2*)(yb + 0))[0]; y0_0_0 = v.x; y0_0_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 6))[0]; y0_1_0 = v.x; y0_1_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 12))[0]; y0_2_0 = v.x; y0_2_1 = v.y; }
+        { double2 v = ((const double2*)(xb + 0))[0]; x0_0_0 = v.x; x0_1_0 = v.y; }
+        { double2 v = ((const double2*)(xb + 6))[0]; x0_0_1 = v.x; x0_1_1 = v.y; }
+        { double2 v = ((const double2*)(xb + 12))[0]; x0_0_2 = v.x; x0_1_2 = v.y; }
+      }
+      double x1_0_0 = 0.0, x1_0_1 = 0.0, x1_0_2 = 0.0, x1_1_0 = 0.0, x1_1_1 = 0.0, x1_1_2 = 0.0;
+      double y1_0_0 = 0.0, y1_0_1 = 0.0, y1_1_0 = 0.0, y1_1_1 = 0.0, y1_2_0 = 0.0, y1_2_1 = 0.0;
+      if (t + 1 < cnt) {
+        const double* xb = xv + (u64)si[t + 1] * 18 + xo;
+        const double* yb = yv + (u64)si[9 + t + 1] * 18 + yo;
+        { double2 v = ((const double2*)(yb + 0))[0]; y1_0_0 = v.x; y1_0_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 6))[0]; y1_1_0 = v.x; y1_1_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 12))[0]; y1_2_0 = v.x; y1_2_1 = v.y; }
+        { double2 v = ((const double2*)(xb + 0))[0]; x1_0_0 = v.x; x1_1_0 = v.y; }
+        { double2 v = ((const double2*)(xb + 6))[0]; x1_0_1 = v.x; x1_1_1 = v.y; }
+        { double2 v = ((const double2*)(xb + 12))[0]; x1_0_2 = v.x; x1_1_2 = v.y; }
+      }
+      c0_0 = c0_0 + x0_0_0 * y0_0_0;
+      c0_0 = c0_0 + x0_0_1 * y0_1_0;
+      c0_0 = c0_0 + x0_0_2 * y0_2_0;
+      c0_1 = c0_1 + x0_0_0 * y0_0_1;
+      c0_1 = c0_1 + x0_0_1 * y0_1_1;
+      c0_1 = c0_1 + x0_0_2 * y0_2_1;
+      c1_0 = c1_0 + x0_1_0 * y0_0_0;
+      c1_0 = c1_0 + x0_1_1 * y0_1_0;
+      c1_0 = c1_0 + x0_1_2 * y0_2_0;
+      c1_1 = c1_1 + x0_1_0 * y0_0_1;
+      c1_1 = c1_1 + x0_1_1 * y0_1_1;
+      c1_1 = c1_1 + x0_1_2 * y0_2_1;
+      if (t + 1 < cnt) {
+      c0_0 = c0_0 + x1_0_0 * y1_0_0;
+      c0_0 = c0_0 + x1_0_1 * y1_1_0;
+      c0_0 = c0_0 + x1_0_2 * y1_2_0;
+      c0_1 = c0_1 + x1_0_0 * y1_0_1;
+      c0_1 = c0_1 + x1_0_1 * y1_1_1;
+      c0_1 = c0_1 + x1_0_2 * y1_2_1;
+      c1_0 = c1_0 + x1_1_0 * y1_0_0;
+      c1_0 = c1_0 + x1_1_1 * y1_1_0;
+      c1_0 = c1_0 + x1_1_2 * y1_2_0;
+      c1_1 = c1_1 + x1_1_0 * y1_0_1;
+      c1_1 = c1_1 + x1_1_1 * y1_1_1;
+      c1_1 = c1_1 + x1_1_2 * y1_2_1;
+      }
+    }
+    __syncwarp(gm);
+  }
+  double* cb = cv + (u64)s * 36;
+  cb[(ti * 2 + 0) * 6 + tj * 2 + 0] = c0_0;
+  cb[(ti * 2 + 0) * 6 + tj * 2 + 1] = c0_1;
+  cb[(ti * 2 + 1) * 6 + tj * 2 + 0] = c1_0;
+  cb[(ti * 2 + 1) * 6 + tj * 2 + 1] = c1_1;
+}
+
+// k-split stage (6x3 by 3x6), 9 lanes per slot each owning inner index kk and 2 columns, 3 slots per warp, 8 warps per block, 2 contributions per step, partials added in kk order
+extern "C" __global__ void ptap_k_split_6x3x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+  extern __shared__ double2 ks_smem[];
+  u32 lane = threadIdx.x & 31, gw = lane / 9;
+  if (gw >= 3) return;
+  u32 r = lane - gw * 9;
+  u32 kk = r / 3, c = r - kk * 3;
+  u32 gl = (threadIdx.x >> 5) * 3 + gw;
+  u32 idx = blockIdx.x * 24 + gl;
+  if (idx >= nslots) return;
+  u32 s = order[idx];
+  double* sx = (double*)((char*)ks_smem + (u64)gl * 912);
+  u32* si = (u32*)(sx + 36);
+  const u32 gm = 511u << (gw * 9);
+  u32 yo = kk * 6 + c * 2;
+  double c0_0 = 0.0;
+  double c0_1 = 0.0;
+  double c1_0 = 0.0;
+  double c1_1 = 0.0;
+  double c2_0 = 0.0;
+  double c2_1 = 0.0;
+  double c3_0 = 0.0;
+  double c3_1 = 0.0;
+  double c4_0 = 0.0;
+  double c4_1 = 0.0;
+  double c5_0 = 0.0;
+  double c5_1 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 9) {
+    u32 cnt = q1 - q0 < 9 ? q1 - q0 : 9;
+    if (r < cnt) { si[r] = rx[q0 + r]; si[9 + r] = ry[q0 + r]; }
+    __syncwarp(gm);
+    for (u32 t = 0; t < cnt; t += 2) {
+      double y0_0 = 0.0, y0_1 = 0.0;
+      {
+        const double2* xs_g = (const double2*)(xv + (u64)si[t + 0] * 18);
+        double2* xs_s = (double2*)(sx + 0);
+        const double* yb = yv + (u64)si[9 + t + 0] * 18 + yo;
+        xs_s[0 + r] = xs_g[0 + r];
+        { double2 v = ((const double2*)(yb + 0))[0]; y0_0 = v.x; y0_1 = v.y; }
+      }
+      double y1_0 = 0.0, y1_1 = 0.0;
+      if (t + 1 < cnt) {
+        const double2* xs_g = (const double2*)(xv + (u64)si[t + 1] * 18);
+        double2* xs_s = (double2*)(sx + 18);
+        const double* yb = yv + (u64)si[9 + t + 1] * 18 + yo;
+        xs_s[0 + r] = xs_g[0 + r];
+        { double2 v = ((const double2*)(yb + 0))[0]; y1_0 = v.x; y1_1 = v.y; }
+      }
+      __syncwarp(gm);
+      double2 x0_0 = ((const double2*)(sx + 0 + kk * 6))[0];
+      double2 x0_1 = ((const double2*)(sx + 0 + kk * 6))[1];
+      double2 x0_2 = ((const double2*)(sx + 0 + kk * 6))[2];
+      { double x = x0_0.x;
+        c0_0 = c0_0 + x * y0_0;
+        c0_1 = c0_1 + x * y0_1;
+      }
+      { double x = x0_0.y;
+        c1_0 = c1_0 + x * y0_0;
+        c1_1 = c1_1 + x * y0_1;
+      }
+      { double x = x0_1.x;
+        c2_0 = c2_0 + x * y0_0;
+        c2_1 = c2_1 + x * y0_1;
+      }
+      { double x = x0_1.y;
+        c3_0 = c3_0 + x * y0_0;
+        c3_1 = c3_1 + x * y0_1;
+      }
+      { double x = x0_2.x;
+        c4_0 = c4_0 + x * y0_0;
+        c4_1 = c4_1 + x * y0_1;
+      }
+      { double x = x0_2.y;
+        c5_0 = c5_0 + x * y0_0;
+        c5_1 = c5_1 + x * y0_1;
+      }
+      if (t + 1 < cnt) {
+      double2 x1_0 = ((const double2*)(sx + 18 + kk * 6))[0];
+      double2 x1_1 = ((const double2*)(sx + 18 + kk * 6))[1];
+      double2 x1_2 = ((const double2*)(sx + 18 + kk * 6))[2];
+      { double x = x1_0.x;
+        c0_0 = c0_0 + x * y1_0;
+        c0_1 = c0_1 + x * y1_1;
+      }
+      { double x = x1_0.y;
+        c1_0 = c1_0 + x * y1_0;
+        c1_1 = c1_1 + x * y1_1;
+      }
+      { double x = x1_1.x;
+        c2_0 = c2_0 + x * y1_0;
+        c2_1 = c2_1 + x * y1_1;
+      }
+      { double x = x1_1.y;
+        c3_0 = c3_0 + x * y1_0;
+        c3_1 = c3_1 + x * y1_1;
+      }
+      { double x = x1_2.x;
+        c4_0 = c4_0 + x * y1_0;
+        c4_1 = c4_1 + x * y1_1;
+      }
+      { double x = x1_2.y;
+        c5_0 = c5_0 + x * y1_0;
+        c5_1 = c5_1 + x * y1_1;
+      }
+      }
+      __syncwarp(gm);
+    }
+  }
+  double* part = sx;
+  part[(kk * 6 + 0) * 6 + c * 2 + 0] = c0_0;
+  part[(kk * 6 + 0) * 6 + c * 2 + 1] = c0_1;
+  part[(kk * 6 + 1) * 6 + c * 2 + 0] = c1_0;
+  part[(kk * 6 + 1) * 6 + c * 2 + 1] = c1_1;
+  part[(kk * 6 + 2) * 6 + c * 2 + 0] = c2_0;
+  part[(kk * 6 + 2) * 6 + c * 2 + 1] = c2_1;
+  part[(kk * 6 + 3) * 6 + c * 2 + 0] = c3_0;
+  part[(kk * 6 + 3) * 6 + c * 2 + 1] = c3_1;
+  part[(kk * 6 + 4) * 6 + c * 2 + 0] = c4_0;
+  part[(kk * 6 + 4) * 6 + c * 2 + 1] = c4_1;
+  part[(kk * 6 + 5) * 6 + c * 2 + 0] = c5_0;
+  part[(kk * 6 + 5) * 6 + c * 2 + 1] = c5_1;
+  __syncwarp(gm);
+  double* cb = cv + (u64)s * 36;
+  for (u32 e = r; e < 36; e += 9) {
+    double v = part[e];
+    v = v + part[36 + e];
+    v = v + part[72 + e];
+    cb[e] = v;
   }
 }
 
@@ -1433,6 +1809,188 @@ extern "C" __global__ void ptap_flat_stream_6x6x6(const double* __restrict__ xv,
       c = c + xb[(i)*6+(5)] * yb[5 * 6 + j];
       cb[e] = c;
     }
+  }
+}
+
+// lane-tiled stage (6x6 by 6x6), 18 lanes per slot each owning 1x2 outputs, 1 slots per warp, operands read straight into registers, 2 contributions per step
+extern "C" __global__ void ptap_lane_tiled_6x6x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+  __shared__ u32 lt_idx[8 * 36];
+  u32 lane = threadIdx.x & 31, gw = lane / 18;
+  if (gw >= 1) return;
+  u32 r = lane - gw * 18;
+  u32 ti = r / 3, tj = r - ti * 3;
+  u32 gl = (threadIdx.x >> 5) * 1 + gw;
+  u32 idx = blockIdx.x * 8 + gl;
+  if (idx >= nslots) return;
+  u32 s = order[idx];
+  u32* si = lt_idx + gl * 36;
+  const u32 gm = 262143u << (gw * 18);
+  u32 xo = ti * 6;
+  u32 yo = tj * 2;
+  double c0_0 = 0.0;
+  double c0_1 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 18) {
+    u32 cnt = q1 - q0 < 18 ? q1 - q0 : 18;
+    if (r < cnt) { si[r] = rx[q0 + r]; si[18 + r] = ry[q0 + r]; }
+    __syncwarp(gm);
+    for (u32 t = 0; t < cnt; t += 2) {
+      double x0_0_0 = 0.0, x0_0_1 = 0.0, x0_0_2 = 0.0, x0_0_3 = 0.0, x0_0_4 = 0.0, x0_0_5 = 0.0;
+      double y0_0_0 = 0.0, y0_0_1 = 0.0, y0_1_0 = 0.0, y0_1_1 = 0.0, y0_2_0 = 0.0, y0_2_1 = 0.0, y0_3_0 = 0.0, y0_3_1 = 0.0, y0_4_0 = 0.0, y0_4_1 = 0.0, y0_5_0 = 0.0, y0_5_1 = 0.0;
+      {
+        const double* xb = xv + (u64)si[t + 0] * 36 + xo;
+        const double* yb = yv + (u64)si[18 + t + 0] * 36 + yo;
+        { double2 v = ((const double2*)(yb + 0))[0]; y0_0_0 = v.x; y0_0_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 6))[0]; y0_1_0 = v.x; y0_1_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 12))[0]; y0_2_0 = v.x; y0_2_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 18))[0]; y0_3_0 = v.x; y0_3_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 24))[0]; y0_4_0 = v.x; y0_4_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 30))[0]; y0_5_0 = v.x; y0_5_1 = v.y; }
+        { double2 v = ((const double2*)(xb + 0))[0]; x0_0_0 = v.x; x0_0_1 = v.y; }
+        { double2 v = ((const double2*)(xb + 0))[1]; x0_0_2 = v.x; x0_0_3 = v.y; }
+        { double2 v = ((const double2*)(xb + 0))[2]; x0_0_4 = v.x; x0_0_5 = v.y; }
+      }
+      double x1_0_0 = 0.0, x1_0_1 = 0.0, x1_0_2 = 0.0, x1_0_3 = 0.0, x1_0_4 = 0.0, x1_0_5 = 0.0;
+      double y1_0_0 = 0.0, y1_0_1 = 0.0, y1_1_0 = 0.0, y1_1_1 = 0.0, y1_2_0 = 0.0, y1_2_1 = 0.0, y1_3_0 = 0.0, y1_3_1 = 0.0, y1_4_0 = 0.0, y1_4_1 = 0.0, y1_5_0 = 0.0, y1_5_1 = 0.0;
+      if (t + 1 < cnt) {
+        const double* xb = xv + (u64)si[t + 1] * 36 + xo;
+        const double* yb = yv + (u64)si[18 + t + 1] * 36 + yo;
+        { double2 v = ((const double2*)(yb + 0))[0]; y1_0_0 = v.x; y1_0_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 6))[0]; y1_1_0 = v.x; y1_1_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 12))[0]; y1_2_0 = v.x; y1_2_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 18))[0]; y1_3_0 = v.x; y1_3_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 24))[0]; y1_4_0 = v.x; y1_4_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 30))[0]; y1_5_0 = v.x; y1_5_1 = v.y; }
+        { double2 v = ((const double2*)(xb + 0))[0]; x1_0_0 = v.x; x1_0_1 = v.y; }
+        { double2 v = ((const double2*)(xb + 0))[1]; x1_0_2 = v.x; x1_0_3 = v.y; }
+        { double2 v = ((const double2*)(xb + 0))[2]; x1_0_4 = v.x; x1_0_5 = v.y; }
+      }
+      c0_0 = c0_0 + x0_0_0 * y0_0_0;
+      c0_0 = c0_0 + x0_0_1 * y0_1_0;
+      c0_0 = c0_0 + x0_0_2 * y0_2_0;
+      c0_0 = c0_0 + x0_0_3 * y0_3_0;
+      c0_0 = c0_0 + x0_0_4 * y0_4_0;
+      c0_0 = c0_0 + x0_0_5 * y0_5_0;
+      c0_1 = c0_1 + x0_0_0 * y0_0_1;
+      c0_1 = c0_1 + x0_0_1 * y0_1_1;
+      c0_1 = c0_1 + x0_0_2 * y0_2_1;
+      c0_1 = c0_1 + x0_0_3 * y0_3_1;
+      c0_1 = c0_1 + x0_0_4 * y0_4_1;
+      c0_1 = c0_1 + x0_0_5 * y0_5_1;
+      if (t + 1 < cnt) {
+      c0_0 = c0_0 + x1_0_0 * y1_0_0;
+      c0_0 = c0_0 + x1_0_1 * y1_1_0;
+      c0_0 = c0_0 + x1_0_2 * y1_2_0;
+      c0_0 = c0_0 + x1_0_3 * y1_3_0;
+      c0_0 = c0_0 + x1_0_4 * y1_4_0;
+      c0_0 = c0_0 + x1_0_5 * y1_5_0;
+      c0_1 = c0_1 + x1_0_0 * y1_0_1;
+      c0_1 = c0_1 + x1_0_1 * y1_1_1;
+      c0_1 = c0_1 + x1_0_2 * y1_2_1;
+      c0_1 = c0_1 + x1_0_3 * y1_3_1;
+      c0_1 = c0_1 + x1_0_4 * y1_4_1;
+      c0_1 = c0_1 + x1_0_5 * y1_5_1;
+      }
+    }
+    __syncwarp(gm);
+  }
+  double* cb = cv + (u64)s * 36;
+  cb[(ti * 1 + 0) * 6 + tj * 2 + 0] = c0_0;
+  cb[(ti * 1 + 0) * 6 + tj * 2 + 1] = c0_1;
+}
+
+// k-split stage (6x6 by 6x6), 18 lanes per slot each owning inner index kk and 2 columns, 1 slots per warp, 8 warps per block, 1 contributions per step, partials added in kk order
+extern "C" __global__ void ptap_k_split_6x6x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+  extern __shared__ double2 ks_smem[];
+  u32 lane = threadIdx.x & 31, gw = lane / 18;
+  if (gw >= 1) return;
+  u32 r = lane - gw * 18;
+  u32 kk = r / 3, c = r - kk * 3;
+  u32 gl = (threadIdx.x >> 5) * 1 + gw;
+  u32 idx = blockIdx.x * 8 + gl;
+  if (idx >= nslots) return;
+  u32 s = order[idx];
+  double* sx = (double*)((char*)ks_smem + (u64)gl * 1824);
+  u32* si = (u32*)(sx + 36);
+  const u32 gm = 262143u << (gw * 18);
+  u32 yo = kk * 6 + c * 2;
+  double c0_0 = 0.0;
+  double c0_1 = 0.0;
+  double c1_0 = 0.0;
+  double c1_1 = 0.0;
+  double c2_0 = 0.0;
+  double c2_1 = 0.0;
+  double c3_0 = 0.0;
+  double c3_1 = 0.0;
+  double c4_0 = 0.0;
+  double c4_1 = 0.0;
+  double c5_0 = 0.0;
+  double c5_1 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 18) {
+    u32 cnt = q1 - q0 < 18 ? q1 - q0 : 18;
+    if (r < cnt) { si[r] = rx[q0 + r]; si[18 + r] = ry[q0 + r]; }
+    __syncwarp(gm);
+    for (u32 t = 0; t < cnt; t += 1) {
+      double y0_0 = 0.0, y0_1 = 0.0;
+      {
+        const double2* xs_g = (const double2*)(xv + (u64)si[t + 0] * 36);
+        double2* xs_s = (double2*)(sx + 0);
+        const double* yb = yv + (u64)si[18 + t + 0] * 36 + yo;
+        xs_s[0 + r] = xs_g[0 + r];
+        { double2 v = ((const double2*)(yb + 0))[0]; y0_0 = v.x; y0_1 = v.y; }
+      }
+      __syncwarp(gm);
+      { double x = sx[0 + 0 + kk];
+        c0_0 = c0_0 + x * y0_0;
+        c0_1 = c0_1 + x * y0_1;
+      }
+      { double x = sx[0 + 6 + kk];
+        c1_0 = c1_0 + x * y0_0;
+        c1_1 = c1_1 + x * y0_1;
+      }
+      { double x = sx[0 + 12 + kk];
+        c2_0 = c2_0 + x * y0_0;
+        c2_1 = c2_1 + x * y0_1;
+      }
+      { double x = sx[0 + 18 + kk];
+        c3_0 = c3_0 + x * y0_0;
+        c3_1 = c3_1 + x * y0_1;
+      }
+      { double x = sx[0 + 24 + kk];
+        c4_0 = c4_0 + x * y0_0;
+        c4_1 = c4_1 + x * y0_1;
+      }
+      { double x = sx[0 + 30 + kk];
+        c5_0 = c5_0 + x * y0_0;
+        c5_1 = c5_1 + x * y0_1;
+      }
+      __syncwarp(gm);
+    }
+  }
+  double* part = sx;
+  part[(kk * 6 + 0) * 6 + c * 2 + 0] = c0_0;
+  part[(kk * 6 + 0) * 6 + c * 2 + 1] = c0_1;
+  part[(kk * 6 + 1) * 6 + c * 2 + 0] = c1_0;
+  part[(kk * 6 + 1) * 6 + c * 2 + 1] = c1_1;
+  part[(kk * 6 + 2) * 6 + c * 2 + 0] = c2_0;
+  part[(kk * 6 + 2) * 6 + c * 2 + 1] = c2_1;
+  part[(kk * 6 + 3) * 6 + c * 2 + 0] = c3_0;
+  part[(kk * 6 + 3) * 6 + c * 2 + 1] = c3_1;
+  part[(kk * 6 + 4) * 6 + c * 2 + 0] = c4_0;
+  part[(kk * 6 + 4) * 6 + c * 2 + 1] = c4_1;
+  part[(kk * 6 + 5) * 6 + c * 2 + 0] = c5_0;
+  part[(kk * 6 + 5) * 6 + c * 2 + 1] = c5_1;
+  __syncwarp(gm);
+  double* cb = cv + (u64)s * 36;
+  for (u32 e = r; e < 36; e += 18) {
+    double v = part[e];
+    v = v + part[36 + e];
+    v = v + part[72 + e];
+    v = v + part[108 + e];
+    v = v + part[144 + e];
+    v = v + part[180 + e];
+    cb[e] = v;
   }
 }
 
@@ -2114,6 +2672,225 @@ extern "C" __global__ void ptap_flat_stream_6x6x6t(const double* __restrict__ xv
       c = c + xb[(5)*6+(i)] * yb[5 * 6 + j];
       cb[e] = c;
     }
+  }
+}
+
+// lane-tiled stage (6x6 by 6x6), 9 lanes per slot each owning 2x2 outputs, 3 slots per warp, operands read straight into registers, 2 contributions per step
+extern "C" __global__ void ptap_lane_tiled_6x6x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+  __shared__ u32 lt_idx[24 * 18];
+  u32 lane = threadIdx.x & 31, gw = lane / 9;
+  if (gw >= 3) return;
+  u32 r = lane - gw * 9;
+  u32 ti = r / 3, tj = r - ti * 3;
+  u32 gl = (threadIdx.x >> 5) * 3 + gw;
+  u32 idx = blockIdx.x * 24 + gl;
+  if (idx >= nslots) return;
+  u32 s = order[idx];
+  u32* si = lt_idx + gl * 18;
+  const u32 gm = 511u << (gw * 9);
+  u32 xo = ti * 2;
+  u32 yo = tj * 2;
+  double c0_0 = 0.0;
+  double c0_1 = 0.0;
+  double c1_0 = 0.0;
+  double c1_1 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 9) {
+    u32 cnt = q1 - q0 < 9 ? q1 - q0 : 9;
+    if (r < cnt) { si[r] = rx[q0 + r]; si[9 + r] = ry[q0 + r]; }
+    __syncwarp(gm);
+    for (u32 t = 0; t < cnt; t += 2) {
+      double x0_0_0 = 0.0, x0_0_1 = 0.0, x0_0_2 = 0.0, x0_0_3 = 0.0, x0_0_4 = 0.0, x0_0_5 = 0.0, x0_1_0 = 0.0, x0_1_1 = 0.0, x0_1_2 = 0.0, x0_1_3 = 0.0, x0_1_4 = 0.0, x0_1_5 = 0.0;
+      double y0_0_0 = 0.0, y0_0_1 = 0.0, y0_1_0 = 0.0, y0_1_1 = 0.0, y0_2_0 = 0.0, y0_2_1 = 0.0, y0_3_0 = 0.0, y0_3_1 = 0.0, y0_4_0 = 0.0, y0_4_1 = 0.0, y0_5_0 = 0.0, y0_5_1 = 0.0;
+      {
+        const double* xb = xv + (u64)si[t + 0] * 36 + xo;
+        const double* yb = yv + (u64)si[9 + t + 0] * 36 + yo;
+        { double2 v = ((const double2*)(yb + 0))[0]; y0_0_0 = v.x; y0_0_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 6))[0]; y0_1_0 = v.x; y0_1_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 12))[0]; y0_2_0 = v.x; y0_2_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 18))[0]; y0_3_0 = v.x; y0_3_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 24))[0]; y0_4_0 = v.x; y0_4_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 30))[0]; y0_5_0 = v.x; y0_5_1 = v.y; }
+        { double2 v = ((const double2*)(xb + 0))[0]; x0_0_0 = v.x; x0_1_0 = v.y; }
+        { double2 v = ((const double2*)(xb + 6))[0]; x0_0_1 = v.x; x0_1_1 = v.y; }
+        { double2 v = ((const double2*)(xb + 12))[0]; x0_0_2 = v.x; x0_1_2 = v.y; }
+        { double2 v = ((const double2*)(xb + 18))[0]; x0_0_3 = v.x; x0_1_3 = v.y; }
+        { double2 v = ((const double2*)(xb + 24))[0]; x0_0_4 = v.x; x0_1_4 = v.y; }
+        { double2 v = ((const double2*)(xb + 30))[0]; x0_0_5 = v.x; x0_1_5 = v.y; }
+      }
+      double x1_0_0 = 0.0, x1_0_1 = 0.0, x1_0_2 = 0.0, x1_0_3 = 0.0, x1_0_4 = 0.0, x1_0_5 = 0.0, x1_1_0 = 0.0, x1_1_1 = 0.0, x1_1_2 = 0.0, x1_1_3 = 0.0, x1_1_4 = 0.0, x1_1_5 = 0.0;
+      double y1_0_0 = 0.0, y1_0_1 = 0.0, y1_1_0 = 0.0, y1_1_1 = 0.0, y1_2_0 = 0.0, y1_2_1 = 0.0, y1_3_0 = 0.0, y1_3_1 = 0.0, y1_4_0 = 0.0, y1_4_1 = 0.0, y1_5_0 = 0.0, y1_5_1 = 0.0;
+      if (t + 1 < cnt) {
+        const double* xb = xv + (u64)si[t + 1] * 36 + xo;
+        const double* yb = yv + (u64)si[9 + t + 1] * 36 + yo;
+        { double2 v = ((const double2*)(yb + 0))[0]; y1_0_0 = v.x; y1_0_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 6))[0]; y1_1_0 = v.x; y1_1_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 12))[0]; y1_2_0 = v.x; y1_2_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 18))[0]; y1_3_0 = v.x; y1_3_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 24))[0]; y1_4_0 = v.x; y1_4_1 = v.y; }
+        { double2 v = ((const double2*)(yb + 30))[0]; y1_5_0 = v.x; y1_5_1 = v.y; }
+        { double2 v = ((const double2*)(xb + 0))[0]; x1_0_0 = v.x; x1_1_0 = v.y; }
+        { double2 v = ((const double2*)(xb + 6))[0]; x1_0_1 = v.x; x1_1_1 = v.y; }
+        { double2 v = ((const double2*)(xb + 12))[0]; x1_0_2 = v.x; x1_1_2 = v.y; }
+        { double2 v = ((const double2*)(xb + 18))[0]; x1_0_3 = v.x; x1_1_3 = v.y; }
+        { double2 v = ((const double2*)(xb + 24))[0]; x1_0_4 = v.x; x1_1_4 = v.y; }
+        { double2 v = ((const double2*)(xb + 30))[0]; x1_0_5 = v.x; x1_1_5 = v.y; }
+      }
+      c0_0 = c0_0 + x0_0_0 * y0_0_0;
+      c0_0 = c0_0 + x0_0_1 * y0_1_0;
+      c0_0 = c0_0 + x0_0_2 * y0_2_0;
+      c0_0 = c0_0 + x0_0_3 * y0_3_0;
+      c0_0 = c0_0 + x0_0_4 * y0_4_0;
+      c0_0 = c0_0 + x0_0_5 * y0_5_0;
+      c0_1 = c0_1 + x0_0_0 * y0_0_1;
+      c0_1 = c0_1 + x0_0_1 * y0_1_1;
+      c0_1 = c0_1 + x0_0_2 * y0_2_1;
+      c0_1 = c0_1 + x0_0_3 * y0_3_1;
+      c0_1 = c0_1 + x0_0_4 * y0_4_1;
+      c0_1 = c0_1 + x0_0_5 * y0_5_1;
+      c1_0 = c1_0 + x0_1_0 * y0_0_0;
+      c1_0 = c1_0 + x0_1_1 * y0_1_0;
+      c1_0 = c1_0 + x0_1_2 * y0_2_0;
+      c1_0 = c1_0 + x0_1_3 * y0_3_0;
+      c1_0 = c1_0 + x0_1_4 * y0_4_0;
+      c1_0 = c1_0 + x0_1_5 * y0_5_0;
+      c1_1 = c1_1 + x0_1_0 * y0_0_1;
+      c1_1 = c1_1 + x0_1_1 * y0_1_1;
+      c1_1 = c1_1 + x0_1_2 * y0_2_1;
+      c1_1 = c1_1 + x0_1_3 * y0_3_1;
+      c1_1 = c1_1 + x0_1_4 * y0_4_1;
+      c1_1 = c1_1 + x0_1_5 * y0_5_1;
+      if (t + 1 < cnt) {
+      c0_0 = c0_0 + x1_0_0 * y1_0_0;
+      c0_0 = c0_0 + x1_0_1 * y1_1_0;
+      c0_0 = c0_0 + x1_0_2 * y1_2_0;
+      c0_0 = c0_0 + x1_0_3 * y1_3_0;
+      c0_0 = c0_0 + x1_0_4 * y1_4_0;
+      c0_0 = c0_0 + x1_0_5 * y1_5_0;
+      c0_1 = c0_1 + x1_0_0 * y1_0_1;
+      c0_1 = c0_1 + x1_0_1 * y1_1_1;
+      c0_1 = c0_1 + x1_0_2 * y1_2_1;
+      c0_1 = c0_1 + x1_0_3 * y1_3_1;
+      c0_1 = c0_1 + x1_0_4 * y1_4_1;
+      c0_1 = c0_1 + x1_0_5 * y1_5_1;
+      c1_0 = c1_0 + x1_1_0 * y1_0_0;
+      c1_0 = c1_0 + x1_1_1 * y1_1_0;
+      c1_0 = c1_0 + x1_1_2 * y1_2_0;
+      c1_0 = c1_0 + x1_1_3 * y1_3_0;
+      c1_0 = c1_0 + x1_1_4 * y1_4_0;
+      c1_0 = c1_0 + x1_1_5 * y1_5_0;
+      c1_1 = c1_1 + x1_1_0 * y1_0_1;
+      c1_1 = c1_1 + x1_1_1 * y1_1_1;
+      c1_1 = c1_1 + x1_1_2 * y1_2_1;
+      c1_1 = c1_1 + x1_1_3 * y1_3_1;
+      c1_1 = c1_1 + x1_1_4 * y1_4_1;
+      c1_1 = c1_1 + x1_1_5 * y1_5_1;
+      }
+    }
+    __syncwarp(gm);
+  }
+  double* cb = cv + (u64)s * 36;
+  cb[(ti * 2 + 0) * 6 + tj * 2 + 0] = c0_0;
+  cb[(ti * 2 + 0) * 6 + tj * 2 + 1] = c0_1;
+  cb[(ti * 2 + 1) * 6 + tj * 2 + 0] = c1_0;
+  cb[(ti * 2 + 1) * 6 + tj * 2 + 1] = c1_1;
+}
+
+// k-split stage (6x6 by 6x6), 18 lanes per slot each owning inner index kk and 2 columns, 1 slots per warp, 8 warps per block, 1 contributions per step, partials added in kk order
+extern "C" __global__ void ptap_k_split_6x6x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+  extern __shared__ double2 ks_smem[];
+  u32 lane = threadIdx.x & 31, gw = lane / 18;
+  if (gw >= 1) return;
+  u32 r = lane - gw * 18;
+  u32 kk = r / 3, c = r - kk * 3;
+  u32 gl = (threadIdx.x >> 5) * 1 + gw;
+  u32 idx = blockIdx.x * 8 + gl;
+  if (idx >= nslots) return;
+  u32 s = order[idx];
+  double* sx = (double*)((char*)ks_smem + (u64)gl * 1824);
+  u32* si = (u32*)(sx + 36);
+  const u32 gm = 262143u << (gw * 18);
+  u32 yo = kk * 6 + c * 2;
+  double c0_0 = 0.0;
+  double c0_1 = 0.0;
+  double c1_0 = 0.0;
+  double c1_1 = 0.0;
+  double c2_0 = 0.0;
+  double c2_1 = 0.0;
+  double c3_0 = 0.0;
+  double c3_1 = 0.0;
+  double c4_0 = 0.0;
+  double c4_1 = 0.0;
+  double c5_0 = 0.0;
+  double c5_1 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 18) {
+    u32 cnt = q1 - q0 < 18 ? q1 - q0 : 18;
+    if (r < cnt) { si[r] = rx[q0 + r]; si[18 + r] = ry[q0 + r]; }
+    __syncwarp(gm);
+    for (u32 t = 0; t < cnt; t += 1) {
+      double y0_0 = 0.0, y0_1 = 0.0;
+      {
+        const double2* xs_g = (const double2*)(xv + (u64)si[t + 0] * 36);
+        double2* xs_s = (double2*)(sx + 0);
+        const double* yb = yv + (u64)si[18 + t + 0] * 36 + yo;
+        xs_s[0 + r] = xs_g[0 + r];
+        { double2 v = ((const double2*)(yb + 0))[0]; y0_0 = v.x; y0_1 = v.y; }
+      }
+      __syncwarp(gm);
+      double2 x0_0 = ((const double2*)(sx + 0 + kk * 6))[0];
+      double2 x0_1 = ((const double2*)(sx + 0 + kk * 6))[1];
+      double2 x0_2 = ((const double2*)(sx + 0 + kk * 6))[2];
+      { double x = x0_0.x;
+        c0_0 = c0_0 + x * y0_0;
+        c0_1 = c0_1 + x * y0_1;
+      }
+      { double x = x0_0.y;
+        c1_0 = c1_0 + x * y0_0;
+        c1_1 = c1_1 + x * y0_1;
+      }
+      { double x = x0_1.x;
+        c2_0 = c2_0 + x * y0_0;
+        c2_1 = c2_1 + x * y0_1;
+      }
+      { double x = x0_1.y;
+        c3_0 = c3_0 + x * y0_0;
+        c3_1 = c3_1 + x * y0_1;
+      }
+      { double x = x0_2.x;
+        c4_0 = c4_0 + x * y0_0;
+        c4_1 = c4_1 + x * y0_1;
+      }
+      { double x = x0_2.y;
+        c5_0 = c5_0 + x * y0_0;
+        c5_1 = c5_1 + x * y0_1;
+      }
+      __syncwarp(gm);
+    }
+  }
+  double* part = sx;
+  part[(kk * 6 + 0) * 6 + c * 2 + 0] = c0_0;
+  part[(kk * 6 + 0) * 6 + c * 2 + 1] = c0_1;
+  part[(kk * 6 + 1) * 6 + c * 2 + 0] = c1_0;
+  part[(kk * 6 + 1) * 6 + c * 2 + 1] = c1_1;
+  part[(kk * 6 + 2) * 6 + c * 2 + 0] = c2_0;
+  part[(kk * 6 + 2) * 6 + c * 2 + 1] = c2_1;
+  part[(kk * 6 + 3) * 6 + c * 2 + 0] = c3_0;
+  part[(kk * 6 + 3) * 6 + c * 2 + 1] = c3_1;
+  part[(kk * 6 + 4) * 6 + c * 2 + 0] = c4_0;
+  part[(kk * 6 + 4) * 6 + c * 2 + 1] = c4_1;
+  part[(kk * 6 + 5) * 6 + c * 2 + 0] = c5_0;
+  part[(kk * 6 + 5) * 6 + c * 2 + 1] = c5_1;
+  __syncwarp(gm);
+  double* cb = cv + (u64)s * 36;
+  for (u32 e = r; e < 36; e += 18) {
+    double v = part[e];
+    v = v + part[36 + e];
+    v = v + part[72 + e];
+    v = v + part[108 + e];
+    v = v + part[144 + e];
+    v = v + part[180 + e];
+    cb[e] = v;
   }
 }
 

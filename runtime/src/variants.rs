@@ -43,6 +43,13 @@ pub(crate) fn executor_with<K: ProductKernels>(schedule: &VariantSchedule) -> Bo
         }
         VariantSchedule::SlotTiled(s) => Box::new(SlotTiledExecutor::<K>::new(s.clone())),
         VariantSchedule::ColumnSplit(s) => Box::new(ColumnSplitExecutor::<K>::new(s.clone())),
+        // The same schedule and sums: column split's executor is its CPU reference.
+        VariantSchedule::LaneTiled(s) => {
+            Box::new(ColumnSplitExecutor::<K>::new(s.clone()).reporting(Variant::LaneTiled))
+        }
+        // On the host, the k-split variant sums in V0's order (the device's
+        // reassociation buys nothing on a CPU); the promise it keeps is V0 to rounding.
+        VariantSchedule::KSplit(s) => Box::new(ColumnSplitExecutor::<K>::new(s.clone()).reporting(Variant::KSplit)),
         VariantSchedule::RowGustavson(s) => Box::new(RowGustavsonExecutor::<K>::new(s.clone())),
         VariantSchedule::PanelTiled(s) => Box::new(PanelTiledExecutor::<K>::new(s.clone())),
         VariantSchedule::FlatStream(s) => Box::new(FlatStreamExecutor::<K>::new(s.clone())),
@@ -401,6 +408,9 @@ fn column_split_numeric_stage<S: Stage>(
 /// The column-split executor over the kernels `K`.
 pub struct ColumnSplitExecutor<K> {
     schedule: Arc<ColumnSplitSchedule>,
+    /// The variant it reports: column split, lane tiled or k-split (same
+    /// schedule; on the host, the same sums).
+    variant: Variant,
     w: Vec<f64>,
     ap_bounds: Vec<usize>,
     rw_bounds: Vec<usize>,
@@ -429,6 +439,7 @@ impl<K: ProductKernels> ColumnSplitExecutor<K> {
         let (unit_ap, unit_rw) = (vec![(); ap_chunks.len()], vec![(); rw_chunks.len()]);
         Self {
             schedule,
+            variant: Variant::ColumnSplit,
             w,
             ap_bounds,
             rw_bounds,
@@ -441,9 +452,18 @@ impl<K: ProductKernels> ColumnSplitExecutor<K> {
     }
 }
 
+impl<K> ColumnSplitExecutor<K> {
+    /// The same executor reporting `variant`, one of the variants whose device
+    /// kernels read column split's schedule (lane tiled, k-split).
+    pub fn reporting(mut self, variant: Variant) -> Self {
+        self.variant = variant;
+        self
+    }
+}
+
 impl<K: ProductKernels> GalerkinProduct for ColumnSplitExecutor<K> {
     fn variant(&self) -> Variant {
-        Variant::ColumnSplit
+        self.variant
     }
     fn coarse_pattern(&self) -> &Arc<BlockPattern> {
         &self.schedule.tiled.base.c

@@ -332,7 +332,9 @@ impl ModelRow {
     ///   the tile holds, so `m1 B_A + m2 B_P` go on chip. Accumulation is in
     ///   registers: no read-modify-write.
     /// * **Column split**: V2b's schedule plus the slot permutation (an index
-    ///   per slot); same touches.
+    ///   per slot); same touches. **Lane tiled** and **k-split** run the same
+    ///   schedule and move the same bytes (they differ in how a device's L1
+    ///   serves the touches, which this model does not count).
     /// * **Row Gustavson**: V0's streams plus a position byte per
     ///   contribution and a segment header (two indices and a count) per `X`
     ///   block at least; the `X` block is read once per segment, the output
@@ -399,9 +401,9 @@ impl ModelRow {
                 }
                 row.flops = input.v1_flops();
             }
-            Variant::SlotTiled | Variant::ColumnSplit => {
+            Variant::SlotTiled | Variant::ColumnSplit | Variant::LaneTiled | Variant::KSplit => {
                 row.schedule_bytes = slot_list;
-                if variant == Variant::ColumnSplit {
+                if variant != Variant::SlotTiled {
                     row.schedule_bytes += INDEX_BYTES * (z_w + z_c);
                 }
                 row.dram_floor_bytes = floor_v0 + row.schedule_bytes;

@@ -31,7 +31,7 @@
 //! | all | `w.row_ptr` `w.col_idx` `r.row_ptr` `r.col_idx` `r.source` `c.row_ptr` `c.col_idx` |
 //! | fused, fused-rcm | `row_order` `chunks` |
 //! | slot-tiled | `{ap,rw}.ptr` `{ap,rw}.x` `{ap,rw}.y` `{ap,rw}.tiles` |
-//! | column-split | slot-tiled's and `{ap,rw}.order` |
+//! | column-split, k-split, lane-tiled | slot-tiled's and `{ap,rw}.order` |
 //! | flat-stream | `{ap,rw}.{x,y,slot,tile_rows,tile_records}` |
 //! | outer-product | `{pass1,pass2}.{x,y,slot,tile_rows,tile_records}` |
 //! | panel-tiled | `tile_rows` `halo_ptr` `halo` `panel_offset` `r_panel_row` `groups` |
@@ -113,7 +113,7 @@ impl VariantSchedule {
                 push_runs(&mut arrays, "ap", &s.ap, &s.ap_tiles);
                 push_runs(&mut arrays, "rw", &s.rw, &s.rw_tiles);
             }
-            Self::ColumnSplit(s) => {
+            Self::ColumnSplit(s) | Self::LaneTiled(s) | Self::KSplit(s) => {
                 push_runs(&mut arrays, "ap", &s.tiled.ap, &s.tiled.ap_tiles);
                 push_runs(&mut arrays, "rw", &s.tiled.rw, &s.tiled.rw_tiles);
                 arrays.push(NamedArray::u32("ap.order", s.ap_order.to_vec()));
@@ -197,7 +197,7 @@ impl VariantSchedule {
             Variant::SlotTiled => Self::SlotTiled(Arc::new(l.slot_tiled()?)),
             // Segments are re-inspected from the validated patterns (one pass, no stored arrays to forge).
             Variant::RowGustavson => Self::RowGustavson(Arc::new(RowGustavsonSchedule::inspect(base))),
-            Variant::ColumnSplit => {
+            Variant::ColumnSplit | Variant::LaneTiled | Variant::KSplit => {
                 let tiled = l.slot_tiled()?;
                 let window = l.size("window")? as usize;
                 if window == 0 {
@@ -207,12 +207,17 @@ impl VariantSchedule {
                 l.permutation("ap.order", &ap_order, tiled.ap.slots(), window)?;
                 let rw_order = l.u32("rw.order")?;
                 l.permutation("rw.order", &rw_order, tiled.rw.slots(), window)?;
-                Self::ColumnSplit(Arc::new(ColumnSplitSchedule {
+                let s = Arc::new(ColumnSplitSchedule {
                     tiled,
                     window,
                     ap_order,
                     rw_order,
-                }))
+                });
+                match variant {
+                    Variant::LaneTiled => Self::LaneTiled(s),
+                    Variant::KSplit => Self::KSplit(s),
+                    _ => Self::ColumnSplit(s),
+                }
             }
             Variant::FlatStream => {
                 let ap = l.flat("ap", base.a.nnzb(), base.p.nnzb(), &base.w, base.w.nrows(), true)?;

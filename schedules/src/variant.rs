@@ -31,10 +31,18 @@ pub enum Variant {
     /// swept segment by segment (one `X` block times a run of one `Y` row's
     /// blocks, positions from the schedule). Bitwise V0.
     RowGustavson,
+    /// Column split's schedule with each lane owning a small tile of the output
+    /// block and reading its operands straight into registers (no staging in
+    /// shared memory). Bitwise V0.
+    LaneTiled,
+    /// Column split's schedule with the inner index split over lanes: each lane
+    /// sums one `k` of every contribution and the `K` partials are added at the
+    /// end. Deterministic, not bitwise V0 (equal to rounding).
+    KSplit,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 9] = [
+    pub const ALL: [Variant; 11] = [
         Variant::TwoPass,
         Variant::FusedRowWise,
         Variant::FusedReordered,
@@ -44,6 +52,8 @@ impl Variant {
         Variant::OuterProductScatter,
         Variant::ColumnSplit,
         Variant::RowGustavson,
+        Variant::LaneTiled,
+        Variant::KSplit,
     ];
 
     /// The paper's label.
@@ -58,6 +68,8 @@ impl Variant {
             Variant::OuterProductScatter => "V4",
             Variant::ColumnSplit => "colsplit",
             Variant::RowGustavson => "gustavson",
+            Variant::LaneTiled => "lanetile",
+            Variant::KSplit => "ksplit",
         }
     }
 
@@ -73,6 +85,8 @@ impl Variant {
             Variant::OuterProductScatter => "outer-product",
             Variant::ColumnSplit => "column-split",
             Variant::RowGustavson => "row-gustavson",
+            Variant::LaneTiled => "lane-tiled",
+            Variant::KSplit => "k-split",
         }
     }
 
@@ -86,6 +100,7 @@ impl Variant {
                 | Variant::FlatStream
                 | Variant::ColumnSplit
                 | Variant::RowGustavson
+                | Variant::LaneTiled
         )
     }
 }

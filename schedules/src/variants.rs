@@ -574,6 +574,10 @@ pub enum VariantSchedule {
     OuterProduct(Arc<OuterProductSchedule>),
     ColumnSplit(Arc<ColumnSplitSchedule>),
     RowGustavson(Arc<RowGustavsonSchedule>),
+    /// Column split's schedule, executed lane-tiled on the device.
+    LaneTiled(Arc<ColumnSplitSchedule>),
+    /// Column split's schedule, executed k-split on the device.
+    KSplit(Arc<ColumnSplitSchedule>),
 }
 
 /// Staged `W` panel budget of V2c, in bytes (about one core's L2).
@@ -603,6 +607,8 @@ impl VariantSchedule {
             V::OuterProductScatter => Self::OuterProduct(Arc::new(OuterProductSchedule::inspect(base))),
             V::ColumnSplit => Self::ColumnSplit(Arc::new(ColumnSplitSchedule::inspect(base, COLUMN_SPLIT_WINDOW))),
             V::RowGustavson => Self::RowGustavson(Arc::new(RowGustavsonSchedule::inspect(base))),
+            V::LaneTiled => Self::LaneTiled(Arc::new(ColumnSplitSchedule::inspect(base, COLUMN_SPLIT_WINDOW))),
+            V::KSplit => Self::KSplit(Arc::new(ColumnSplitSchedule::inspect(base, COLUMN_SPLIT_WINDOW))),
         }
     }
 
@@ -618,6 +624,8 @@ impl VariantSchedule {
             Self::OuterProduct(_) => V::OuterProductScatter,
             Self::ColumnSplit(_) => V::ColumnSplit,
             Self::RowGustavson(_) => V::RowGustavson,
+            Self::LaneTiled(_) => V::LaneTiled,
+            Self::KSplit(_) => V::KSplit,
         }
     }
 
@@ -630,7 +638,7 @@ impl VariantSchedule {
             Self::PanelTiled(s) => &s.base,
             Self::FlatStream(s) => &s.base,
             Self::OuterProduct(s) => &s.base,
-            Self::ColumnSplit(s) => &s.tiled.base,
+            Self::ColumnSplit(s) | Self::LaneTiled(s) | Self::KSplit(s) => &s.tiled.base,
             Self::RowGustavson(s) => &s.base,
         }
     }

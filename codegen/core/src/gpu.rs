@@ -53,7 +53,7 @@ impl Stage {
             xt: false,
         }
     }
-    fn tag(&self) -> String {
+    pub(crate) fn tag(&self) -> String {
         format!("{}x{}x{}{}", self.m, self.k, self.n, if self.xt { "t" } else { "" })
     }
     /// C expression of `x(i,k)` for block pointer `xb`.
@@ -697,6 +697,14 @@ fn product_kernels(u: &mut Unit, s: ShapeSet) {
             column_split(o, st, cfg, column_split_name(st))
         });
         u.add(&flat_stream_name(st), |o| flat_stream(o, st));
+        u.add(&crate::gpu_lane::lane_tiled_name(st), |o| {
+            crate::gpu_lane::lane_tiled(o, st)
+        });
+        if let Some(g) = crate::gpu_lane::k_split(st) {
+            u.add(&crate::gpu_lane::k_split_name(st), |o| {
+                crate::gpu_lane::k_split_stage(o, st, g)
+            });
+        }
         if row_gustavson_warps(st) > 0 {
             u.add(&row_gustavson_name(st), |o| row_gustavson(o, st));
         }
@@ -849,6 +857,8 @@ mod tests {
                 v.extend([
                     slot_tiled_name(st),
                     column_split_name(st),
+                    crate::gpu_lane::lane_tiled_name(st),
+                    crate::gpu_lane::k_split_name(st),
                     flat_stream_name(st),
                     scatter_name(st),
                 ]);
@@ -897,15 +907,15 @@ mod tests {
             }
             assert_eq!(set_entries(s), m.entries);
         }
-        // 3x3 / 3x6 / 6x6: 13 kernels of the fine product, 12 of the coarse one
+        // 3x3 / 3x6 / 6x6: 17 kernels of the fine product, 16 of the coarse one
         // (its R W stage is its A P stage), 4 SpMV, 2 residuals, 2 x 4 Jacobi.
         let m = set_module(ShapeSet { bf: 3, bc: 6 });
-        assert_eq!(m.entries.len(), 13 + 12 + 4 + 2 + 8);
+        assert_eq!(m.entries.len(), 17 + 16 + 4 + 2 + 8);
         assert!(m.source.contains("ptap_column_split_6x3x6t"));
         // Transposed access of P in the coarse stage: x(i,k) = xb[k*M + i].
         assert!(m.source.contains("xb[(2)*6+(5)]"));
         // 1x1: one product, one block shape, one Jacobi.
-        assert_eq!(set_module(ShapeSet { bf: 1, bc: 1 }).entries.len(), 12 + 1 + 1 + 4);
+        assert_eq!(set_module(ShapeSet { bf: 1, bc: 1 }).entries.len(), 16 + 1 + 1 + 4);
     }
 
     #[test]

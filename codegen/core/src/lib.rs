@@ -11,11 +11,14 @@
 //!   merge-path SpMV and the point-block Jacobi, and one module of the
 //!   shape-free kernels ([`gpu::common_module`]: vectors, coarse Cholesky);
 //! * [`gpu_solve`]: the device solve's part of those (Jacobi, coarse Cholesky);
+//! * [`gpu_lane`]: the product stages that replay column split's schedule with
+//!   another split of a slot over lanes (lane tiled, k-split);
 //! * [`launcher`]: a typed Rust launcher per CUDA entry point ([`KernelEntry`]).
 
 pub mod entry;
 pub mod gpu;
 pub mod gpu_cg;
+pub mod gpu_lane;
 pub mod gpu_solve;
 pub mod gpu_spmv;
 pub mod launcher;

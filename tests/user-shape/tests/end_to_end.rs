@@ -200,6 +200,8 @@ fn declared_set_carries_the_cuda_source_the_device_launches() {
         "ptap_row_owner_10x4x10",
         "ptap_slot_tiled_10x10x10t",
         "ptap_column_split_10x4x10t",
+        "ptap_lane_tiled_4x4x10",
+        "ptap_k_split_10x10x10t",
         "ptap_flat_stream_4x4x10",
         "ptap_scatter_10x10x10t",
         "ptap_spmv_merge_4x4",
@@ -214,8 +216,8 @@ fn declared_set_carries_the_cuda_source_the_device_launches() {
     ] {
         assert!(names.contains(&want), "{want}");
     }
-    // Products (4, 10) and (10, 10): 13 + 12 kernels, 4 SpMV, 2 residuals, 2 x 4 Jacobi.
-    assert_eq!(names.len(), 39);
+    // Products (4, 10) and (10, 10): 17 + 16 kernels, 4 SpMV, 2 residuals, 2 x 4 Jacobi.
+    assert_eq!(names.len(), 47);
     // The registry hands the device this set for the user shapes, and the shipped one none.
     let kernels = registry();
     let set = kernels
