@@ -19,4 +19,8 @@ pub enum DistError {
     Options { why: String },
     #[error(transparent)]
     Sparse(#[from] SparseError),
+    #[error(transparent)]
+    Amg(#[from] ptap_amg::AmgError),
+    #[error(transparent)]
+    Runtime(#[from] ptap_runtime::RuntimeError),
 }

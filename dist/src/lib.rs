@@ -40,6 +40,7 @@
 //! [`reference::jacobi_pcg`] is the single-process reference the
 //! distributed solver is tested against.
 
+pub mod backend;
 pub mod cg;
 pub mod comm;
 mod error;
@@ -47,10 +48,14 @@ pub mod local;
 #[cfg(feature = "mpi")]
 pub mod mpi_comm;
 pub mod partition;
+pub mod product;
 pub mod reference;
+pub mod setup;
 
+pub use backend::{DistBackend, DistMat};
 pub use cg::{jacobi_pcg, BlockJacobi, CgOptions, CgReport, CgWorkspace};
 pub use comm::{Comm, Link, SingleRank};
 pub use error::DistError;
 pub use local::{DistMatrix, HaloPlan, LocalMatrix};
 pub use partition::Partition;
+pub use setup::{build_hierarchy, DistProblem, DistSetupReport};
