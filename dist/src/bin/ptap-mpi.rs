@@ -102,60 +102,111 @@ fn gathered_counts(comm: &MpiComm, v: usize) -> Vec<usize> {
         .unwrap_or_default()
 }
 
-/// The whole operator, right-hand side and near-null space on every rank.
+/// This rank's rows of the operator, right-hand side and near-null space.
 struct Problem {
     what: String,
-    a: BlockCsr,
+    /// The whole operator where every rank has it (the beam, assembled whole).
+    global: Option<BlockCsr>,
+    part: Partition,
+    local: LocalMatrix,
     rhs: Vec<f64>,
     near_null: Vec<f64>,
     modes: usize,
+    block_rows: usize,
+    unknowns: usize,
 }
 
-fn problem(args: &Args) -> Res<Problem> {
+/// The beam (assembled whole on every rank, which keeps its rows), or a
+/// user's operator, of which each rank reads only its rows
+/// (`ptap_io::read_petsc_mat_rows`); the right-hand side and the
+/// coordinates are read whole (rigid-body modes are orthonormalized over
+/// all nodes) and sliced.
+fn problem(args: &Args, comm: &MpiComm) -> Res<Problem> {
+    let (rank, size) = (comm.rank(), comm.size());
     let Some(path) = &args.a else {
         let beam = BeamProblem::build(args.k)?;
+        let bs = beam.dim;
+        let part = Partition::uniform(beam.a.nrows(), size)?;
+        let local = LocalMatrix::from_global(&beam.a, &part, &part, rank)?;
+        let rows = part.range(rank);
         return Ok(Problem {
             what: format!("beam k = {}", args.k),
-            a: beam.a,
-            rhs: beam.rhs,
-            near_null: beam.near_null,
+            rhs: beam.rhs[rows.start * bs..rows.end * bs].to_vec(),
+            near_null: beam.near_null[rows.start * bs * beam.modes..rows.end * bs * beam.modes].to_vec(),
             modes: beam.modes,
+            block_rows: beam.a.nrows(),
+            unknowns: beam.a.scalar_rows(),
+            global: Some(beam.a),
+            part,
+            local,
         });
     };
     let spec = args.block_size.map_or(BlockSpec::Infer, |b| BlockSpec::Given(b, b));
-    let a = ptap_io::read_petsc_mat(path, spec)?;
-    let (b, bc) = a.block_shape();
-    if b != bc || a.nrows() != a.ncols() {
+    let mut part = None;
+    let read = ptap_io::read_petsc_mat_rows(path, spec, |n| {
+        let p = Partition::uniform(n, size);
+        let range = p.as_ref().map_or(0..0, |p| p.range(rank));
+        part = Some(p);
+        range
+    })?;
+    let part = part.expect("the reader names the row count")?;
+    let (b, bc) = read.a.block_shape();
+    if b != bc || read.block_rows != read.block_cols {
         return Err(format!("{} is not a square operator with square blocks", path.display()).into());
     }
-    let n = a.scalar_rows();
+    let p = read.a.pattern();
+    let local = LocalMatrix::from_rows(
+        rank,
+        &part,
+        &part,
+        (b, b),
+        p.row_ptr().to_vec(),
+        p.col_idx(),
+        read.a.values().to_vec(),
+    )?;
+    let rows = part.range(rank);
+    let n = read.block_rows * b;
     let rhs = match &args.b {
-        Some(p) => ptap_io::read_vector(p)?,
+        Some(f) => {
+            let all = ptap_io::read_vector(f)?;
+            if all.len() != n {
+                return Err(format!("the right-hand side has {} entries for {n} rows", all.len()).into());
+            }
+            all[rows.start * b..rows.end * b].to_vec()
+        }
         None => {
-            let mut y = vec![0.0; n];
-            ptap_sparse::spmv::spmv(&a, &vec![1.0; n], &mut y);
+            // A * ones on this rank's rows.
+            let mut y = vec![0.0; rows.len() * b];
+            let ones = vec![1.0; local.n_local_cols() * b];
+            local.product_rows(&ones, &mut y, false);
+            local.product_rows(&ones, &mut y, true);
             y
         }
     };
-    if rhs.len() != n {
-        return Err(format!("the right-hand side has {} entries for {n} rows", rhs.len()).into());
-    }
     let (near_null, modes) = match &args.coords {
-        Some(p) => {
-            let (nodes, dim, xyz) = ptap_io::read_coordinates(p)?;
-            if nodes != a.nrows() {
-                return Err(format!("{nodes} coordinates for {} block rows", a.nrows()).into());
+        Some(f) => {
+            let (nodes, dim, xyz) = ptap_io::read_coordinates(f)?;
+            if nodes != read.block_rows {
+                return Err(format!("{nodes} coordinates for {} block rows", read.block_rows).into());
             }
-            ptap_amg::near_null_from_coordinates(&xyz, dim, b)?
+            let (all, modes) = ptap_amg::near_null_from_coordinates(&xyz, dim, b)?;
+            (all[rows.start * b * modes..rows.end * b * modes].to_vec(), modes)
         }
-        None => (ptap_amg::translations(a.nrows(), b), b),
+        None => {
+            let all = ptap_amg::translations(read.block_rows, b);
+            (all[rows.start * b * b..rows.end * b * b].to_vec(), b)
+        }
     };
     Ok(Problem {
         what: path.display().to_string(),
-        a,
+        global: None,
+        part,
+        local,
         rhs,
         near_null,
         modes,
+        block_rows: read.block_rows,
+        unknowns: n,
     })
 }
 
@@ -178,14 +229,20 @@ fn max_mean(comm: &MpiComm, values: &[f64]) -> Option<Vec<[f64; 2]>> {
 fn run(args: &Args, comm: &MpiComm) -> Res<()> {
     let (rank, size) = (comm.rank(), comm.size());
     let t0 = Instant::now();
-    let prob = problem(args)?;
-    let a = &prob.a;
-    let bs = a.block_shape().0;
-    let part = Partition::uniform(a.nrows(), size)?;
-    let local = LocalMatrix::from_global(a, &part, &part, rank)?;
-    let rows = part.range(rank);
-    let b = prob.rhs[rows.start * bs..rows.end * bs].to_vec();
+    let prob = problem(args, comm)?;
+    let Problem {
+        what,
+        global,
+        part,
+        local,
+        rhs: b,
+        near_null,
+        modes,
+        block_rows,
+        unknowns,
+    } = prob;
     let assembly_s = t0.elapsed().as_secs_f64();
+    let rows = part.range(rank);
     let mut x = vec![0.0; b.len()];
     let owned = gathered_counts(comm, rows.len());
     let ghost_counts = gathered_counts(comm, local.n_ghosts());
@@ -195,16 +252,21 @@ fn run(args: &Args, comm: &MpiComm) -> Res<()> {
             Solver::Jacobi => {
                 let t1 = Instant::now();
                 let plan = HaloPlan::build(&local, &part, comm)?;
-                let plan_matches_global = {
-                    let mut mismatches = [f64::from(u8::from(
-                        plan != HaloPlan::from_global(a.pattern(), &part, &part, &local)?,
-                    ))];
-                    comm.all_reduce_sum(&mut mismatches);
-                    mismatches[0] == 0.0
+                // Where every rank holds the whole operator, the distributed
+                // inspector must agree with the plan read off its pattern.
+                let plan_matches_global = match &global {
+                    Some(a) => {
+                        let mut mismatches = [f64::from(u8::from(
+                            plan != HaloPlan::from_global(a.pattern(), &part, &part, &local)?,
+                        ))];
+                        comm.all_reduce_sum(&mut mismatches);
+                        if mismatches[0] != 0.0 {
+                            return Err("the distributed halo plan differs from the global inspector's".into());
+                        }
+                        Some(true)
+                    }
+                    None => None,
                 };
-                if !plan_matches_global {
-                    return Err("the distributed halo plan differs from the global inspector's".into());
-                }
                 let mut d = DistMatrix { local, plan };
                 let jacobi = BlockJacobi::local(&d.local)?;
                 let mut ws = CgWorkspace::new(&d);
@@ -224,7 +286,7 @@ fn run(args: &Args, comm: &MpiComm) -> Res<()> {
                     0.0,
                     setup_s,
                     solve_s,
-                    serde_json::json!({ "plan_matches_global": true }),
+                    serde_json::json!({ "plan_matches_global": plan_matches_global }),
                 )
             }
             Solver::Amg => {
@@ -232,12 +294,11 @@ fn run(args: &Args, comm: &MpiComm) -> Res<()> {
                 if let Some(limit) = args.coarse_eq_limit {
                     options.amg.coarse_eq_limit = limit;
                 }
-                let nn = prob.near_null[rows.start * bs * prob.modes..rows.end * bs * prob.modes].to_vec();
                 let dp = DistProblem {
                     a: local,
                     part: part.clone(),
-                    near_null: nn,
-                    modes: prob.modes,
+                    near_null,
+                    modes,
                 };
                 let (mut h, setup) = build_hierarchy(comm, dp, &options, &mut |_| {})?;
                 let mut ws = h.workspace(args.max_iterations)?;
@@ -287,11 +348,11 @@ fn run(args: &Args, comm: &MpiComm) -> Res<()> {
         .collect();
     let mut json = serde_json::json!({
         "ranks": size,
-        "problem": prob.what,
+        "problem": what,
         "k": args.a.is_none().then_some(args.k),
         "solver": format!("{:?}", args.solver).to_lowercase(),
-        "block_rows": a.nrows(),
-        "unknowns": a.scalar_rows(),
+        "block_rows": block_rows,
+        "unknowns": unknowns,
         "partition": part.starts(),
         "owned_rows": owned,
         "ghosts": ghost_counts,
@@ -313,10 +374,7 @@ fn run(args: &Args, comm: &MpiComm) -> Res<()> {
     if !args.quiet {
         println!(
             "{} ({} unknowns) on {size} rank(s), rows {:?}, ghosts {:?}",
-            prob.what,
-            a.scalar_rows(),
-            owned,
-            ghost_counts
+            what, unknowns, owned, ghost_counts
         );
         if let Some(levels) = json.get("levels").and_then(|l| l.as_array()) {
             for l in levels {
