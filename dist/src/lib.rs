@@ -58,4 +58,4 @@ pub use comm::{Comm, Link, SingleRank};
 pub use error::DistError;
 pub use local::{DistMatrix, HaloPlan, LocalMatrix};
 pub use partition::Partition;
-pub use setup::{build_hierarchy, DistProblem, DistSetupReport};
+pub use setup::{build_hierarchy, DistOptions, DistProblem, DistSetupReport};

@@ -37,12 +37,19 @@
 //! 5. **Galerkin product** ([`DistGalerkin`]): inspected once; mesh setup
 //!    runs it for the next level's values (its aggregation reads them).
 //!
-//! **Consolidation.** When the next level has at most `coarse_eq_limit`
-//! scalar rows (or the level cap is reached), it is the coarsest: its
-//! Galerkin product gathers it whole on every rank, where it is factorized
-//! redundantly (the dense Cholesky of the serial code). At least one level
-//! is always coarsened. Intermediate re-partitioning onto fewer ranks is not
-//! done yet.
+//! **Consolidation.** A distributed coarse level with fewer than
+//! [`DistOptions::process_eq_limit`] scalar rows per active rank moves onto
+//! fewer ranks (the paper's, PETSc's `-pc_gamg_process_eq_limit`): coarse
+//! nodes keep their global numbers, the partition changes (the first
+//! `max(1, rows / limit)` ranks share them, the others hold no rows of this
+//! level or the ones below but take part in every collective), and the coarse
+//! near-null rows and keys move to the new owners by one all-to-all; `P`'s
+//! columns, the product's owners and the halo plans follow the new
+//! partition. When the next level has at most `coarse_eq_limit` scalar rows
+//! (or the level cap is reached), it is the coarsest: its Galerkin product
+//! gathers it whole on every rank, where it is factorized redundantly (the
+//! dense Cholesky of the serial code). At least one level is always
+//! coarsened. Not done: rebalancing middle levels by measured time.
 //!
 //! Everything above is deterministic for a rank count, and the aggregates
 //! and `P` do not depend on it; different rank counts change only the
@@ -635,6 +642,79 @@ fn sorted_local(local: &LocalMatrix) -> Result<BlockCsr, DistError> {
     Ok(BlockCsr::new(Arc::new(pattern), br, bc, values)?)
 }
 
+/// Options of the distributed setup beyond [`HierarchyOptions`].
+#[derive(Clone, Copy, Debug)]
+pub struct DistOptions {
+    /// Consolidation (PETSc's `-pc_gamg_process_eq_limit`): a distributed
+    /// coarse level with fewer than this many scalar rows per active rank
+    /// moves onto `max(1, rows / limit)` ranks (the first ones; the others
+    /// hold no rows of it and of the levels below). 0 never consolidates.
+    pub process_eq_limit: usize,
+}
+
+impl Default for DistOptions {
+    /// PETSc GAMG's default, 50 equations per process.
+    fn default() -> Self {
+        Self { process_eq_limit: 50 }
+    }
+}
+
+/// The partition a coarse level of `rows` block rows of `b` scalars moves
+/// to, `None` when it stays (module docs, consolidation).
+fn consolidated(coarse: &Partition, b: usize, limit: usize) -> Option<Partition> {
+    if limit == 0 {
+        return None;
+    }
+    let n = coarse.nrows();
+    let active = (0..coarse.ranks()).filter(|&r| !coarse.range(r).is_empty()).count();
+    let want = ((n * b) / limit).max(1);
+    if want >= active {
+        return None;
+    }
+    let q = Partition::uniform(n, want).ok()?;
+    let mut starts = q.starts().to_vec();
+    starts.resize(coarse.ranks() + 1, n);
+    Partition::new(starts).ok()
+}
+
+/// Moves rows (`w` scalars each, with their keys) from partition `from` to
+/// `to` (one all-to-all). Collective.
+fn redistribute<C: Comm + ?Sized>(
+    comm: &C,
+    from: &Partition,
+    to: &Partition,
+    rows: &[f64],
+    keys: &[u64],
+    w: usize,
+) -> Result<(Vec<f64>, Vec<u64>), DistError> {
+    let me = comm.rank();
+    let mut send = vec![Vec::new(); comm.size()];
+    for (i, g) in from.range(me).enumerate() {
+        let msg = &mut send[to.owner(g)];
+        msg.push(keys[i]);
+        msg.extend(rows[i * w..(i + 1) * w].iter().map(|v| v.to_bits()));
+    }
+    let got = comm.all_to_all_u64(&send);
+    let (mut out, mut out_keys) = (Vec::new(), Vec::new());
+    // Contiguous partitions: rank order is global order.
+    for msg in &got {
+        for rec in msg.chunks_exact(1 + w) {
+            out_keys.push(rec[0]);
+            out.extend(rec[1..].iter().map(|&v| f64::from_bits(v)));
+        }
+    }
+    if out_keys.len() != to.range(me).len() {
+        return Err(DistError::Plan {
+            why: format!(
+                "{} coarse rows arrived for the {} this rank owns after consolidation",
+                out_keys.len(),
+                to.range(me).len()
+            ),
+        });
+    }
+    Ok((out, out_keys))
+}
+
 /// What the distributed mesh setup reports (the same on every rank).
 #[derive(Clone, Debug, Serialize)]
 pub struct DistSetupReport {
@@ -649,6 +729,7 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
     comm: &'c C,
     problem: DistProblem,
     options: &HierarchyOptions,
+    dist: &DistOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(Hierarchy<DistBackend<'c, C>>, DistSetupReport), DistError> {
     let t0 = Instant::now();
@@ -712,7 +793,7 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
             (of, roots, rounds, prio)
         };
         drop(prio);
-        let tent = tentative(
+        let mut tent = tentative(
             comm,
             &part,
             &root_of,
@@ -744,6 +825,21 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
         ));
         let (p, omega) = smoothed(comm, &cur, &part, &tent.rows, &keys, modes, opts, l)?;
         let whole = coarse_rows <= opts.coarse_eq_limit || l + 2 >= opts.max_levels;
+        if !whole {
+            if let Some(to) = consolidated(&tent.coarse, modes, dist.process_eq_limit) {
+                let (nn, k) = redistribute(
+                    comm,
+                    &tent.coarse,
+                    &to,
+                    &tent.coarse_near_null,
+                    &tent.coarse_keys,
+                    modes * modes,
+                )?;
+                tent.coarse_near_null = nn;
+                tent.coarse_keys = k;
+                tent.coarse = to;
+            }
+        }
         if whole && coarse_rows > options.max_coarse_rows {
             return Err(DistError::Options {
                 why: format!(

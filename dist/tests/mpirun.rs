@@ -8,7 +8,7 @@
 //!   rank count gives the same hierarchy and iteration count as one rank,
 //!   the same tip displacement and solution to 1e-8 relative, a residual
 //!   below the target against the global operator, and (3 ranks, twice) the
-//!   same bits run to run.
+//!   same bits run to run; consolidated onto fewer ranks, the same solve.
 //! - Jacobi-PCG against the single-process reference: the same iteration
 //!   count within 1, the solution and tip to 1e-8, one rank bit for bit.
 use ptap_dist::{reference, CgOptions};
@@ -99,7 +99,10 @@ fn amg_runs_agree(args: &[&str], tag: &str, a: &BlockCsr, b: &[f64]) -> Vec<Run>
     let again = mpirun(3, args, &dir, &format!("{tag}-again"));
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(again.iterations, runs[2].iterations);
-    assert!(bitwise(&again.solution, &runs[2].solution), "{tag}: two runs on 3 ranks differ");
+    assert!(
+        bitwise(&again.solution, &runs[2].solution),
+        "{tag}: two runs on 3 ranks differ"
+    );
     let levels = |r: &Run| -> Vec<(u64, u64)> {
         r.report["levels"]
             .as_array()
@@ -123,7 +126,11 @@ fn amg_runs_agree(args: &[&str], tag: &str, a: &BlockCsr, b: &[f64]) -> Vec<Run>
             rel_diff(&run.solution, &one.solution)
         );
         assert_eq!(run.report["solver"], "amg");
-        assert_eq!(levels(run), levels(one), "{tag} np {np}: the hierarchy depends on the rank count");
+        assert_eq!(
+            levels(run),
+            levels(one),
+            "{tag} np {np}: the hierarchy depends on the rank count"
+        );
         assert!(
             run.iterations.abs_diff(one.iterations) <= 1,
             "{tag} np {np}: {} iterations against {} on one rank",
@@ -136,7 +143,10 @@ fn amg_runs_agree(args: &[&str], tag: &str, a: &BlockCsr, b: &[f64]) -> Vec<Run>
             run.tip,
             one.tip
         );
-        assert!(rel_diff(&run.solution, &one.solution) <= 1e-8, "{tag} np {np}: solution differs");
+        assert!(
+            rel_diff(&run.solution, &one.solution) <= 1e-8,
+            "{tag} np {np}: solution differs"
+        );
         assert!(res <= 1e-8, "{tag} np {np}: residual {res:e} above the target");
     }
     runs
@@ -150,18 +160,16 @@ fn amg_on_the_beam_agrees_on_one_two_and_three_ranks() {
     let levels = runs[0].report["levels"].as_array().unwrap();
     assert_eq!(levels.len(), 2);
     assert_eq!(levels[1]["replicated"], true);
-    assert_eq!(runs[2].report["levels"][0]["rows_per_rank"], serde_json::json!([334, 333, 333]));
+    assert_eq!(
+        runs[2].report["levels"][0]["rows_per_rank"],
+        serde_json::json!([334, 333, 333])
+    );
 }
 
 #[test]
 fn amg_with_distributed_coarse_levels_agrees_on_one_two_and_three_ranks() {
     let beam = BeamProblem::build(4).unwrap();
-    let runs = amg_runs_agree(
-        &["--k", "4", "--coarse-eq-limit", "100"],
-        "beam4",
-        &beam.a,
-        &beam.rhs,
-    );
+    let runs = amg_runs_agree(&["--k", "4", "--coarse-eq-limit", "100"], "beam4", &beam.a, &beam.rhs);
     let levels = runs[2].report["levels"].as_array().unwrap();
     assert!(levels.len() >= 3, "{levels:?}");
     // Levels 0 and 1 are split over the 3 ranks; the last is whole.
@@ -177,6 +185,33 @@ fn amg_with_distributed_coarse_levels_agrees_on_one_two_and_three_ranks() {
         assert_eq!(l["replicated"], false);
     }
     assert_eq!(levels.last().unwrap()["replicated"], true);
+    // Level 2 (132 rows) falls below 50 rows per rank: it moves onto 2 ranks.
+    assert_eq!(levels[2]["rows_per_rank"], serde_json::json!([11, 11, 0]));
+
+    // Consolidation below 300 rows per rank: level 1 onto 2 ranks, level 2
+    // onto 1; the hierarchy and the solve do not change.
+    let dir = scratch("beam4-consolidated");
+    let args = ["--k", "4", "--coarse-eq-limit", "100", "--process-eq-limit", "300"];
+    let c = mpirun(3, &args, &dir, "beam4c");
+    std::fs::remove_dir_all(&dir).ok();
+    let rows: Vec<&serde_json::Value> = c.report["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| &l["rows_per_rank"])
+        .collect();
+    assert_eq!(
+        rows[..3],
+        [
+            &serde_json::json!([2160, 2160, 2160]),
+            &serde_json::json!([69, 69, 0]),
+            &serde_json::json!([22, 0, 0])
+        ]
+    );
+    assert_eq!(c.iterations, runs[0].iterations);
+    assert!((c.tip - runs[0].tip).abs() <= 1e-8 * runs[0].tip);
+    assert!(rel_diff(&c.solution, &runs[0].solution) <= 1e-8);
+    assert!(relative_residual(&beam.a, &beam.rhs, &c.solution) <= 1e-8);
 }
 
 #[test]
@@ -220,7 +255,10 @@ fn jacobi_pcg_on_one_two_and_three_ranks_matches_the_single_process_reference() 
     let again = mpirun(3, &args, &dir, "jacobi-again");
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(again.iterations, runs[2].iterations);
-    assert!(bitwise(&again.solution, &runs[2].solution), "two runs on 3 ranks differ");
+    assert!(
+        bitwise(&again.solution, &runs[2].solution),
+        "two runs on 3 ranks differ"
+    );
 
     // One rank runs the reference's operations in the same order.
     assert_eq!(runs[0].iterations, reference.iterations);

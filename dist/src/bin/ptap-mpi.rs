@@ -13,8 +13,8 @@
 use clap::{Parser, ValueEnum};
 use ptap_dist::mpi_comm::{self, MpiComm};
 use ptap_dist::{
-    build_hierarchy, jacobi_pcg, BlockJacobi, CgOptions, CgWorkspace, Comm, DistMatrix, DistProblem, HaloPlan,
-    LocalMatrix, Partition,
+    build_hierarchy, jacobi_pcg, BlockJacobi, CgOptions, CgWorkspace, Comm, DistMatrix, DistOptions, DistProblem,
+    HaloPlan, LocalMatrix, Partition,
 };
 use ptap_fem::BeamProblem;
 use ptap_io::BlockSpec;
@@ -66,6 +66,10 @@ struct Args {
     /// Scalar rows at or below which a level is the coarsest (gathered on every rank).
     #[arg(long)]
     coarse_eq_limit: Option<usize>,
+    /// Consolidation: a distributed coarse level with fewer scalar rows per
+    /// rank moves onto fewer ranks (PETSc's -pc_gamg_process_eq_limit); 0 never.
+    #[arg(long, default_value_t = 50)]
+    process_eq_limit: usize,
     /// Writes the report as JSON (rank 0).
     #[arg(long)]
     json: Option<PathBuf>,
@@ -294,13 +298,16 @@ fn run(args: &Args, comm: &MpiComm) -> Res<()> {
                 if let Some(limit) = args.coarse_eq_limit {
                     options.amg.coarse_eq_limit = limit;
                 }
+                let dist = DistOptions {
+                    process_eq_limit: args.process_eq_limit,
+                };
                 let dp = DistProblem {
                     a: local,
                     part: part.clone(),
                     near_null,
                     modes,
                 };
-                let (mut h, setup) = build_hierarchy(comm, dp, &options, &mut |_| {})?;
+                let (mut h, setup) = build_hierarchy(comm, dp, &options, &dist, &mut |_| {})?;
                 let mut ws = h.workspace(args.max_iterations)?;
                 let opts = ptap_runtime::CgOptions {
                     rtol: args.rtol,
