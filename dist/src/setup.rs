@@ -966,3 +966,102 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
         },
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::comm::SingleRank;
+    use ptap_amg::aggregate::UNAGGREGATED;
+    use ptap_amg::eig::pseudo_random_vector;
+    use ptap_amg::{aggregate_mis1_in, aggregate_mis2_in, strength_graph};
+
+    #[test]
+    fn one_rank_aggregation_is_the_serial_greedy_mis_in_priority_order() {
+        // Luby's rounds with fixed priorities select exactly the greedy MIS
+        // that visits nodes by decreasing priority, and the joining rules
+        // are the serial ones, so one rank reproduces ptap_amg's aggregates.
+        let beam = ptap_fem::BeamProblem::build(2).unwrap();
+        let a = &beam.a;
+        let n = a.nrows();
+        let part = Partition::uniform(n, 1).unwrap();
+        let local = LocalMatrix::from_global(a, &part, &part, 0).unwrap();
+        let mut plan = HaloPlan::build_with_width(&local, &part, 1, &SingleRank).unwrap();
+        let prio: Vec<f64> = (0..n as u64).map(priority).collect();
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_by(|&x, &y| prio[y as usize].total_cmp(&prio[x as usize]));
+        for (theta, distance) in [(0.05, 2), (0.05, 1), (0.12, 2), (0.12, 1), (0.5, 2)] {
+            let s = strength(&SingleRank, &local, &mut plan, theta, 0).unwrap();
+            let g = strength_graph(a, theta);
+            for i in 0..n {
+                let mut mine = s.row(i).to_vec();
+                mine.sort_unstable();
+                let serial: Vec<u32> = g.neighbours(i).map(|(j, _)| j as u32).collect();
+                assert_eq!(mine, serial, "strong neighbours of node {i}, theta {theta}");
+            }
+            let (of, is_root, rounds) = aggregate(&SingleRank, &local, &mut plan, &s, &prio, distance);
+            let serial = if distance == 2 {
+                aggregate_mis2_in(&g, &order)
+            } else {
+                aggregate_mis1_in(&g, &order)
+            };
+            let roots: Vec<usize> = (0..n).filter(|&i| is_root[i]).collect();
+            assert_eq!(roots.len(), serial.count, "theta {theta}, distance {distance}");
+            for (i, (o, want)) in of.iter().zip(&serial.of_node).enumerate() {
+                let mine = o.map_or(UNAGGREGATED, |r| roots.binary_search(&r).unwrap() as u32);
+                assert_eq!(mine, *want, "node {i}, theta {theta}, distance {distance}");
+            }
+            // No strong edge (theta 0.5): every node stays alone, no round runs.
+            assert_eq!(
+                rounds == 0,
+                serial.count == 0,
+                "{rounds} rounds, {} aggregates",
+                serial.count
+            );
+            assert!(rounds <= 12, "{rounds} rounds");
+            eprintln!(
+                "theta {theta}, distance {distance}: {} aggregates in {rounds} rounds",
+                serial.count
+            );
+        }
+    }
+
+    #[test]
+    fn priorities_are_a_bijection_onto_exact_doubles() {
+        let mut p: Vec<u64> = (0..200_000u64)
+            .chain((1u64 << 40)..(1u64 << 40) + 1000)
+            .map(|k| priority(k) as u64)
+            .collect();
+        assert!(p.iter().all(|&v| v < 1 << 53));
+        let n = p.len();
+        p.sort_unstable();
+        p.dedup();
+        assert_eq!(p.len(), n, "two keys share a priority");
+    }
+
+    #[test]
+    fn the_keyed_start_vector_is_the_serial_one_on_the_fine_level() {
+        let keys: Vec<u64> = (0..500).collect();
+        let serial = pseudo_random_vector(500 * 3, EIG_SEED);
+        let mine = keyed_random(&keys, 3);
+        assert!(mine.iter().zip(&serial).all(|(x, y)| x.to_bits() == y.to_bits()));
+        // A rank's slice is the slice of the whole vector.
+        let slice = keyed_random(&keys[100..200], 3);
+        assert!(slice
+            .iter()
+            .zip(&serial[300..600])
+            .all(|(x, y)| x.to_bits() == y.to_bits()));
+    }
+
+    #[test]
+    fn consolidation_keeps_the_first_ranks_and_global_numbers() {
+        let coarse = Partition::new(vec![0, 40, 80, 120, 138]).unwrap();
+        // 138 rows of 6: 828 scalars; 300 per rank -> 2 ranks.
+        let to = consolidated(&coarse, 6, 300).unwrap();
+        assert_eq!(to.starts(), &[0, 69, 138, 138, 138]);
+        assert!(consolidated(&coarse, 6, 50).is_none(), "207 rows per rank is enough");
+        assert!(consolidated(&coarse, 6, 0).is_none());
+        // Fewer scalars than one rank's share: everything onto rank 0.
+        let to = consolidated(&Partition::new(vec![0, 11, 22, 22]).unwrap(), 6, 300).unwrap();
+        assert_eq!(to.starts(), &[0, 22, 22, 22]);
+    }
+}
