@@ -1,7 +1,6 @@
 //! Distributed memory for ptap: a block matrix split by rows over ranks,
-//! ghost columns and the halo plan that fills them, and a first distributed
-//! solver. The foundation of issue #14 ("Past one GPU"); what is here, what
-//! is not yet:
+//! ghost columns and the halo plan that fills them, and the AMG over them
+//! (issue #14, "Past one GPU"); what is here, what is not yet:
 //!
 //! **Distributed now.** The operator and the vectors. [`Partition`] gives
 //! each rank a contiguous range of block rows (and the same block columns:
@@ -28,14 +27,21 @@
 //! rank the same bits): runs are reproducible bit for bit at a given rank
 //! count; results at different rank counts differ in the last bits.
 //!
-//! **Not yet (next slices).** Distributed mesh setup (aggregation by a
-//! parallel MIS across ranks, tentative and smoothed `P` with ghost rows),
-//! the distributed Galerkin product as inspector/executor with its
-//! communication (ghost rows of `P`, off-rank contributions to `A_c`) in the
-//! schedule, the distributed V-cycle with a redundant coarse solve, a
-//! `Backend` over ranks, `ptap solve`/`ptap run` under `mpirun`, and NCCL
-//! for device-resident halos. This slice's `ptap-mpi` program assembles the
-//! whole beam on every rank and keeps only its rows.
+//! **The AMG over ranks.** [`setup::build_hierarchy`] builds the
+//! smoothed-aggregation hierarchy over the ranks (strength graph, a parallel
+//! MIS whose result does not depend on the rank count, tentative and
+//! smoothed `P`, consolidation of small levels onto fewer ranks, the
+//! coarsest level whole on every rank), with each level's Galerkin product
+//! an inspector/executor pair whose communication is in its plan
+//! ([`product::DistGalerkin`]); then `ptap_runtime::Hierarchy::from_levels`
+//! runs the matrix setup, and the runtime's V-cycle and CG, on
+//! [`DistBackend`]. See those modules for what each step exchanges.
+//!
+//! **Not yet.** Prolongator filtering (`pf`), the rank-deficiency merge of
+//! aggregates, rebalancing middle levels by measured time, per-rank
+//! schedules in the schedule cache, and device-resident ranks with NCCL.
+//! `ptap-mpi` assembles the whole beam on every rank (a user's PETSc
+//! operator is read in parallel, each rank its rows).
 //!
 //! [`reference::jacobi_pcg`] is the single-process reference the
 //! distributed solver is tested against.
