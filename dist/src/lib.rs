@@ -30,14 +30,14 @@
 //! **The AMG over ranks.** [`setup::build_hierarchy`] builds the
 //! smoothed-aggregation hierarchy over the ranks (strength graph, a parallel
 //! MIS whose result does not depend on the rank count, tentative and
-//! smoothed `P`, consolidation of small levels onto fewer ranks, the
+//! smoothed and filtered `P`, consolidation of small levels onto fewer ranks, the
 //! coarsest level whole on every rank), with each level's Galerkin product
 //! an inspector/executor pair whose communication is in its plan
 //! ([`product::DistGalerkin`]); then `ptap_runtime::Hierarchy::from_levels`
 //! runs the matrix setup, and the runtime's V-cycle and CG, on
 //! [`DistBackend`]. See those modules for what each step exchanges.
 //!
-//! **Not yet.** Prolongator filtering (`pf`), the rank-deficiency merge of
+//! **Not yet.** The rank-deficiency merge of
 //! aggregates, rebalancing middle levels by measured time, per-rank
 //! schedules in the schedule cache, and device-resident ranks with NCCL.
 //! `ptap-mpi` assembles the whole beam on every rank (a user's PETSc

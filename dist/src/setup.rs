@@ -34,7 +34,10 @@
 //!    `smoothing_factor / lambda_max(D^-1 A)` from CG-Lanczos
 //!    ([`ptap_amg::eig::cg_lanczos`]) over the ranks, started from the same
 //!    pseudo-random vector the serial code uses, indexed by key.
-//! 5. **Galerkin product** ([`DistGalerkin`]): inspected once; mesh setup
+//! 5. **Filtering** (`pf > 0`): the serial
+//!    [`ptap_amg::filter_prolongator`] on the rank's rows of `P`, with the
+//!    rows of `B_c` their columns name fetched from the owners.
+//! 6. **Galerkin product** ([`DistGalerkin`]): inspected once; mesh setup
 //!    runs it for the next level's values (its aggregation reads them).
 //!
 //! **Consolidation.** A distributed coarse level with fewer than
@@ -100,6 +103,8 @@ pub struct DistLevelSummary {
     pub unaggregated_nodes: Option<usize>,
     pub mis_rounds: Option<usize>,
     pub omega: Option<f64>,
+    /// Blocks of the transfer's `P` over all ranks (after filtering).
+    pub p_blocks: Option<usize>,
 }
 
 /// `ptap_amg::eig::pseudo_random_vector`'s entry `index` (SplitMix64), so a
@@ -611,6 +616,81 @@ fn smoothed<C: Comm + ?Sized>(
     Ok((out, omega))
 }
 
+/// `P`'s rows filtered at `threshold` ([`ptap_amg::filter_prolongator`],
+/// the serial filter, run on this rank's rows): blocks below `threshold`
+/// times their row's largest dropped, the row's action on the coarse
+/// near-null space restored. The rows of `B_c` of the coarse columns this
+/// rank's rows touch come from their owners (two all-to-alls). Collective.
+fn filtered<C: Comm + ?Sized>(
+    comm: &C,
+    p: GlobalRows,
+    coarse: &Partition,
+    coarse_near_null: &[f64],
+    (b, m): (usize, usize),
+    threshold: f64,
+    tol: f64,
+) -> Result<GlobalRows, DistError> {
+    let (me, size) = (comm.rank(), comm.size());
+    let own = coarse.range(me);
+    let mm = m * m;
+    let mut cols: Vec<u32> = p.cols.clone();
+    cols.sort_unstable();
+    cols.dedup();
+    // Ask the owners for the rows of B_c this rank lacks.
+    let mut ask = vec![Vec::new(); size];
+    for &c in &cols {
+        let c = c as usize;
+        if !own.contains(&c) {
+            ask[coarse.owner(c)].push(c as u64);
+        }
+    }
+    let asked = comm.all_to_all_u64(&ask);
+    let mut answer = vec![Vec::new(); size];
+    for (q, list) in asked.iter().enumerate() {
+        for &g in list {
+            let i = (g as usize)
+                .checked_sub(own.start)
+                .filter(|&i| i < own.len())
+                .ok_or_else(|| DistError::Plan {
+                    why: format!("rank {q} asked rank {me} for coarse node {g}, which it does not own"),
+                })?;
+            answer[q].extend(coarse_near_null[i * mm..(i + 1) * mm].iter().map(|v| v.to_bits()));
+        }
+    }
+    let got = comm.all_to_all_u64(&answer);
+    let mut at = vec![0usize; size];
+    let mut b_c = Vec::with_capacity(cols.len() * mm);
+    for &c in &cols {
+        let c = c as usize;
+        if own.contains(&c) {
+            b_c.extend_from_slice(&coarse_near_null[(c - own.start) * mm..(c - own.start + 1) * mm]);
+        } else {
+            let q = coarse.owner(c);
+            let rec = got[q]
+                .get(at[q] * mm..(at[q] + 1) * mm)
+                .ok_or_else(|| DistError::Plan {
+                    why: format!("rank {q} answered too few coarse near-null rows"),
+                })?;
+            b_c.extend(rec.iter().map(|&v| f64::from_bits(v)));
+            at[q] += 1;
+        }
+    }
+    let local_cols: Vec<u32> = p
+        .cols
+        .iter()
+        .map(|c| cols.binary_search(c).expect("every column is listed") as u32)
+        .collect();
+    let pattern = BlockPattern::new(p.nrows(), cols.len(), p.row_ptr, local_cols)?;
+    let local = BlockCsr::new(Arc::new(pattern), b, m, p.values)?;
+    let f = ptap_amg::filter_prolongator(&local, &b_c, threshold, tol).p;
+    let fp = f.pattern();
+    Ok(GlobalRows {
+        row_ptr: fp.row_ptr().to_vec(),
+        cols: fp.col_idx().iter().map(|&c| cols[c as usize]).collect(),
+        values: f.values().to_vec(),
+    })
+}
+
 /// The rows of `local` as a block pattern with sorted local columns
 /// (what the runtime reads of a level: its row count and blocks).
 fn local_pattern(local: &LocalMatrix) -> Result<BlockPattern, DistError> {
@@ -734,14 +814,6 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
 ) -> Result<(Hierarchy<DistBackend<'c, C>>, DistSetupReport), DistError> {
     let t0 = Instant::now();
     let opts = &options.amg;
-    if opts.pf > 0.0 {
-        return Err(DistError::Options {
-            why: format!(
-                "prolongator filtering (pf {}) is not distributed yet; run with pf 0",
-                opts.pf
-            ),
-        });
-    }
     let DistProblem {
         a,
         part,
@@ -840,6 +912,22 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
                 tent.coarse = to;
             }
         }
+        let p = if opts.pf > 0.0 {
+            filtered(
+                comm,
+                p,
+                &tent.coarse,
+                &tent.coarse_near_null,
+                (b, modes),
+                opts.pf_at(l),
+                opts.rank_tolerance,
+            )?
+        } else {
+            p
+        };
+        let mut p_blocks = [p.cols.len() as f64];
+        comm.all_reduce_sum(&mut p_blocks);
+        let p_blocks = p_blocks[0] as usize;
         if whole && coarse_rows > options.max_coarse_rows {
             return Err(DistError::Options {
                 why: format!(
@@ -901,6 +989,7 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
             unaggregated_nodes: Some(unaggregated),
             mis_rounds: Some(rounds),
             omega: Some(omega),
+            p_blocks: Some(p_blocks),
         });
         let pattern = Arc::new(local_pattern(&cur.matrix().local)?);
         parts.push(LevelParts {
@@ -939,6 +1028,7 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
                     unaggregated_nodes: None,
                     mis_rounds: None,
                     omega: None,
+                    p_blocks: None,
                 });
                 parts.push(LevelParts {
                     pattern: c.pattern_arc().clone(),

@@ -123,13 +123,6 @@ fn one_rank_products_solve_and_refresh_match_the_serial_code() {
 fn what_the_distributed_setup_cannot_do_is_refused_in_one_sentence() {
     let beam = BeamProblem::build(2).unwrap();
     let comm = SingleRank;
-    let mut options = HierarchyOptions::default();
-    options.amg.pf = 0.03;
-    let e = build_hierarchy(&comm, one_rank(&beam), &options, &DistOptions::default(), &mut |_| {})
-        .err()
-        .unwrap()
-        .to_string();
-    assert!(e.contains("pf 0.03") && e.contains("not distributed"), "{e}");
     let mut problem = one_rank(&beam);
     problem.near_null.pop();
     let e = build_hierarchy(

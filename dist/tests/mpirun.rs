@@ -8,7 +8,8 @@
 //!   rank count gives the same hierarchy and iteration count as one rank,
 //!   the same tip displacement and solution to 1e-8 relative, a residual
 //!   below the target against the global operator, and (3 ranks, twice) the
-//!   same bits run to run; consolidated onto fewer ranks, the same solve.
+//!   same bits run to run; consolidated onto fewer ranks, the same solve;
+//!   with filtered prolongators (pf 0.03), the same agreement.
 //! - Jacobi-PCG against the single-process reference: the same iteration
 //!   count within 1, the solution and tip to 1e-8, one rank bit for bit.
 use ptap_dist::{reference, CgOptions};
@@ -103,12 +104,18 @@ fn amg_runs_agree(args: &[&str], tag: &str, a: &BlockCsr, b: &[f64]) -> Vec<Run>
         bitwise(&again.solution, &runs[2].solution),
         "{tag}: two runs on 3 ranks differ"
     );
-    let levels = |r: &Run| -> Vec<(u64, u64)> {
+    let levels = |r: &Run| -> Vec<(u64, u64, u64)> {
         r.report["levels"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|l| (l["block_rows"].as_u64().unwrap(), l["aggregates"].as_u64().unwrap_or(0)))
+            .map(|l| {
+                (
+                    l["block_rows"].as_u64().unwrap(),
+                    l["aggregates"].as_u64().unwrap_or(0),
+                    l["p_blocks"].as_u64().unwrap_or(0),
+                )
+            })
             .collect()
     };
     let one = &runs[0];
@@ -164,6 +171,19 @@ fn amg_on_the_beam_agrees_on_one_two_and_three_ranks() {
         runs[2].report["levels"][0]["rows_per_rank"],
         serde_json::json!([334, 333, 333])
     );
+
+    // Filtered prolongators (pf 0.03): fewer blocks in P, the same agreement.
+    let filtered = amg_runs_agree(&["--k", "2", "--pf", "0.03"], "beam2-pf", &beam.a, &beam.rhs);
+    let blocks = |r: &Run| r.report["levels"][0]["p_blocks"].as_u64().unwrap();
+    eprintln!(
+        "pf 0.03: {} blocks in P (unfiltered {}), {} iterations (unfiltered {})",
+        blocks(&filtered[0]),
+        blocks(&runs[0]),
+        filtered[0].iterations,
+        runs[0].iterations
+    );
+    assert!(blocks(&filtered[0]) < blocks(&runs[0]));
+    assert!(filtered[0].iterations <= runs[0].iterations + 2);
 }
 
 #[test]

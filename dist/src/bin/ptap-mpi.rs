@@ -66,6 +66,9 @@ struct Args {
     /// Scalar rows at or below which a level is the coarsest (gathered on every rank).
     #[arg(long)]
     coarse_eq_limit: Option<usize>,
+    /// Prolongator filter threshold on level 0 (halved per level); 0 keeps P whole.
+    #[arg(long, default_value_t = 0.0)]
+    pf: f64,
     /// Consolidation: a distributed coarse level with fewer scalar rows per
     /// rank moves onto fewer ranks (PETSc's -pc_gamg_process_eq_limit); 0 never.
     #[arg(long, default_value_t = 50)]
@@ -295,6 +298,7 @@ fn run(args: &Args, comm: &MpiComm) -> Res<()> {
             }
             Solver::Amg => {
                 let mut options = HierarchyOptions::default();
+                options.amg.pf = args.pf;
                 if let Some(limit) = args.coarse_eq_limit {
                     options.amg.coarse_eq_limit = limit;
                 }
