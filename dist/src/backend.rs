@@ -319,7 +319,8 @@ impl<C: Comm + ?Sized> Backend for DistBackend<'_, C> {
             DistMat::Rows(r) => {
                 let m = r.matrix();
                 let local = &m.local;
-                invert_blocks(&mut j.dinv, b, local.rows().start, level, |i| local.diagonal_block(i))
+                let done = invert_blocks(&mut j.dinv, b, local.rows().start, level, |i| local.diagonal_block(i));
+                crate::comm::agree(self.comm, done)
             }
             DistMat::Whole(m) => {
                 invert_blocks(&mut j.dinv, b, 0, level, |i| m.pattern().find(i, i).map(|k| m.block(k)))

@@ -17,6 +17,8 @@ pub enum DistError {
     NotFinite { iteration: usize },
     #[error("bad CG options: {why}")]
     Options { why: String },
+    #[error("{ranks} other rank(s) failed; their message names the cause")]
+    Elsewhere { ranks: usize },
     #[error(transparent)]
     Sparse(#[from] SparseError),
     #[error(transparent)]

@@ -60,7 +60,7 @@ pub mod setup;
 
 pub use backend::{DistBackend, DistMat};
 pub use cg::{jacobi_pcg, BlockJacobi, CgOptions, CgReport, CgWorkspace};
-pub use comm::{Comm, Link, SingleRank};
+pub use comm::{agree, Comm, Link, SingleRank};
 pub use error::DistError;
 pub use local::{DistMatrix, HaloPlan, LocalMatrix};
 pub use partition::Partition;

@@ -162,15 +162,19 @@ fn strength<C: Comm + ?Sized>(
     let l = b * b;
     let collapsed = |k: usize| a.values()[k * l..(k + 1) * l].iter().map(|v| v.abs()).sum::<f64>();
     let mut diag = vec![0.0; a.n_local_cols()];
+    let mut missing = None;
     for (i, d) in diag.iter_mut().enumerate().take(n) {
-        let k = (a.row_ptr()[i]..a.row_ptr()[i + 1])
-            .find(|&k| a.col_idx()[k] as usize == i)
-            .ok_or(AmgError::MissingDiagonal {
-                level,
-                row: a.rows().start + i,
-            })?;
-        *d = collapsed(k);
+        match (a.row_ptr()[i]..a.row_ptr()[i + 1]).find(|&k| a.col_idx()[k] as usize == i) {
+            Some(k) => *d = collapsed(k),
+            None => {
+                missing.get_or_insert(AmgError::MissingDiagonal {
+                    level,
+                    row: a.rows().start + i,
+                });
+            }
+        }
     }
+    crate::comm::agree(comm, missing.map_or(Ok(()), |e| Err(e.into())))?;
     node_plan.exchange(comm, &mut diag, &mut |_| {});
     let mut ptr = vec![0];
     let mut nbrs = Vec::new();
@@ -501,26 +505,30 @@ fn smoothed<C: Comm + ?Sized>(
     let n = local.n_rows();
     let bm = b * m;
     let l = b * b;
-    // Scalar diagonal, checked positive.
+    // Scalar diagonal, checked positive (on every rank together).
     let mut d = vec![0.0; n * b];
-    for i in 0..n {
-        let blk = local.diagonal_block(i).ok_or(AmgError::MissingDiagonal {
-            level,
-            row: local.rows().start + i,
-        })?;
-        for r in 0..b {
-            let v = blk[r * b + r];
-            if !(v > 0.0) {
-                return Err(AmgError::NonPositiveDiagonal {
-                    level,
-                    row: (local.rows().start + i) * b + r,
-                    value: v,
+    let check = (|| {
+        for i in 0..n {
+            let blk = local.diagonal_block(i).ok_or(AmgError::MissingDiagonal {
+                level,
+                row: local.rows().start + i,
+            })?;
+            for r in 0..b {
+                let v = blk[r * b + r];
+                if !(v > 0.0) {
+                    return Err(AmgError::NonPositiveDiagonal {
+                        level,
+                        row: (local.rows().start + i) * b + r,
+                        value: v,
+                    }
+                    .into());
                 }
-                .into());
+                d[i * b + r] = v;
             }
-            d[i * b + r] = v;
         }
-    }
+        Ok(())
+    })();
+    crate::comm::agree(comm, check)?;
     // omega from CG-Lanczos on D^-1 A.
     let start = keyed_random(keys, b);
     let (mut r, mut z, mut p, mut ap) = (vec![0.0; n * b], vec![0.0; n * b], vec![0.0; n * b], vec![0.0; n * b]);

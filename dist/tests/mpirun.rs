@@ -307,3 +307,43 @@ fn jacobi_pcg_on_one_two_and_three_ranks_matches_the_single_process_reference() 
         );
     }
 }
+
+#[test]
+fn a_failure_on_one_rank_stops_every_rank_with_its_sentence() {
+    // The scikit-fem operator with one negative diagonal entry in its last
+    // row, which rank 2 of 3 owns: that rank refuses it while smoothing P,
+    // the others learn of it at the same point; nobody waits forever.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/operators/skfem_tet3d_eliminated/A.petsc");
+    let mut a = ptap_io::read_petsc_mat(&src, BlockSpec::Infer).unwrap();
+    let last = a.nrows() - 1;
+    let k = a.pattern().find(last, last).unwrap();
+    a.block_mut(k)[8] = -1.0;
+    let dir = scratch("bad");
+    let bad = dir.join("A.petsc");
+    ptap_io::write_petsc_mat(&bad, &a).unwrap();
+    let out = Command::new("timeout")
+        .args(["120", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3"])
+        .arg(env!("CARGO_BIN_EXE_ptap-mpi"))
+        .arg("--a")
+        .arg(&bad)
+        .args(["--coarse-eq-limit", "100", "--quiet"])
+        .env("RAYON_NUM_THREADS", "1")
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(124), "mpirun hung:\n{err}");
+    assert!(!out.status.success());
+    assert!(
+        err.contains(
+            "error (rank 2): the operator on level 0 has a non-positive diagonal entry (-1e0) in scalar row 335"
+        ),
+        "{err}"
+    );
+    for r in [0, 1] {
+        assert!(
+            err.contains(&format!("error (rank {r}): 1 other rank(s) failed")),
+            "{err}"
+        );
+    }
+}

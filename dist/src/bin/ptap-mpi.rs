@@ -13,8 +13,8 @@
 use clap::{Parser, ValueEnum};
 use ptap_dist::mpi_comm::{self, MpiComm};
 use ptap_dist::{
-    build_hierarchy, jacobi_pcg, BlockJacobi, CgOptions, CgWorkspace, Comm, DistMatrix, DistOptions, DistProblem,
-    HaloPlan, LocalMatrix, Partition,
+    build_hierarchy, jacobi_pcg, BlockJacobi, CgOptions, CgWorkspace, Comm, DistError, DistMatrix, DistOptions,
+    DistProblem, HaloPlan, LocalMatrix, Partition,
 };
 use ptap_fem::BeamProblem;
 use ptap_io::BlockSpec;
@@ -236,7 +236,20 @@ fn max_mean(comm: &MpiComm, values: &[f64]) -> Option<Vec<[f64; 2]>> {
 fn run(args: &Args, comm: &MpiComm) -> Res<()> {
     let (rank, size) = (comm.rank(), comm.size());
     let t0 = Instant::now();
-    let prob = problem(args, comm)?;
+    // Reading is rank-local: all ranks stop together if any failed.
+    let prob = problem(args, comm);
+    let mut failed = [f64::from(u8::from(prob.is_err()))];
+    comm.all_reduce_sum(&mut failed);
+    let prob = match prob {
+        Err(e) => return Err(e),
+        Ok(_) if failed[0] > 0.0 => {
+            return Err(DistError::Elsewhere {
+                ranks: failed[0] as usize,
+            }
+            .into())
+        }
+        Ok(p) => p,
+    };
     let Problem {
         what,
         global,
