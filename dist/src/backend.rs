@@ -19,7 +19,7 @@ use crate::local::{DistMatrix, HaloPlan};
 use crate::product::DistGalerkin;
 use crate::DistError;
 use ptap_runtime::cpu::DenseCoarse;
-use ptap_runtime::{Backend, Cpu, GalerkinProduct, KernelRegistry};
+use ptap_runtime::{Backend, Cpu, KernelRegistry};
 use ptap_schedules::VariantSchedule;
 use ptap_sparse::dense::{gemv_acc_dyn, invert_in_place};
 use ptap_sparse::par::{axpy, dot, xpby};
@@ -163,13 +163,14 @@ impl DistJacobi {
     }
 }
 
-/// The Galerkin product of one transfer.
-pub enum DistProduct {
-    /// Between distributed levels, or from one into the whole level.
-    Distributed(Box<DistGalerkin>),
-    /// Between whole matrices (the serial executor).
-    Whole(Box<dyn GalerkinProduct>),
-}
+/// The Galerkin product of one transfer (between distributed levels, or
+/// from one into the whole level), with its communication plan.
+pub struct DistProduct(pub Box<DistGalerkin>);
+
+/// Why the runtime's setup-time constructors are refused here.
+const BUILT_OVER_RANKS: &str = "DistBackend runs hierarchies built over the ranks by ptap_dist::build_hierarchy \
+     (Hierarchy::from_levels), not a global mesh setup: its dot sums over ranks, which would count a matrix \
+     every rank holds once per rank";
 
 /// Inverts the diagonal blocks `block(i)` into `dinv` (`b x b` each).
 fn invert_blocks<'a>(
@@ -233,9 +234,12 @@ impl<C: Comm + ?Sized> Backend for DistBackend<'_, C> {
         host.copy_from_slice(v);
         Ok(())
     }
-    /// A global matrix given to this backend is held whole on every rank.
-    fn matrix(&self, m: BlockCsr, _with_values: bool) -> Result<DistMat, DistError> {
-        Ok(DistMat::Whole(m))
+    /// Refused: a distributed level's matrices are built by
+    /// [`crate::setup::build_hierarchy`].
+    fn matrix(&self, _m: BlockCsr, _with_values: bool) -> Result<DistMat, DistError> {
+        Err(DistError::Options {
+            why: BUILT_OVER_RANKS.into(),
+        })
     }
     fn set_values(&self, m: &mut DistMat, values: &[f64]) -> Result<(), DistError> {
         match m {
@@ -361,17 +365,18 @@ impl<C: Comm + ?Sized> Backend for DistBackend<'_, C> {
         Ok(j.dinv.clone())
     }
 
-    /// The executor of `schedule` between whole matrices; a distributed
-    /// level's product is built by the distributed mesh setup
-    /// ([`DistGalerkin`]), which owns its communication plan.
-    fn product(&self, schedule: &VariantSchedule, bf: usize, bc: usize) -> Result<DistProduct, DistError> {
-        Ok(DistProduct::Whole(self.cpu.kernels().executor_for(schedule, bf, bc)?))
+    /// Refused: a distributed product is built by the distributed mesh
+    /// setup ([`DistGalerkin::build`]), which owns its communication plan.
+    fn product(&self, _schedule: &VariantSchedule, _bf: usize, _bc: usize) -> Result<DistProduct, DistError> {
+        Err(DistError::Options {
+            why: BUILT_OVER_RANKS.into(),
+        })
     }
-    fn galerkin(&self, product: &mut DistProduct, a: &DistMat, p: &DistMat, c: &mut DistMat) -> Result<(), DistError> {
-        match (product, a, p, c) {
-            (DistProduct::Distributed(g), DistMat::Rows(a), _, c) => g.numeric(self.comm, a, c),
-            (DistProduct::Whole(e), DistMat::Whole(a), DistMat::Whole(p), DistMat::Whole(c)) => Ok(e.numeric(a, p, c)?),
-            (_, a, _, _) => Err(mismatch("this Galerkin product", a)),
+    /// `c = P^T A P` by the product's plan (`P` is frozen inside it).
+    fn galerkin(&self, product: &mut DistProduct, a: &DistMat, _p: &DistMat, c: &mut DistMat) -> Result<(), DistError> {
+        match a {
+            DistMat::Rows(a) => product.0.numeric(self.comm, a, c),
+            other => Err(mismatch("a distributed Galerkin product", other)),
         }
     }
 

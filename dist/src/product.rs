@@ -462,13 +462,14 @@ impl DistGalerkin {
                 }
                 c.matrix_mut().local.set_values(acc)
             }
-            (_, c) => Err(DistError::Matrix {
+            (out, c) => Err(DistError::Matrix {
                 why: format!(
-                    "this product fills {}, not the matrix given",
-                    match c {
-                        DistMat::Whole(_) => "distributed rows",
-                        _ => "a replicated matrix",
-                    }
+                    "this product fills {}, not {}",
+                    match out {
+                        Output::Owners { .. } => "distributed rows",
+                        Output::Everyone { .. } => "a replicated matrix",
+                    },
+                    c.kind()
                 ),
             }),
         }

@@ -1007,7 +1007,7 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
             transfer: Some(Transfer {
                 p: p_mat,
                 r: r_mat,
-                product: DistProduct::Distributed(g),
+                product: DistProduct(g),
                 schedule,
                 variant_schedule,
                 host_p: None,

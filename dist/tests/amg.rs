@@ -1,11 +1,12 @@
 //! The distributed AMG on one rank, in process (no MPI): its Galerkin
 //! product against the serial two-pass executor bit for bit, its solve
 //! against the serial solver's, a refresh (scaled values give scaled
-//! solutions, bit for bit) that allocates nothing, and the refusals.
+//! solutions, bit for bit) that allocates nothing, and the refusals (a
+//! global mesh setup on the ranks' backend among them).
 //! Several ranks are tested under mpirun (tests/mpirun.rs).
-use ptap_dist::{build_hierarchy, DistMat, DistOptions, DistProblem, LocalMatrix, Partition, SingleRank};
+use ptap_dist::{build_hierarchy, DistBackend, DistMat, DistOptions, DistProblem, LocalMatrix, Partition, SingleRank};
 use ptap_fem::BeamProblem;
-use ptap_runtime::{CgOptions, Hierarchy, HierarchyOptions};
+use ptap_runtime::{CgOptions, Hierarchy, HierarchyOptions, MeshSetup};
 use ptap_schedules::{inspect, BlockShape, ProductPolicy, Variant};
 use ptap_sparse::BlockCsr;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -136,4 +137,10 @@ fn what_the_distributed_setup_cannot_do_is_refused_in_one_sentence() {
     .unwrap()
     .to_string();
     assert!(e.contains("near-null values"), "{e}");
+    // A global mesh setup has no place on the ranks' backend.
+    let options = HierarchyOptions::default();
+    let setup = MeshSetup::build(beam.a.clone(), &beam.near_null, beam.modes, &options, &mut |_| {}).unwrap();
+    let backend = DistBackend::new(&comm, options.kernels.clone());
+    let e = Hierarchy::new(backend, setup, &mut |_| {}).err().unwrap().to_string();
+    assert!(e.contains("ptap_dist::build_hierarchy"), "{e}");
 }
