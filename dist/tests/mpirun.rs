@@ -10,6 +10,8 @@
 //!   below the target against the global operator, and (3 ranks, twice) the
 //!   same bits run to run; consolidated onto fewer ranks, the same solve;
 //!   with filtered prolongators (pf 0.03), the same agreement.
+//! - Hot steps (`--steps`): refreshed hierarchies agree across rank counts
+//!   and with the serial solver on the same modulus fields.
 //! - Jacobi-PCG against the single-process reference: the same iteration
 //!   count within 1, the solution and tip to 1e-8, one rank bit for bit.
 use ptap_dist::{reference, CgOptions};
@@ -345,5 +347,62 @@ fn a_failure_on_one_rank_stops_every_rank_with_its_sentence() {
             err.contains(&format!("error (rank {r}): 1 other rank(s) failed")),
             "{err}"
         );
+    }
+}
+
+#[test]
+fn hot_steps_refresh_over_the_ranks_and_agree_with_the_serial_time_loop() {
+    // `--steps 3`: the stiffening front of `ptap run`; steps 2 and 3 refresh
+    // the hierarchy (numeric products over the ranks, no inspection).
+    const STEPS: usize = 3;
+    let dir = scratch("steps");
+    let args = ["--k", "2", "--steps", "3"];
+    let runs: Vec<Run> = (1..=3).map(|np| mpirun(np, &args, &dir, "steps")).collect();
+    std::fs::remove_dir_all(&dir).ok();
+    // The serial solver on the same fields (its own hierarchy, rtol 1e-8).
+    let mut beam = BeamProblem::build(2).unwrap();
+    let mut serial_tips = Vec::new();
+    for step in 2..=STEPS {
+        beam.reassemble(&ptap_fem::stiffening_front(&beam.mesh, step, STEPS))
+            .unwrap();
+        let options = ptap_runtime::HierarchyOptions::default();
+        let mut h =
+            ptap_runtime::Hierarchy::build(beam.a.clone(), &beam.near_null, beam.modes, &options, &mut |_| {}).unwrap();
+        let mut ws = h.workspace(500).unwrap();
+        let mut x = vec![0.0; beam.a.scalar_rows()];
+        h.solve(&beam.rhs, &mut x, &ptap_runtime::CgOptions::default(), &mut ws)
+            .unwrap();
+        serial_tips.push(x.iter().fold(0.0f64, |m, v| m.max(v.abs())));
+    }
+    let steps = |r: &Run| -> Vec<(u64, f64)> {
+        r.report["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                assert_eq!(s["converged"], true);
+                (
+                    s["iterations"].as_u64().unwrap(),
+                    s["tip_displacement"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let one = steps(&runs[0]);
+    assert_eq!(one.len(), STEPS - 1);
+    for (i, run) in runs.iter().enumerate() {
+        let mine = steps(run);
+        for (s, ((its, tip), ((its1, tip1), serial))) in mine.iter().zip(one.iter().zip(&serial_tips)).enumerate() {
+            eprintln!(
+                "np {}: step {}: {its} iterations (one rank {its1}), tip {tip:.12e} (one rank {tip1:.12e}, serial {serial:.12e})",
+                i + 1,
+                s + 2
+            );
+            assert!(its.abs_diff(*its1) <= 1);
+            assert!((tip - tip1).abs() <= 1e-8 * tip1);
+            assert!((tip - serial).abs() <= 1e-7 * serial);
+        }
+        // The last step's solution is the one written.
+        assert!((run.tip - mine.last().unwrap().1).abs() <= 1e-15 * run.tip);
     }
 }

@@ -16,10 +16,9 @@ use ptap_dist::{
     build_hierarchy, jacobi_pcg, BlockJacobi, CgOptions, CgWorkspace, Comm, DistError, DistMatrix, DistOptions,
     DistProblem, HaloPlan, LocalMatrix, Partition,
 };
-use ptap_fem::BeamProblem;
+use ptap_fem::{stiffening_front, BeamProblem};
 use ptap_io::BlockSpec;
 use ptap_runtime::HierarchyOptions;
-use ptap_sparse::BlockCsr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -54,6 +53,11 @@ struct Args {
     /// Block size of --a when its `.info` file does not say.
     #[arg(long, requires = "a")]
     block_size: Option<usize>,
+    /// Beam time steps: the stiffening front of `ptap run --steps` (step 1's
+    /// field before the cold setup); steps 2.. refresh the hierarchy with the
+    /// new values and solve again. 1 keeps the uniform modulus.
+    #[arg(long, default_value_t = 1, conflicts_with = "a")]
+    steps: usize,
     /// The preconditioner.
     #[arg(long, value_enum, default_value_t = Solver::Amg)]
     solver: Solver,
@@ -112,8 +116,8 @@ fn gathered_counts(comm: &MpiComm, v: usize) -> Vec<usize> {
 /// This rank's rows of the operator, right-hand side and near-null space.
 struct Problem {
     what: String,
-    /// The whole operator where every rank has it (the beam, assembled whole).
-    global: Option<BlockCsr>,
+    /// The beam, assembled whole on every rank (`None` for a user's operator).
+    beam: Option<BeamProblem>,
     part: Partition,
     local: LocalMatrix,
     rhs: Vec<f64>,
@@ -131,7 +135,10 @@ struct Problem {
 fn problem(args: &Args, comm: &MpiComm) -> Res<Problem> {
     let (rank, size) = (comm.rank(), comm.size());
     let Some(path) = &args.a else {
-        let beam = BeamProblem::build(args.k)?;
+        let mut beam = BeamProblem::build(args.k)?;
+        if args.steps > 1 {
+            beam.reassemble(&stiffening_front(&beam.mesh, 1, args.steps))?;
+        }
         let bs = beam.dim;
         let part = Partition::uniform(beam.a.nrows(), size)?;
         let local = LocalMatrix::from_global(&beam.a, &part, &part, rank)?;
@@ -143,7 +150,7 @@ fn problem(args: &Args, comm: &MpiComm) -> Res<Problem> {
             modes: beam.modes,
             block_rows: beam.a.nrows(),
             unknowns: beam.a.scalar_rows(),
-            global: Some(beam.a),
+            beam: Some(beam),
             part,
             local,
         });
@@ -206,7 +213,7 @@ fn problem(args: &Args, comm: &MpiComm) -> Res<Problem> {
     };
     Ok(Problem {
         what: path.display().to_string(),
-        global: None,
+        beam: None,
         part,
         local,
         rhs,
@@ -252,7 +259,7 @@ fn run(args: &Args, comm: &MpiComm) -> Res<()> {
     };
     let Problem {
         what,
-        global,
+        mut beam,
         part,
         local,
         rhs: b,
@@ -262,6 +269,7 @@ fn run(args: &Args, comm: &MpiComm) -> Res<()> {
         unknowns,
     } = prob;
     let assembly_s = t0.elapsed().as_secs_f64();
+    let bs = local.block_shape().0;
     let rows = part.range(rank);
     let mut x = vec![0.0; b.len()];
     let owned = gathered_counts(comm, rows.len());
@@ -274,7 +282,7 @@ fn run(args: &Args, comm: &MpiComm) -> Res<()> {
                 let plan = HaloPlan::build(&local, &part, comm)?;
                 // Where every rank holds the whole operator, the distributed
                 // inspector must agree with the plan read off its pattern.
-                let plan_matches_global = match &global {
+                let plan_matches_global = match beam.as_ref().map(|p| &p.a) {
                     Some(a) => {
                         let mut mismatches = [f64::from(u8::from(
                             plan != HaloPlan::from_global(a.pattern(), &part, &part, &local)?,
@@ -330,16 +338,51 @@ fn run(args: &Args, comm: &MpiComm) -> Res<()> {
                     rtol: args.rtol,
                     max_iterations: args.max_iterations,
                 };
-                let report = h.solve(&b, &mut x, &opts, &mut ws)?;
+                let mut report = h.solve(&b, &mut x, &opts, &mut ws)?;
+                // The four phases are the cold step's; hot steps report their own.
+                let (matrix_setup_s, solve_s) = (h.timings.matrix_setup_s, report.solve_s);
+                let mut step_reports = Vec::new();
+                for step in 2..=args.steps {
+                    // A hot step: new values on the same pattern, the numeric
+                    // refresh over the ranks (no inspection), the solve.
+                    let beam = beam.as_mut().ok_or("--steps needs the beam")?;
+                    let t = Instant::now();
+                    beam.reassemble(&stiffening_front(&beam.mesh, step, args.steps))?;
+                    let p = beam.a.pattern();
+                    let l = bs * bs;
+                    let values = &beam.a.values()[p.row_ptr()[rows.start] * l..p.row_ptr()[rows.end] * l];
+                    let assembly_s = t.elapsed().as_secs_f64();
+                    let matrix_setup_s = h.refresh(values)?;
+                    x.fill(0.0);
+                    report = h.solve(&b, &mut x, &opts, &mut ws)?;
+                    let local_tip = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+                    let tips = comm.gather(0, &[local_tip]);
+                    let phases = max_mean(comm, &[assembly_s, matrix_setup_s, report.solve_s]);
+                    if let (Some(tips), Some(ph)) = (tips, phases) {
+                        let pj = |i: usize| serde_json::json!({ "max_s": ph[i][0], "mean_s": ph[i][1] });
+                        step_reports.push(serde_json::json!({
+                            "step": step,
+                            "iterations": report.iterations,
+                            "converged": report.converged,
+                            "tip_displacement": tips.iter().fold(0.0f64, |m, &v| m.max(v)),
+                            "assembly": pj(0),
+                            "matrix_setup": pj(1),
+                            "solve": pj(2),
+                        }));
+                    }
+                    if !report.converged {
+                        break;
+                    }
+                }
                 (
                     report.iterations,
                     report.converged,
                     report.residual_norm,
                     report.rhs_norm,
                     setup.mesh_setup_s,
-                    h.timings.matrix_setup_s,
-                    report.solve_s,
-                    serde_json::json!({ "levels": setup.levels }),
+                    matrix_setup_s,
+                    solve_s,
+                    serde_json::json!({ "levels": setup.levels, "steps": step_reports }),
                 )
             }
         };
@@ -423,9 +466,30 @@ fn run(args: &Args, comm: &MpiComm) -> Res<()> {
             format!("{:?}", args.solver).to_uppercase(),
             residual_norm / rhs_norm
         );
-        println!("{:<14} {:>10} {:>10}", "phase", "max (s)", "mean (s)");
+        println!("{:<14} {:>10} {:>10}   (cold step)", "phase", "max (s)", "mean (s)");
         for (n, [max, mean]) in names.iter().zip(&phases) {
             println!("{n:<14} {max:>10.4} {mean:>10.4}");
+        }
+        if let Some(steps) = json.get("steps").and_then(|v| v.as_array()).filter(|v| !v.is_empty()) {
+            println!("hot steps (max / mean over ranks, s): refresh = numeric P^T A P, smoothers, coarse factor");
+            for st in steps {
+                let mm = |k: &str| {
+                    format!(
+                        "{:.4} / {:.4}",
+                        st[k]["max_s"].as_f64().unwrap_or(0.0),
+                        st[k]["mean_s"].as_f64().unwrap_or(0.0)
+                    )
+                };
+                println!(
+                    "  step {}: {} iterations, tip {:.12e}, assembly {}, refresh {}, solve {}",
+                    st["step"],
+                    st["iterations"],
+                    st["tip_displacement"].as_f64().unwrap_or(f64::NAN),
+                    mm("assembly"),
+                    mm("matrix_setup"),
+                    mm("solve")
+                );
+            }
         }
     }
     verdict()
