@@ -673,13 +673,9 @@ pub fn read_petsc_mat_rows(
     let (block_rows, block_cols) = (m / br, n / bc);
     let rows = pick(block_rows);
     if rows.start > rows.end || rows.end > block_rows {
-        return Err(IoError::BlockSize {
+        return Err(IoError::Shape {
             path: path.to_path_buf(),
-            br,
-            bc,
-            rows: m,
-            cols: n,
-            origin: format!("a request for block rows {rows:?} of {block_rows}"),
+            what: format!("block rows {rows:?} were asked of a matrix of {block_rows}"),
         });
     }
     let (s0, s1) = (rows.start * br, rows.end * br);
@@ -721,4 +717,55 @@ pub fn read_petsc_mat_rows(
         rows,
         a,
     })
+}
+
+/// Entries `pick(n)` of the first PETSc binary Vec of a file (`n` its
+/// length), read without the rest: the 8-byte header, then a seek to the
+/// range. [`read_petsc_vec`]'s checks (class id, length the file holds,
+/// finite values) on what is read. Returns `n` and the entries.
+pub fn read_petsc_vec_range(
+    path: impl AsRef<Path>,
+    pick: impl FnOnce(usize) -> std::ops::Range<usize>,
+) -> Result<(usize, Vec<f64>), IoError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let path = path.as_ref();
+    let (mut f, file_len) = crate::mm::open(path)?;
+    let mut head = vec![0u8; file_len.min(8) as usize];
+    f.read_exact(&mut head).map_err(|e| IoError::os("read", path, e))?;
+    check_class(path, &head, 0, VEC_FILE_CLASSID, "Vec")?;
+    if head.len() < 8 {
+        return Err(truncated(path, head.len(), 8));
+    }
+    let n = be_i32(&head, 4);
+    if n < 0 {
+        return Err(negative(path, "the vector length", n as i64));
+    }
+    let n = n as usize;
+    let end = 8 + 8 * n as u64;
+    if file_len < end {
+        return Err(truncated(path, file_len as usize, end));
+    }
+    let range = pick(n);
+    if range.start > range.end || range.end > n {
+        return Err(IoError::Shape {
+            path: path.to_path_buf(),
+            what: format!("entries {range:?} were asked of a Vec of {n}"),
+        });
+    }
+    let mut b = vec![0u8; 8 * range.len()];
+    f.seek(SeekFrom::Start(8 + 8 * range.start as u64))
+        .and_then(|_| f.read_exact(&mut b))
+        .map_err(|e| IoError::os("read", path, e))?;
+    let mut v = Vec::with_capacity(range.len());
+    for (k, c) in b.chunks_exact(8).enumerate() {
+        let x = be_f64(c, 0);
+        if !x.is_finite() {
+            return Err(IoError::NotFiniteBinary {
+                path: path.to_path_buf(),
+                what: format!("entry {} of the Vec at byte 0", range.start + k),
+            });
+        }
+        v.push(x);
+    }
+    Ok((n, v))
 }

@@ -1,8 +1,9 @@
-//! `read_petsc_mat_rows` (each rank reads its rows of a PETSc Mat) against
-//! the whole-file reader: for every test operator and 1 to 4 contiguous
-//! row ranges, the rows read are the whole matrix's rows bit for bit; and
-//! the errors a partial read adds, one sentence each.
-use ptap_io::{read_petsc_mat, read_petsc_mat_rows, BlockSpec};
+//! `read_petsc_mat_rows` and `read_petsc_vec_range` (each rank reads its
+//! rows of a PETSc Mat and its entries of a Vec) against the whole-file
+//! readers: for every test operator and 1 to 4 contiguous row ranges, the
+//! rows read are the whole matrix's rows bit for bit, and the entries the
+//! right-hand side's; and the errors a partial read adds, one sentence each.
+use ptap_io::{read_petsc_mat, read_petsc_mat_rows, read_petsc_vec, read_petsc_vec_range, BlockSpec};
 use std::path::Path;
 
 fn operators() -> Vec<std::path::PathBuf> {
@@ -51,6 +52,19 @@ fn row_ranges_read_alone_are_the_whole_matrix_rows() {
             }
             assert_eq!(covered, n);
         }
+        let b = read_petsc_vec(path.with_file_name("b.petsc")).unwrap();
+        for ranks in 1..=4 {
+            for r in 0..ranks {
+                let want = b.len() * r / ranks..b.len() * (r + 1) / ranks;
+                let (n, got) = read_petsc_vec_range(path.with_file_name("b.petsc"), |_| want.clone()).unwrap();
+                assert_eq!(n, b.len());
+                assert!(got
+                    .iter()
+                    .zip(&b[want.clone()])
+                    .all(|(x, y)| x.to_bits() == y.to_bits()));
+                assert_eq!(got.len(), want.len());
+            }
+        }
     }
 }
 
@@ -75,7 +89,12 @@ fn partial_reads_refuse_what_they_cannot_do() {
     let e = read_petsc_mat_rows(&bare, BlockSpec::Given(3, 3), |n| 0..n + 1)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("block rows 0..13 of 12"), "{e}");
+    assert!(e.contains("block rows 0..13 were asked of a matrix of 12"), "{e}");
+    let vec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/operators/skfem_tet3d_tiny/b.petsc");
+    let e = read_petsc_vec_range(&vec, |n| 0..n + 1).unwrap_err().to_string();
+    assert!(e.contains("entries 0..37 were asked of a Vec of 36"), "{e}");
+    let e = read_petsc_vec_range(&src, |n| 0..n).unwrap_err().to_string();
+    assert!(e.contains("is not a PETSc Vec file"), "{e}");
     // A truncated file says so.
     let bytes = std::fs::read(&src).unwrap();
     std::fs::write(&bare, &bytes[..bytes.len() / 2]).unwrap();

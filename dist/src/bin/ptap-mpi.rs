@@ -129,9 +129,9 @@ struct Problem {
 
 /// The beam (assembled whole on every rank, which keeps its rows), or a
 /// user's operator, of which each rank reads only its rows
-/// (`ptap_io::read_petsc_mat_rows`); the right-hand side and the
-/// coordinates are read whole (rigid-body modes are orthonormalized over
-/// all nodes) and sliced.
+/// (`ptap_io::read_petsc_mat_rows`) and of a PETSc right-hand side
+/// (`read_petsc_vec_range`); a Matrix Market one and the coordinates are read
+/// whole (rigid-body modes are orthonormalized over all nodes) and sliced.
 fn problem(args: &Args, comm: &MpiComm) -> Res<Problem> {
     let (rank, size) = (comm.rank(), comm.size());
     let Some(path) = &args.a else {
@@ -181,6 +181,15 @@ fn problem(args: &Args, comm: &MpiComm) -> Res<Problem> {
     let rows = part.range(rank);
     let n = read.block_rows * b;
     let rhs = match &args.b {
+        // A PETSc Vec: this rank's entries only; Matrix Market: read whole.
+        Some(f) if ptap_io::detect_format(f)? == ptap_io::FileFormat::PetscBinary => {
+            let (len, mine) =
+                ptap_io::read_petsc_vec_range(f, |len| if len == n { rows.start * b..rows.end * b } else { 0..0 })?;
+            if len != n {
+                return Err(format!("the right-hand side has {len} entries for {n} rows").into());
+            }
+            mine
+        }
         Some(f) => {
             let all = ptap_io::read_vector(f)?;
             if all.len() != n {
