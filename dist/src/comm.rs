@@ -4,7 +4,7 @@
 //!
 //! [`SingleRank`] is the one-process implementation (no ghosts, reductions
 //! are the identity) the unit tests and a no-MPI build use; `MpiComm`
-//! (feature `mpi`, [`crate::mpi_comm`]) is the real one. There is no
+//! (feature `mpi`, module `mpi_comm`) is the real one. There is no
 //! in-process multi-rank engine: multi-rank behaviour is tested under
 //! `mpirun` only.
 
