@@ -22,7 +22,8 @@
 //!    The serial `natural` order is sequential by nature; this is the
 //!    parallel counterpart (random-order aggregates, like PETSc's).
 //!    Rank-deficient aggregates are not merged (the serial
-//!    `merge_rank_deficient`); their QR drops the missing modes.
+//!    `merge_rank_deficient`); their QR drops the missing modes, and the
+//!    level's report counts them.
 //! 3. **Tentative `P`**: an aggregate's coarse node lives on its root's rank.
 //!    Members send their near-null rows there (one all-to-all), the root's
 //!    rank orders each aggregate's members by key and calls the serial
@@ -64,7 +65,7 @@ use crate::local::{DistMatrix, HaloPlan, LocalMatrix};
 use crate::partition::Partition;
 use crate::product::{DistGalerkin, GlobalRows, NextLevel};
 use crate::DistError;
-use ptap_amg::aggregate::Aggregates;
+use ptap_amg::aggregate::{carries_all_modes, Aggregates};
 use ptap_amg::eig::{cg_lanczos, LanczosError, LanczosOps};
 use ptap_amg::{tentative_prolongator, AmgError};
 use ptap_runtime::cycle::EIG_SEED;
@@ -105,6 +106,9 @@ pub struct DistLevelSummary {
     pub omega: Option<f64>,
     /// Blocks of the transfer's `P` over all ranks (after filtering).
     pub p_blocks: Option<usize>,
+    /// Aggregates whose near-null rows do not carry every mode (not merged
+    /// here, unlike the serial setup: their QR drops the missing modes).
+    pub rank_deficient_aggregates: Option<usize>,
 }
 
 /// `ptap_amg::eig::pseudo_random_vector`'s entry `index` (SplitMix64), so a
@@ -328,6 +332,8 @@ struct TentativeRows {
     coarse: Partition,
     coarse_near_null: Vec<f64>,
     coarse_keys: Vec<u64>,
+    /// This rank's aggregates whose near-null rows do not carry every mode.
+    rank_deficient: usize,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -414,6 +420,11 @@ fn tentative<C: Comm + ?Sized>(
         of_node,
         count: roots.len(),
     };
+    let rank_deficient = aggs
+        .members()
+        .iter()
+        .filter(|nodes| !carries_all_modes(nodes, b, m, &stacked, tol))
+        .count();
     let tent = tentative_prolongator(&aggs, &stacked, b, m, tol);
     let c0 = coarse.range(me).start as u64;
     let reply: Vec<Vec<u64>> = place
@@ -445,6 +456,7 @@ fn tentative<C: Comm + ?Sized>(
         coarse,
         coarse_near_null: tent.coarse_near_null,
         coarse_keys,
+        rank_deficient,
     })
 }
 
@@ -887,9 +899,10 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
         let mut stats = [
             tent.coarse.nrows() as f64,
             root_of.iter().filter(|r| r.is_none()).count() as f64,
+            tent.rank_deficient as f64,
         ];
         comm.all_reduce_sum(&mut stats[1..]);
-        let (n_aggs, unaggregated) = (stats[0] as usize, stats[1] as usize);
+        let (n_aggs, unaggregated, deficient) = (stats[0] as usize, stats[1] as usize, stats[2] as usize);
         let coarse_rows = n_aggs * modes;
         if n_aggs == 0 || coarse_rows as f64 > opts.stall_ratio * (part.nrows() * b) as f64 {
             return Err(DistError::Options {
@@ -998,6 +1011,7 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
             mis_rounds: Some(rounds),
             omega: Some(omega),
             p_blocks: Some(p_blocks),
+            rank_deficient_aggregates: Some(deficient),
         });
         let pattern = Arc::new(local_pattern(&cur.matrix().local)?);
         parts.push(LevelParts {
@@ -1037,6 +1051,7 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
                     mis_rounds: None,
                     omega: None,
                     p_blocks: None,
+                    rank_deficient_aggregates: None,
                 });
                 parts.push(LevelParts {
                     pattern: c.pattern_arc().clone(),

@@ -135,6 +135,9 @@ fn amg_runs_agree(args: &[&str], tag: &str, a: &BlockCsr, b: &[f64]) -> Vec<Run>
             rel_diff(&run.solution, &one.solution)
         );
         assert_eq!(run.report["solver"], "amg");
+        for l in run.report["levels"].as_array().unwrap() {
+            assert!(l["rank_deficient_aggregates"].as_u64().unwrap_or(0) == 0, "{tag}: {l}");
+        }
         assert_eq!(
             levels(run),
             levels(one),

@@ -463,8 +463,14 @@ fn run(args: &Args, comm: &MpiComm) -> Res<()> {
                         " (whole on every rank, dense Cholesky)".to_string()
                     } else {
                         format!(
-                            ", rows per rank {}, {} aggregates in {} MIS rounds",
-                            l["rows_per_rank"], l["aggregates"], l["mis_rounds"]
+                            ", rows per rank {}, {} aggregates in {} MIS rounds{}",
+                            l["rows_per_rank"],
+                            l["aggregates"],
+                            l["mis_rounds"],
+                            match l["rank_deficient_aggregates"].as_u64() {
+                                Some(d) if d > 0 => format!(", {d} of them rank deficient (not merged)"),
+                                _ => String::new(),
+                            }
                         )
                     }
                 );
