@@ -4,7 +4,7 @@
 //!
 //! [`SingleRank`] is the one-process implementation (no ghosts, reductions
 //! are the identity) the unit tests and a no-MPI build use; `MpiComm`
-//! (feature `mpi`, [`crate::mpi_comm`]) is the real one. There is no
+//! (feature `mpi`, module `mpi_comm`) is the real one. There is no
 //! in-process multi-rank engine: multi-rank behaviour is tested under
 //! `mpirun` only.
 
@@ -100,5 +100,20 @@ pub fn sum_in_rank_order(parts: &[f64], out: &mut [f64]) {
         for (o, v) in out.iter_mut().zip(row) {
             *o += v;
         }
+    }
+}
+
+/// Makes a rank-local outcome collective: every rank learns whether any rank
+/// failed, so all of them return an error together instead of some waiting
+/// in a collective the failed ones never enter. Collective (one all-reduce).
+pub fn agree<T, C: Comm + ?Sized>(comm: &C, r: Result<T, crate::DistError>) -> Result<T, crate::DistError> {
+    let mut failed = [f64::from(u8::from(r.is_err()))];
+    comm.all_reduce_sum(&mut failed);
+    match r {
+        Err(e) => Err(e),
+        Ok(_) if failed[0] > 0.0 => Err(crate::DistError::Elsewhere {
+            ranks: failed[0] as usize,
+        }),
+        Ok(v) => Ok(v),
     }
 }

@@ -177,6 +177,11 @@ fn upload_rows(
         bc,
         nnzb,
         max_row_blocks,
+        // The interior and boundary halves each store only their own rows and
+        // the SpMV writes only rows with blocks: neither launch may zero the
+        // other's rows. Rows empty in both halves are zeroed by the caller
+        // before the two launches.
+        has_empty_rows: false,
         row_ptr: dev.upload(&to_u32("row pointers", &row_ptr)?)?,
         col_idx: dev.upload(&col_idx)?,
         block_row: dev.upload(&block_row)?,
@@ -278,11 +283,11 @@ impl DeviceDistMatrix {
         assert!(x.len() >= self.input_len && y.len() >= self.output_len());
         let halo = self.start_exchange(dev, nccl, x)?;
         dev.memset_zero(y)?;
-        self.interior_spmv.launch_zeroed(dev, &self.interior, x, y)?;
+        self.interior_spmv.apply(dev, &self.interior, x, y)?;
         if halo {
             dev.stream().wait(&self.arrived)?;
         }
-        self.boundary_spmv.launch_zeroed(dev, &self.boundary, x, y)?;
+        self.boundary_spmv.apply(dev, &self.boundary, x, y)?;
         Ok(())
     }
 
@@ -302,8 +307,8 @@ impl DeviceDistMatrix {
     pub fn local_rows(&self, dev: &Device, x: &CudaSlice<f64>, y: &mut CudaSlice<f64>) -> Result<(), DeviceError> {
         assert!(x.len() >= self.input_len && y.len() >= self.output_len());
         dev.memset_zero(y)?;
-        self.interior_spmv.launch_zeroed(dev, &self.interior, x, y)?;
-        self.boundary_spmv.launch_zeroed(dev, &self.boundary, x, y)?;
+        self.interior_spmv.apply(dev, &self.interior, x, y)?;
+        self.boundary_spmv.apply(dev, &self.boundary, x, y)?;
         Ok(())
     }
 

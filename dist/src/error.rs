@@ -17,6 +17,12 @@ pub enum DistError {
     NotFinite { iteration: usize },
     #[error("bad CG options: {why}")]
     Options { why: String },
+    #[error("{ranks} other rank(s) failed; their message names the cause")]
+    Elsewhere { ranks: usize },
     #[error(transparent)]
     Sparse(#[from] SparseError),
+    #[error(transparent)]
+    Amg(#[from] ptap_amg::AmgError),
+    #[error(transparent)]
+    Runtime(#[from] ptap_runtime::RuntimeError),
 }

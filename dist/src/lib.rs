@@ -1,7 +1,6 @@
 //! Distributed memory for ptap: a block matrix split by rows over ranks,
-//! ghost columns and the halo plan that fills them, and a first distributed
-//! solver. The foundation of issue #14 ("Past one GPU"); what is here, what
-//! is not yet:
+//! ghost columns and the halo plan that fills them, and the AMG over them
+//! (issue #14, "Past one GPU"); what is here, what is not yet:
 //!
 //! **Distributed now.** The operator and the vectors. [`Partition`] gives
 //! each rank a contiguous range of block rows (and the same block columns:
@@ -28,6 +27,16 @@
 //! rank the same bits): runs are reproducible bit for bit at a given rank
 //! count; results at different rank counts differ in the last bits.
 //!
+//! **The AMG over ranks.** [`setup::build_hierarchy`] builds the
+//! smoothed-aggregation hierarchy over the ranks (strength graph, a parallel
+//! MIS whose result does not depend on the rank count, tentative and
+//! smoothed and filtered `P`, consolidation of small levels onto fewer ranks, the
+//! coarsest level whole on every rank), with each level's Galerkin product
+//! an inspector/executor pair whose communication is in its plan
+//! ([`product::DistGalerkin`]); then `ptap_runtime::Hierarchy::from_levels`
+//! runs the matrix setup, and the runtime's V-cycle and CG, on
+//! [`DistBackend`]. See those modules for what each step exchanges.
+//!
 //! **On the GPUs (feature `nccl`).** One rank per GPU (picked by the
 //! node-local rank), an NCCL communicator whose id rank 0 makes and MPI
 //! broadcasts (`nccl`). `device::DeviceDistMatrix` holds a rank's rows on its
@@ -39,18 +48,17 @@
 //! moves only the reduced scalars between host and device. The program
 //! `ptap-mpi-cuda` runs it under `mpirun`.
 //!
-//! **Not yet (next slices).** Distributed mesh setup (aggregation by a
-//! parallel MIS across ranks, tentative and smoothed `P` with ghost rows),
-//! the distributed Galerkin product as inspector/executor with its
-//! communication (ghost rows of `P`, off-rank contributions to `A_c`) in the
-//! schedule, the distributed V-cycle with a redundant coarse solve, a
-//! `Backend` over ranks, `ptap solve`/`ptap run` under `mpirun`. The
-//! `ptap-mpi` and `ptap-mpi-cuda` programs assemble the whole beam on every
-//! rank and keep only its rows.
+//! **Not yet.** The rank-deficiency merge of aggregates, rebalancing middle
+//! levels by measured time, per-rank schedules in the schedule cache, and
+//! the AMG hierarchy on device-resident ranks (the NCCL slice runs
+//! Jacobi-PCG). `ptap-mpi` and `ptap-mpi-cuda` assemble the whole beam on
+//! every rank (a user's PETSc operator is read in parallel, each rank its
+//! rows).
 //!
 //! [`reference::jacobi_pcg`] is the single-process reference the
 //! distributed solver is tested against.
 
+pub mod backend;
 pub mod cg;
 pub mod comm;
 #[cfg(feature = "nccl")]
@@ -62,10 +70,14 @@ pub mod mpi_comm;
 #[cfg(feature = "nccl")]
 pub mod nccl;
 pub mod partition;
+pub mod product;
 pub mod reference;
+pub mod setup;
 
+pub use backend::{DistBackend, DistMat};
 pub use cg::{jacobi_pcg, BlockJacobi, CgOptions, CgReport, CgWorkspace};
-pub use comm::{Comm, Link, SingleRank};
+pub use comm::{agree, Comm, Link, SingleRank};
 pub use error::DistError;
 pub use local::{DistMatrix, HaloPlan, LocalMatrix};
 pub use partition::Partition;
+pub use setup::{build_hierarchy, DistOptions, DistProblem, DistSetupReport};

@@ -332,6 +332,70 @@ impl HaloPlan {
         Self::from_requests(local, cols, wanted)
     }
 
+    /// The plan of `local`'s ghosts moving `width` scalars per column instead
+    /// of the block's `bc` (node data: strength diagonals, aggregation
+    /// states, rows of the tentative prolongator). Collective.
+    pub fn build_with_width<C: Comm + ?Sized>(
+        local: &LocalMatrix,
+        cols: &Partition,
+        width: usize,
+        comm: &C,
+    ) -> Result<Self, DistError> {
+        if width == 0 {
+            return Err(DistError::Plan {
+                why: "a halo of zero scalars per column".into(),
+            });
+        }
+        let mut plan = Self::build(local, cols, comm)?;
+        let bc = plan.bc;
+        let rescale = |l: &mut Link| {
+            l.start = l.start / bc * width;
+            l.len = l.len / bc * width;
+        };
+        plan.sends.iter_mut().for_each(rescale);
+        plan.recvs.iter_mut().for_each(rescale);
+        plan.send_buf = vec![0.0; plan.send_cols.len() * width];
+        plan.bc = width;
+        Ok(plan)
+    }
+
+    /// Scalars per column this plan moves.
+    pub fn width(&self) -> usize {
+        self.bc
+    }
+    /// Owned columns of the vectors it fills.
+    pub fn n_owned_cols(&self) -> usize {
+        self.n_owned_cols
+    }
+    /// Scalars of the ghost tail.
+    pub fn ghost_len(&self) -> usize {
+        self.recvs.last().map_or(0, |l| l.start + l.len)
+    }
+    /// Scalars of the send buffer (what the neighbours read from this rank).
+    pub fn send_len(&self) -> usize {
+        self.send_buf.len()
+    }
+
+    /// The reverse of [`HaloPlan::exchange`]: each rank's ghost tail of `x`
+    /// goes back to the owners, which add it into their owned columns
+    /// (contributions summed in the order of the send links, i.e. by rank;
+    /// deterministic). `recv` is scratch of [`HaloPlan::send_len`] scalars.
+    /// Collective over the neighbours; allocates nothing.
+    pub fn reverse_add<C: Comm + ?Sized>(&self, comm: &C, x: &mut [f64], recv: &mut [f64]) {
+        let bc = self.bc;
+        let n = self.n_owned_cols * bc;
+        assert_eq!(x.len(), n + self.ghost_len(), "x must hold the owned and ghost columns");
+        assert_eq!(recv.len(), self.send_buf.len(), "recv must match the send buffer");
+        let (owned, ghosts) = x.split_at_mut(n);
+        comm.exchange(&self.recvs, ghosts, &self.sends, recv, &mut || {});
+        for (k, &c) in self.send_cols.iter().enumerate() {
+            let c = c as usize;
+            for (o, v) in owned[c * bc..(c + 1) * bc].iter_mut().zip(&recv[k * bc..(k + 1) * bc]) {
+                *o += v;
+            }
+        }
+    }
+
     /// What this rank asks each owner for: entry `q` lists the global
     /// columns of its ghosts that rank `q` owns, ascending (the inspector's
     /// outgoing half of [`HaloPlan::build`]).

@@ -1,29 +1,41 @@
-//! `ptap-mpi` under `mpirun -np 1, 2, 3` against the single-process
-//! reference (feature `mpi`; needs `mpirun` on PATH): the same iteration
-//! count within 1, the gathered solution and the tip displacement equal to
-//! the reference to 1e-8 relative, one rank bit for bit, and two runs on
-//! three ranks bit for bit.
+//! `ptap-mpi` under `mpirun -np 1, 2, 3` (feature `mpi`; needs `mpirun` on
+//! PATH).
+//!
+//! - AMG-CG (the distributed hierarchy on `DistBackend`) on the beam (k = 2:
+//!   two levels; k = 4 with a coarse limit of 100: three distributed levels
+//!   and the whole coarsest) and on a user's operator (scikit-fem P1
+//!   tetrahedra, PETSc binary, rigid-body modes from its coordinates): every
+//!   rank count gives the same hierarchy and iteration count as one rank,
+//!   the same tip displacement and solution to 1e-8 relative, a residual
+//!   below the target against the global operator, and (3 ranks, twice) the
+//!   same bits run to run; consolidated onto fewer ranks, the same solve;
+//!   with filtered prolongators (pf 0.03), the same agreement.
+//! - Hot steps (`--steps`): refreshed hierarchies agree across rank counts
+//!   and with the serial solver on the same modulus fields.
+//! - Jacobi-PCG against the single-process reference: the same iteration
+//!   count within 1, the solution and tip to 1e-8, one rank bit for bit.
 use ptap_dist::{reference, CgOptions};
 use ptap_fem::BeamProblem;
-use std::path::Path;
+use ptap_io::BlockSpec;
+use ptap_sparse::BlockCsr;
+use std::path::{Path, PathBuf};
 use std::process::Command;
-
-const K: usize = 2;
 
 struct Run {
     iterations: usize,
     tip: f64,
     solution: Vec<f64>,
-    plan_matches_global: bool,
+    report: serde_json::Value,
 }
 
-fn mpirun(np: usize, dir: &Path) -> Run {
-    let json = dir.join(format!("np{np}.json"));
-    let vec = dir.join(format!("np{np}.vec"));
+fn mpirun(np: usize, args: &[&str], dir: &Path, tag: &str) -> Run {
+    let json = dir.join(format!("{tag}-np{np}.json"));
+    let vec = dir.join(format!("{tag}-np{np}.vec"));
     let out = Command::new("mpirun")
         .args(["--allow-run-as-root", "--oversubscribe", "-np", &np.to_string()])
         .arg(env!("CARGO_BIN_EXE_ptap-mpi"))
-        .args(["--k", &K.to_string(), "--quiet", "--json"])
+        .args(args)
+        .args(["--quiet", "--json"])
         .arg(&json)
         .arg("--solution")
         .arg(&vec)
@@ -35,7 +47,7 @@ fn mpirun(np: usize, dir: &Path) -> Run {
         });
     assert!(
         out.status.success(),
-        "mpirun -np {np} failed ({}):\n{}\n{}",
+        "mpirun -np {np} {args:?} failed ({}):\n{}\n{}",
         out.status,
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
@@ -43,75 +55,357 @@ fn mpirun(np: usize, dir: &Path) -> Run {
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report["ranks"], np);
     assert_eq!(report["converged"], true);
+    for phase in ["mesh_setup", "matrix_setup", "solve"] {
+        let p = &report["phases"][phase];
+        assert!(
+            p["max_s"].as_f64().unwrap() >= p["mean_s"].as_f64().unwrap(),
+            "{phase}: {p}"
+        );
+    }
     Run {
         iterations: report["iterations"].as_u64().unwrap() as usize,
         tip: report["tip_displacement"].as_f64().unwrap(),
         solution: ptap_io::read_petsc_vec(&vec).unwrap(),
-        plan_matches_global: report["plan_matches_global"].as_bool().unwrap(),
+        report,
     }
 }
 
+fn scratch(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ptap-mpirun-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 fn rel_diff(x: &[f64], y: &[f64]) -> f64 {
+    assert_eq!(x.len(), y.len());
     let d: f64 = x.iter().zip(y).map(|(p, q)| (p - q) * (p - q)).sum::<f64>().sqrt();
     d / y.iter().map(|q| q * q).sum::<f64>().sqrt()
 }
 
+/// `||b - A x|| / ||b||` with the global operator.
+fn relative_residual(a: &BlockCsr, b: &[f64], x: &[f64]) -> f64 {
+    let mut r = vec![0.0; b.len()];
+    ptap_sparse::spmv::residual(a, x, b, &mut r);
+    let n = |v: &[f64]| v.iter().map(|t| t * t).sum::<f64>().sqrt();
+    n(&r) / n(b)
+}
+
+fn bitwise(x: &[f64], y: &[f64]) -> bool {
+    x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
+}
+
+/// AMG-CG on 1, 2 and 3 ranks (and 3 again): the runs agree as the module
+/// docs say; returns the runs.
+fn amg_runs_agree(args: &[&str], tag: &str, a: &BlockCsr, b: &[f64]) -> Vec<Run> {
+    let dir = scratch(tag);
+    let runs: Vec<Run> = (1..=3).map(|np| mpirun(np, args, &dir, tag)).collect();
+    let again = mpirun(3, args, &dir, &format!("{tag}-again"));
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(again.iterations, runs[2].iterations);
+    assert!(
+        bitwise(&again.solution, &runs[2].solution),
+        "{tag}: two runs on 3 ranks differ"
+    );
+    let levels = |r: &Run| -> Vec<(u64, u64, u64)> {
+        r.report["levels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| {
+                (
+                    l["block_rows"].as_u64().unwrap(),
+                    l["aggregates"].as_u64().unwrap_or(0),
+                    l["p_blocks"].as_u64().unwrap_or(0),
+                )
+            })
+            .collect()
+    };
+    let one = &runs[0];
+    for (i, run) in runs.iter().enumerate() {
+        let np = i + 1;
+        let res = relative_residual(a, b, &run.solution);
+        eprintln!(
+            "{tag} np {np}: {} iterations (one rank {}), levels {:?}, tip {:.15e} (one rank {:.15e}, rel. diff {:.1e}), solution rel. diff {:.1e}, residual {res:.2e}",
+            run.iterations,
+            one.iterations,
+            levels(run),
+            run.tip,
+            one.tip,
+            (run.tip - one.tip).abs() / one.tip,
+            rel_diff(&run.solution, &one.solution)
+        );
+        assert_eq!(run.report["solver"], "amg");
+        for l in run.report["levels"].as_array().unwrap() {
+            assert!(l["rank_deficient_aggregates"].as_u64().unwrap_or(0) == 0, "{tag}: {l}");
+        }
+        assert_eq!(
+            levels(run),
+            levels(one),
+            "{tag} np {np}: the hierarchy depends on the rank count"
+        );
+        assert!(
+            run.iterations.abs_diff(one.iterations) <= 1,
+            "{tag} np {np}: {} iterations against {} on one rank",
+            run.iterations,
+            one.iterations
+        );
+        assert!(
+            (run.tip - one.tip).abs() <= 1e-8 * one.tip,
+            "{tag} np {np}: tip {} vs {}",
+            run.tip,
+            one.tip
+        );
+        assert!(
+            rel_diff(&run.solution, &one.solution) <= 1e-8,
+            "{tag} np {np}: solution differs"
+        );
+        assert!(res <= 1e-8, "{tag} np {np}: residual {res:e} above the target");
+    }
+    runs
+}
+
 #[test]
-fn one_two_and_three_ranks_match_the_single_process_reference() {
+fn amg_on_the_beam_agrees_on_one_two_and_three_ranks() {
+    let beam = BeamProblem::build(2).unwrap();
+    let runs = amg_runs_agree(&["--k", "2"], "beam2", &beam.a, &beam.rhs);
+    // Level 0 distributed, its coarse level whole on every rank.
+    let levels = runs[0].report["levels"].as_array().unwrap();
+    assert_eq!(levels.len(), 2);
+    assert_eq!(levels[1]["replicated"], true);
+    assert_eq!(
+        runs[2].report["levels"][0]["rows_per_rank"],
+        serde_json::json!([334, 333, 333])
+    );
+
+    // Filtered prolongators (pf 0.03): fewer blocks in P, the same agreement.
+    let filtered = amg_runs_agree(&["--k", "2", "--pf", "0.03"], "beam2-pf", &beam.a, &beam.rhs);
+    let blocks = |r: &Run| r.report["levels"][0]["p_blocks"].as_u64().unwrap();
+    eprintln!(
+        "pf 0.03: {} blocks in P (unfiltered {}), {} iterations (unfiltered {})",
+        blocks(&filtered[0]),
+        blocks(&runs[0]),
+        filtered[0].iterations,
+        runs[0].iterations
+    );
+    assert!(blocks(&filtered[0]) < blocks(&runs[0]));
+    assert!(filtered[0].iterations <= runs[0].iterations + 2);
+}
+
+#[test]
+fn amg_with_distributed_coarse_levels_agrees_on_one_two_and_three_ranks() {
+    let beam = BeamProblem::build(4).unwrap();
+    let runs = amg_runs_agree(&["--k", "4", "--coarse-eq-limit", "100"], "beam4", &beam.a, &beam.rhs);
+    let levels = runs[2].report["levels"].as_array().unwrap();
+    assert!(levels.len() >= 3, "{levels:?}");
+    // Levels 0 and 1 are split over the 3 ranks; the last is whole.
+    for l in &levels[..2] {
+        let rows: Vec<u64> = l["rows_per_rank"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        assert_eq!(rows.len(), 3);
+        assert!(rows.iter().all(|&r| r > 0), "{l}");
+        assert_eq!(l["replicated"], false);
+    }
+    assert_eq!(levels.last().unwrap()["replicated"], true);
+    // Level 2 (132 rows) falls below 50 rows per rank: it moves onto 2 ranks.
+    assert_eq!(levels[2]["rows_per_rank"], serde_json::json!([11, 11, 0]));
+
+    // Consolidation below 300 rows per rank: level 1 onto 2 ranks, level 2
+    // onto 1; the hierarchy and the solve do not change.
+    let dir = scratch("beam4-consolidated");
+    let args = ["--k", "4", "--coarse-eq-limit", "100", "--process-eq-limit", "300"];
+    let c = mpirun(3, &args, &dir, "beam4c");
+    std::fs::remove_dir_all(&dir).ok();
+    let rows: Vec<&serde_json::Value> = c.report["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| &l["rows_per_rank"])
+        .collect();
+    assert_eq!(
+        rows[..3],
+        [
+            &serde_json::json!([2160, 2160, 2160]),
+            &serde_json::json!([69, 69, 0]),
+            &serde_json::json!([22, 0, 0])
+        ]
+    );
+    assert_eq!(c.iterations, runs[0].iterations);
+    assert!((c.tip - runs[0].tip).abs() <= 1e-8 * runs[0].tip);
+    assert!(rel_diff(&c.solution, &runs[0].solution) <= 1e-8);
+    assert!(relative_residual(&beam.a, &beam.rhs, &c.solution) <= 1e-8);
+}
+
+#[test]
+fn amg_on_a_user_operator_agrees_on_one_two_and_three_ranks() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/operators/skfem_tet3d_eliminated");
+    let a = ptap_io::read_petsc_mat(dir.join("A.petsc"), BlockSpec::Infer).unwrap();
+    let b = ptap_io::read_vector(dir.join("b.petsc")).unwrap();
+    let x_ref = ptap_io::read_vector(dir.join("x_ref.mtx")).unwrap();
+    let (ap, bp, cp) = (dir.join("A.petsc"), dir.join("b.petsc"), dir.join("coords.mtx"));
+    let args = [
+        "--a",
+        ap.to_str().unwrap(),
+        "--b",
+        bp.to_str().unwrap(),
+        "--coords",
+        cp.to_str().unwrap(),
+        "--coarse-eq-limit",
+        "100",
+    ];
+    let runs = amg_runs_agree(&args, "skfem", &a, &b);
+    for run in &runs {
+        // The direct solution (SuperLU) to the accuracy rtol 1e-8 buys.
+        let d = rel_diff(&run.solution, &x_ref);
+        assert!(d <= 1e-6, "solution {d:e} from x_ref");
+    }
+}
+
+#[test]
+fn jacobi_pcg_on_one_two_and_three_ranks_matches_the_single_process_reference() {
+    const K: usize = 2;
     let beam = BeamProblem::build(K).unwrap();
     let mut x_ref = vec![0.0; beam.a.scalar_rows()];
     let reference = reference::jacobi_pcg(&beam.a, &beam.rhs, &mut x_ref, &CgOptions::default()).unwrap();
     assert!(reference.converged);
     let tip_ref = x_ref.iter().fold(0.0f64, |m, v| m.max(v.abs()));
 
-    let dir = std::env::temp_dir().join(format!("ptap-mpirun-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let runs: Vec<Run> = (1..=3).map(|np| mpirun(np, &dir)).collect();
+    let dir = scratch("jacobi");
+    let args = ["--k", "2", "--solver", "jacobi"];
+    let runs: Vec<Run> = (1..=3).map(|np| mpirun(np, &args, &dir, "jacobi")).collect();
     // Run to run, a rank count gives the same bits (reductions in rank order).
-    let again = mpirun(3, &dir);
+    let again = mpirun(3, &args, &dir, "jacobi-again");
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(again.iterations, runs[2].iterations);
     assert!(
-        again
-            .solution
-            .iter()
-            .zip(&runs[2].solution)
-            .all(|(p, q)| p.to_bits() == q.to_bits()),
+        bitwise(&again.solution, &runs[2].solution),
         "two runs on 3 ranks differ"
     );
 
     // One rank runs the reference's operations in the same order.
     assert_eq!(runs[0].iterations, reference.iterations);
-    assert!(runs[0]
-        .solution
-        .iter()
-        .zip(&x_ref)
-        .all(|(p, q)| p.to_bits() == q.to_bits()));
+    assert!(bitwise(&runs[0].solution, &x_ref));
     for (i, run) in runs.iter().enumerate() {
         let np = i + 1;
         eprintln!(
-            "np {np}: {} iterations (reference {}), tip {:.15e} (reference {tip_ref:.15e}), solution rel. diff {:.2e}",
+            "jacobi np {np}: {} iterations (reference {}), tip {:.15e} (reference {tip_ref:.15e}), solution rel. diff {:.2e}",
             run.iterations,
             reference.iterations,
             run.tip,
             rel_diff(&run.solution, &x_ref)
         );
-        assert!(
-            run.plan_matches_global,
-            "np {np}: distributed plan differs from the global one"
-        );
+        assert_eq!(run.report["plan_matches_global"], true, "np {np}");
         assert!(
             run.iterations.abs_diff(runs[0].iterations) <= 1,
             "np {np}: {} iterations against {} on one rank",
             run.iterations,
             runs[0].iterations
         );
-        assert_eq!(run.solution.len(), x_ref.len());
         assert!(rel_diff(&run.solution, &x_ref) <= 1e-8, "np {np}: solution differs");
         assert!(
             (run.tip - tip_ref).abs() <= 1e-8 * tip_ref,
             "np {np}: tip {} vs {tip_ref}",
             run.tip
         );
+    }
+}
+
+#[test]
+fn a_failure_on_one_rank_stops_every_rank_with_its_sentence() {
+    // The scikit-fem operator with one negative diagonal entry in its last
+    // row, which rank 2 of 3 owns: that rank refuses it while smoothing P,
+    // the others learn of it at the same point; nobody waits forever.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/operators/skfem_tet3d_eliminated/A.petsc");
+    let mut a = ptap_io::read_petsc_mat(&src, BlockSpec::Infer).unwrap();
+    let last = a.nrows() - 1;
+    let k = a.pattern().find(last, last).unwrap();
+    a.block_mut(k)[8] = -1.0;
+    let dir = scratch("bad");
+    let bad = dir.join("A.petsc");
+    ptap_io::write_petsc_mat(&bad, &a).unwrap();
+    let out = Command::new("timeout")
+        .args(["120", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3"])
+        .arg(env!("CARGO_BIN_EXE_ptap-mpi"))
+        .arg("--a")
+        .arg(&bad)
+        .args(["--coarse-eq-limit", "100", "--quiet"])
+        .env("RAYON_NUM_THREADS", "1")
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(124), "mpirun hung:\n{err}");
+    assert!(!out.status.success());
+    assert!(
+        err.contains(
+            "error (rank 2): the operator on level 0 has a non-positive diagonal entry (-1e0) in scalar row 335"
+        ),
+        "{err}"
+    );
+    for r in [0, 1] {
+        assert!(
+            err.contains(&format!("error (rank {r}): 1 other rank(s) failed")),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn hot_steps_refresh_over_the_ranks_and_agree_with_the_serial_time_loop() {
+    // `--steps 3`: the stiffening front of `ptap run`; steps 2 and 3 refresh
+    // the hierarchy (numeric products over the ranks, no inspection).
+    const STEPS: usize = 3;
+    let dir = scratch("steps");
+    let args = ["--k", "2", "--steps", "3"];
+    let runs: Vec<Run> = (1..=3).map(|np| mpirun(np, &args, &dir, "steps")).collect();
+    std::fs::remove_dir_all(&dir).ok();
+    // The serial solver on the same fields (its own hierarchy, rtol 1e-8).
+    let mut beam = BeamProblem::build(2).unwrap();
+    let mut serial_tips = Vec::new();
+    for step in 2..=STEPS {
+        beam.reassemble(&ptap_fem::stiffening_front(&beam.mesh, step, STEPS))
+            .unwrap();
+        let options = ptap_runtime::HierarchyOptions::default();
+        let mut h =
+            ptap_runtime::Hierarchy::build(beam.a.clone(), &beam.near_null, beam.modes, &options, &mut |_| {}).unwrap();
+        let mut ws = h.workspace(500).unwrap();
+        let mut x = vec![0.0; beam.a.scalar_rows()];
+        h.solve(&beam.rhs, &mut x, &ptap_runtime::CgOptions::default(), &mut ws)
+            .unwrap();
+        serial_tips.push(x.iter().fold(0.0f64, |m, v| m.max(v.abs())));
+    }
+    let steps = |r: &Run| -> Vec<(u64, f64)> {
+        r.report["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                assert_eq!(s["converged"], true);
+                (
+                    s["iterations"].as_u64().unwrap(),
+                    s["tip_displacement"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let one = steps(&runs[0]);
+    assert_eq!(one.len(), STEPS - 1);
+    for (i, run) in runs.iter().enumerate() {
+        let mine = steps(run);
+        for (s, ((its, tip), ((its1, tip1), serial))) in mine.iter().zip(one.iter().zip(&serial_tips)).enumerate() {
+            eprintln!(
+                "np {}: step {}: {its} iterations (one rank {its1}), tip {tip:.12e} (one rank {tip1:.12e}, serial {serial:.12e})",
+                i + 1,
+                s + 2
+            );
+            assert!(its.abs_diff(*its1) <= 1);
+            assert!((tip - tip1).abs() <= 1e-8 * tip1);
+            assert!((tip - serial).abs() <= 1e-7 * serial);
+        }
+        // The last step's solution is the one written.
+        assert!((run.tip - mine.last().unwrap().1).abs() <= 1e-15 * run.tip);
     }
 }

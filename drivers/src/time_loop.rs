@@ -14,7 +14,7 @@ use anyhow::{bail, Context, Result};
 use ptap_amg::Aggregation;
 use ptap_cuda::{Cuda, TransferCounters};
 use ptap_fem::device::{DeviceAssembler, Modulus};
-use ptap_fem::{modulus_from_fn, BeamProblem, BoxMesh, POISSON_RATIO};
+use ptap_fem::{BeamProblem, POISSON_RATIO};
 use ptap_runtime::bundle::hierarchy_bundle;
 use ptap_runtime::{Backend, CgOptions, Cpu, Hierarchy, HierarchyOptions, MeshSetup};
 use serde::Serialize;
@@ -46,14 +46,9 @@ pub struct TimeLoopOptions {
     pub verbose: bool,
 }
 
-/// The modulus of step `s` of `steps`: a stiffening front moving along the beam.
-/// `E = 1 + 2 S((x_f - x) / w)` with `S` a smooth step (`tanh`), front position
-/// `x_f = 10 (s - 1) / steps` and width `w = 0.5`: material behind the front is
-/// three times stiffer, and the field changes every step.
-pub fn stiffening_front(mesh: &BoxMesh, step: usize, steps: usize) -> Vec<f64> {
-    let xf = ptap_fem::mesh::BEAM_LENGTH * (step.saturating_sub(1)) as f64 / steps.max(1) as f64;
-    modulus_from_fn(mesh, |c| 1.0 + (1.0 + ((xf - c[0]) / 0.5).tanh()))
-}
+/// The modulus of step `s` of `steps` (the stiffening front; in `ptap_fem`,
+/// which the distributed program shares).
+pub use ptap_fem::stiffening_front;
 
 #[derive(Clone, Copy, Debug, Default, Serialize)]
 pub struct Phases {

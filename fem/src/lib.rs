@@ -38,4 +38,4 @@ pub use error::FemError;
 pub use loads::{
     rigid_body_modes, rigid_body_modes_raw, rigid_mode_count, traction_rhs, traction_rhs_with, N_RIGID_MODES,
 };
-pub use mesh::{modulus_from_fn, uniform_modulus, BoxMesh, ElementCentroids, ElementNodes};
+pub use mesh::{modulus_from_fn, stiffening_front, uniform_modulus, BoxMesh, ElementCentroids, ElementNodes};

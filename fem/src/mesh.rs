@@ -255,3 +255,13 @@ pub fn uniform_modulus(mesh: &BoxMesh) -> Vec<f64> {
 pub fn modulus_from_fn(mesh: &BoxMesh, f: impl Fn([f64; 3]) -> f64) -> Vec<f64> {
     mesh.element_centroids().map(f).collect()
 }
+
+/// The modulus of step `s` of `steps` of the beam's time loop: a stiffening
+/// front moving along the beam. `E = 1 + 2 S((x_f - x) / w)` with `S` a
+/// smooth step (`tanh`), front position `x_f = 10 (s - 1) / steps` and width
+/// `w = 0.5`: material behind the front is three times stiffer, and the field
+/// changes every step.
+pub fn stiffening_front(mesh: &BoxMesh, step: usize, steps: usize) -> Vec<f64> {
+    let xf = BEAM_LENGTH * (step.saturating_sub(1)) as f64 / steps.max(1) as f64;
+    modulus_from_fn(mesh, |c| 1.0 + (1.0 + ((xf - c[0]) / 0.5).tanh()))
+}

@@ -43,8 +43,8 @@ pub use mm::{
     SYMMETRY_TOLERANCE,
 };
 pub use petsc::{
-    info_path, read_petsc_mat, read_petsc_vec, read_petsc_vecs, write_petsc_mat, write_petsc_vec, write_petsc_vecs,
-    MAT_FILE_CLASSID, VEC_FILE_CLASSID,
+    info_path, read_petsc_mat, read_petsc_mat_rows, read_petsc_vec, read_petsc_vec_range, read_petsc_vecs,
+    write_petsc_mat, write_petsc_vec, write_petsc_vecs, PetscRows, MAT_FILE_CLASSID, VEC_FILE_CLASSID,
 };
 pub use ptap_sparse::infer_block_shape;
 pub use ptap_sparse::BlockCsr;

@@ -564,3 +564,208 @@ pub(crate) fn first_class(bytes: &[u8]) -> Option<i32> {
         _ => Some(be_i32(bytes, 0)),
     }
 }
+
+/// One process's block rows of a PETSc binary Mat ([`read_petsc_mat_rows`]).
+#[derive(Clone, Debug)]
+pub struct PetscRows {
+    /// Block rows and block columns of the whole matrix.
+    pub block_rows: usize,
+    pub block_cols: usize,
+    /// The block rows read.
+    pub rows: std::ops::Range<usize>,
+    /// Those rows (`rows.len()` of them), with global block columns.
+    pub a: BlockCsr,
+}
+
+/// Reads only block rows `pick(block_rows)` of the PETSc binary Mat at
+/// `path`: the header and the row lengths (4 bytes a scalar row), then, by
+/// seeking, the column indices and values of those rows and nothing else.
+/// This is how each rank of a distributed run reads its part of an operator
+/// (PETSc's `MatLoad` with a row layout).
+///
+/// The block shape is `Given`, or the one `<path>.info` records; `Infer`
+/// without such a line is an error, since inferring it needs the whole
+/// pattern. The rows read get [`read_petsc_mat`]'s checks (class id, sizes
+/// the file can hold, row lengths summing to the nonzero count, columns in
+/// range, finite values) and its grouping into blocks (columns sorted,
+/// duplicates summed).
+pub fn read_petsc_mat_rows(
+    path: impl AsRef<Path>,
+    block: BlockSpec,
+    pick: impl FnOnce(usize) -> std::ops::Range<usize>,
+) -> Result<PetscRows, IoError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let path = path.as_ref();
+    let (mut f, file_len) = crate::mm::open(path)?;
+    let mut read_at = |pos: u64, buf: &mut [u8]| -> Result<(), IoError> {
+        f.seek(SeekFrom::Start(pos))
+            .and_then(|_| f.read_exact(buf))
+            .map_err(|e| IoError::os("read", path, e))
+    };
+    let mut head = [0u8; 16];
+    if file_len < 16 {
+        let mut b = vec![0u8; file_len as usize];
+        read_at(0, &mut b)?;
+        check_class(path, &b, 0, MAT_FILE_CLASSID, "Mat")?;
+        return Err(truncated(path, b.len(), 16));
+    }
+    read_at(0, &mut head)?;
+    check_class(path, &head, 0, MAT_FILE_CLASSID, "Mat")?;
+    let (m, n, nz) = (be_i32(&head, 4), be_i32(&head, 8), be_i32(&head, 12));
+    if m < 0 {
+        return Err(negative(path, "the row count", m as i64));
+    }
+    if n < 0 {
+        return Err(negative(path, "the column count", n as i64));
+    }
+    if nz == -1 {
+        return Err(IoError::UnsupportedBinary {
+            path: path.to_path_buf(),
+            what: "a PETSc Mat in dense binary format",
+            todo: "convert it to AIJ before MatView",
+        });
+    }
+    if nz < 0 {
+        return Err(negative(path, "the nonzero count", nz as i64));
+    }
+    let (m, n, nzu) = (m as usize, n as usize, nz as usize);
+    check_mat_claims(path, file_len, m, n, nzu)?;
+    let (br, bc) = match block {
+        BlockSpec::Given(br, bc) => {
+            check_block(path, br, bc, m, n, || "the requested block size".into())?;
+            (br, bc)
+        }
+        BlockSpec::Infer => match info_block(path)? {
+            Some((br, bc, origin)) => {
+                check_block(path, br, bc, m, n, || origin)?;
+                (br, bc)
+            }
+            None => {
+                return Err(IoError::UnsupportedBinary {
+                    path: path.to_path_buf(),
+                    what: "inferring the block size while reading only some rows",
+                    todo: "give the block size, or write `-matload_block_size <b>` into the file's .info",
+                })
+            }
+        },
+    };
+    let mut lens = vec![0u8; 4 * m];
+    read_at(16, &mut lens)?;
+    let mut row_ptr = Vec::with_capacity(m + 1);
+    row_ptr.push(0usize);
+    let mut sum: i64 = 0;
+    for r in 0..m {
+        let l = be_i32(&lens, 4 * r);
+        if l < 0 {
+            return Err(negative(path, format!("the length of row {r}"), l as i64));
+        }
+        sum += l as i64;
+        row_ptr.push(sum.min(nz as i64) as usize);
+    }
+    drop(lens);
+    if sum != nz as i64 {
+        return Err(IoError::RowLengthSum {
+            path: path.to_path_buf(),
+            sum,
+            nz: nz as i64,
+        });
+    }
+    let (block_rows, block_cols) = (m / br, n / bc);
+    let rows = pick(block_rows);
+    if rows.start > rows.end || rows.end > block_rows {
+        return Err(IoError::Shape {
+            path: path.to_path_buf(),
+            what: format!("block rows {rows:?} were asked of a matrix of {block_rows}"),
+        });
+    }
+    let (s0, s1) = (rows.start * br, rows.end * br);
+    let (k0, k1) = (row_ptr[s0], row_ptr[s1]);
+    let mut cbytes = vec![0u8; 4 * (k1 - k0)];
+    read_at(16 + 4 * m as u64 + 4 * k0 as u64, &mut cbytes)?;
+    let mut vbytes = vec![0u8; 8 * (k1 - k0)];
+    read_at(16 + 4 * m as u64 + 4 * nzu as u64 + 8 * k0 as u64, &mut vbytes)?;
+    let mut col_idx = Vec::with_capacity(k1 - k0);
+    let mut vals = Vec::with_capacity(k1 - k0);
+    for r in s0..s1 {
+        for k in row_ptr[r]..row_ptr[r + 1] {
+            let c = be_i32(&cbytes, 4 * (k - k0));
+            if c < 0 || c as usize >= n {
+                return Err(IoError::ColumnOutOfRange {
+                    path: path.to_path_buf(),
+                    row: r,
+                    col: c as i64,
+                    ncols: n,
+                });
+            }
+            let v = be_f64(&vbytes, 8 * (k - k0));
+            if !v.is_finite() {
+                return Err(IoError::NotFiniteBinary {
+                    path: path.to_path_buf(),
+                    what: format!("the value at row {r}, column {c} (0-based)"),
+                });
+            }
+            col_idx.push(c as u32);
+            vals.push(v);
+        }
+    }
+    let local_ptr: Vec<usize> = row_ptr[s0..=s1].iter().map(|&k| k - k0).collect();
+    let a = BlockCsr::from_scalar_csr(s1 - s0, n, &local_ptr, &col_idx, &vals, Some((br, bc)))
+        .map_err(|e| crate::scalar::sparse_error(path, e))?;
+    Ok(PetscRows {
+        block_rows,
+        block_cols,
+        rows,
+        a,
+    })
+}
+
+/// Entries `pick(n)` of the first PETSc binary Vec of a file (`n` its
+/// length), read without the rest: the 8-byte header, then a seek to the
+/// range. [`read_petsc_vec`]'s checks (class id, length the file holds,
+/// finite values) on what is read. Returns `n` and the entries.
+pub fn read_petsc_vec_range(
+    path: impl AsRef<Path>,
+    pick: impl FnOnce(usize) -> std::ops::Range<usize>,
+) -> Result<(usize, Vec<f64>), IoError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let path = path.as_ref();
+    let (mut f, file_len) = crate::mm::open(path)?;
+    let mut head = vec![0u8; file_len.min(8) as usize];
+    f.read_exact(&mut head).map_err(|e| IoError::os("read", path, e))?;
+    check_class(path, &head, 0, VEC_FILE_CLASSID, "Vec")?;
+    if head.len() < 8 {
+        return Err(truncated(path, head.len(), 8));
+    }
+    let n = be_i32(&head, 4);
+    if n < 0 {
+        return Err(negative(path, "the vector length", n as i64));
+    }
+    let n = n as usize;
+    let end = 8 + 8 * n as u64;
+    if file_len < end {
+        return Err(truncated(path, file_len as usize, end));
+    }
+    let range = pick(n);
+    if range.start > range.end || range.end > n {
+        return Err(IoError::Shape {
+            path: path.to_path_buf(),
+            what: format!("entries {range:?} were asked of a Vec of {n}"),
+        });
+    }
+    let mut b = vec![0u8; 8 * range.len()];
+    f.seek(SeekFrom::Start(8 + 8 * range.start as u64))
+        .and_then(|_| f.read_exact(&mut b))
+        .map_err(|e| IoError::os("read", path, e))?;
+    let mut v = Vec::with_capacity(range.len());
+    for (k, c) in b.chunks_exact(8).enumerate() {
+        let x = be_f64(c, 0);
+        if !x.is_finite() {
+            return Err(IoError::NotFiniteBinary {
+                path: path.to_path_buf(),
+                what: format!("entry {} of the Vec at byte 0", range.start + k),
+            });
+        }
+        v.push(x);
+    }
+    Ok((n, v))
+}

@@ -390,7 +390,7 @@ pub struct Hierarchy<B: Backend = Cpu> {
     pub(crate) coarse: B::Coarse,
     /// Recordings of the V-cycle and the CG iteration, keyed by what they
     /// touch beyond the hierarchy (see [`Self::recorded`]).
-    pub(crate) graphs: Vec<(Vec<usize>, B::Graph)>,
+    pub(crate) graphs: Vec<(crate::solver::RecordingKey, B::Graph)>,
     /// Whether the solve records and replays ([`Self::set_recording`]).
     pub(crate) recording: bool,
     pub timings: SetupTimings,
@@ -442,6 +442,110 @@ impl Hierarchy<Cpu> {
             modes: self.modes,
             timings: SetupTimings::default(),
         }
+    }
+}
+
+/// One level built outside [`MeshSetup`] (a distributed backend's own mesh
+/// setup, whose levels are per-rank pieces no global [`BlockCsr`] describes),
+/// for [`Hierarchy::from_levels`].
+pub struct LevelParts<B: Backend> {
+    /// The level's operator on the backend; level 0's with its values, the
+    /// others get theirs from the products of the matrix setup.
+    pub a: B::Matrix,
+    /// The pattern of the rows this process holds (its scalar rows size the
+    /// level's vectors) and the block size.
+    pub pattern: Arc<BlockPattern>,
+    pub block: usize,
+    /// The transfer to the next level (every level but the coarsest).
+    pub transfer: Option<Transfer<B>>,
+    /// Jacobi storage and the eigen-estimate's start vector (every level but
+    /// the coarsest).
+    pub smoother: Option<(B::Jacobi, B::Vector)>,
+}
+
+impl<B: Backend> Hierarchy<B> {
+    /// A hierarchy from levels a backend built itself (the distributed
+    /// backend's mesh setup), then the matrix setup on it, exactly as
+    /// [`Hierarchy::new`] runs it: every coarse operator from its product,
+    /// smoothers, the coarse factorization. `mesh_setup_s` is reported as the
+    /// mesh-setup time.
+    pub fn from_levels(
+        backend: B,
+        parts: Vec<LevelParts<B>>,
+        coarse: B::Coarse,
+        options: HierarchyOptions,
+        modes: usize,
+        mesh_setup_s: f64,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<Self, B::Error> {
+        let nl = parts.len();
+        if nl == 0 {
+            return Err(RuntimeError::InvalidOption {
+                what: "a hierarchy needs at least one level".into(),
+            }
+            .into());
+        }
+        let mut levels = Vec::with_capacity(nl);
+        for (l, part) in parts.into_iter().enumerate() {
+            let LevelParts {
+                a,
+                pattern,
+                block,
+                transfer,
+                smoother,
+            } = part;
+            if (l + 1 < nl) != (transfer.is_some() && smoother.is_some()) {
+                return Err(RuntimeError::InvalidOption {
+                    what: format!(
+                        "level {l} of {nl}: every level but the coarsest needs a transfer and a smoother, the coarsest neither"
+                    ),
+                }
+                .into());
+            }
+            let n = pattern.nrows() * block;
+            let work = LevelWork {
+                x: backend.vector(n)?,
+                rhs: backend.vector(n)?,
+                r: backend.vector(n)?,
+                t: backend.vector(n)?,
+            };
+            levels.push(Level {
+                a,
+                pattern,
+                block,
+                transfer,
+                smoother: smoother
+                    .map(|(jacobi, start)| -> Result<_, B::Error> {
+                        Ok(Smoother {
+                            jacobi,
+                            lambda_max: 0.0,
+                            start,
+                            coef: backend.vector(cheb_slot::LEN)?,
+                        })
+                    })
+                    .transpose()?,
+                work,
+                fresh: false,
+            });
+        }
+        let mut h = Self {
+            backend,
+            levels,
+            coarse,
+            timings: SetupTimings {
+                mesh_setup_s,
+                ..SetupTimings::default()
+            },
+            options,
+            modes,
+            graphs: Vec::new(),
+            recording: true,
+        };
+        progress("matrix setup: numeric products, smoother eigen-estimates, coarse factorization");
+        let (numeric, total) = h.run_matrix_setup()?;
+        h.timings.galerkin_numeric_s = numeric;
+        h.timings.matrix_setup_s = total;
+        Ok(h)
     }
 }
 

@@ -24,6 +24,11 @@ pub const MAX_ITERATIONS: usize = 1_000_000;
 /// Residual-history entries a workspace keeps at most (later ones are dropped).
 const MAX_HISTORY: usize = 100_000;
 
+/// Slots of a recording's key: the operation's kind and up to five vectors'
+/// storage ids.
+pub(crate) const RECORDING_KEY: usize = 6;
+pub(crate) type RecordingKey = [usize; RECORDING_KEY];
+
 impl CgOptions {
     /// Checks `rtol` in `[MIN_RTOL, 1)` and `max_iterations` in `1..=MAX_ITERATIONS`.
     pub fn validate(&self) -> Result<(), RuntimeError> {
@@ -259,11 +264,20 @@ impl<B: Backend> Hierarchy<B> {
         })
     }
 
-    /// What a recording of operation `kind` on `vectors` is keyed on.
-    fn key(&self, kind: usize, vectors: &[&B::Vector]) -> Vec<usize> {
-        std::iter::once(kind)
-            .chain(vectors.iter().map(|v| self.backend.storage_id(v)))
-            .collect()
+    /// What a recording of operation `kind` on `vectors` (at most
+    /// `RECORDING_KEY - 1`) is keyed on; an array, so that looking a
+    /// recording up allocates nothing.
+    fn key(&self, kind: usize, vectors: &[&B::Vector]) -> RecordingKey {
+        assert!(
+            vectors.len() < RECORDING_KEY,
+            "a recording is keyed on at most 5 vectors"
+        );
+        let mut key = [usize::MAX; RECORDING_KEY];
+        key[0] = kind;
+        for (k, v) in key[1..].iter_mut().zip(vectors) {
+            *k = self.backend.storage_id(v);
+        }
+        key
     }
 
     /// Runs `f` through a recording keyed on `key`: replays the one recorded
@@ -271,7 +285,11 @@ impl<B: Backend> Hierarchy<B> {
     /// backend does not record or [`Self::set_recording`] turned it off. The
     /// hierarchy's own storage never moves, and what `f` reads from the host
     /// is fixed, so a recording stays valid across refreshes.
-    fn recorded(&mut self, key: Vec<usize>, f: impl FnOnce(&mut Self) -> Result<(), B::Error>) -> Result<(), B::Error> {
+    fn recorded(
+        &mut self,
+        key: RecordingKey,
+        f: impl FnOnce(&mut Self) -> Result<(), B::Error>,
+    ) -> Result<(), B::Error> {
         if !self.recording {
             return f(self);
         }

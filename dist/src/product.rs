@@ -1,0 +1,477 @@
+//! The distributed Galerkin product `A_c = P^T A P` as inspector and executor.
+//!
+//! **Inspector** ([`DistGalerkin::build`], once per pattern). Each rank pads
+//! its rows of `A` into a square local operator over its local columns
+//! (owned rows, then one empty row per ghost column, columns sorted), fetches
+//! the rows of `P` its ghost columns name from their owners (one all-to-all;
+//! `P` is frozen, so they are fetched once, values included), and numbers the
+//! coarse columns those rows touch (sorted by global index). Then
+//! `P_ext^T A_ext P_ext` is exactly this rank's share of `A_c`
+//! (`sum over owned rows i of P_i^T (A P)_i`), an ordinary serial product: the
+//! serial inspector (`ptap_schedules::inspect`) schedules it and a serial
+//! executor (`KernelRegistry::executor_for`) runs it. Its rows belong to the
+//! owners of their coarse rows, in contiguous runs (coarse columns are sorted
+//! and partitions contiguous): the inspector sends each owner the pattern of
+//! its run (one all-to-all), and each owner builds the union pattern of its
+//! rows and, per contributing rank, the position of each incoming block. When
+//! the coarse level is the whole (replicated) one, every rank gets every
+//! pattern and the union is the global pattern.
+//!
+//! **Executor** ([`DistGalerkin::numeric`], every matrix setup; allocates
+//! nothing). Copy `A`'s values into the padded operator, run the serial
+//! executor, one exchange (each run of rows goes to its owner straight from
+//! the product's value array), and sum the contributions into the owned
+//! rows in rank order (deterministic for a rank count). Into the whole level,
+//! the exchange is one all-reduce of the coarse values (summed in rank order).
+use crate::backend::{DistMat, HaloRows};
+use crate::comm::{Comm, Link};
+use crate::local::LocalMatrix;
+use crate::partition::Partition;
+use crate::DistError;
+use ptap_runtime::{GalerkinProduct, KernelRegistry};
+use ptap_schedules::{inspect, BlockShape, ProductPolicy, TwoPassSchedule, VariantSchedule};
+use ptap_sparse::{BlockCsr, BlockPattern};
+use std::ops::Range;
+use std::sync::Arc;
+
+/// Rows of a block matrix with global column numbers (strictly increasing
+/// within a row): what a rank computes of `P`, or receives of it.
+#[derive(Clone, Debug, Default)]
+pub struct GlobalRows {
+    pub row_ptr: Vec<usize>,
+    pub cols: Vec<u32>,
+    pub values: Vec<f64>,
+}
+
+impl GlobalRows {
+    pub fn nrows(&self) -> usize {
+        self.row_ptr.len().saturating_sub(1)
+    }
+    fn row(&self, i: usize) -> Range<usize> {
+        self.row_ptr[i]..self.row_ptr[i + 1]
+    }
+}
+
+/// The rows of `P` (owned rows `p`, `l = bf * bc` scalars a block) that the
+/// ghost columns of `a` name, fetched from their owners with one
+/// all-to-all, in ghost order. Collective.
+pub fn fetch_ghost_rows<C: Comm + ?Sized>(
+    comm: &C,
+    a: &crate::local::DistMatrix,
+    p: &GlobalRows,
+    l: usize,
+) -> Result<GlobalRows, DistError> {
+    let plan = &a.plan;
+    let mut send = vec![Vec::new(); comm.size()];
+    for (s, link) in plan.sends().iter().enumerate() {
+        let msg = &mut send[link.rank];
+        for &c in plan.send_columns(s) {
+            let r = p.row(c as usize);
+            msg.push(r.len() as u64);
+            msg.extend(p.cols[r.clone()].iter().map(|&j| j as u64));
+            msg.extend(p.values[r.start * l..r.end * l].iter().map(|v| v.to_bits()));
+        }
+    }
+    let got = comm.all_to_all_u64(&send);
+    let mut out = GlobalRows {
+        row_ptr: vec![0],
+        ..GlobalRows::default()
+    };
+    let bad = || DistError::Plan {
+        why: "a neighbour sent rows of P that do not parse".into(),
+    };
+    // Ghosts are sorted by global index, so owners come in rank order.
+    for msg in &got {
+        let mut at = 0;
+        while at < msg.len() {
+            let len = msg[at] as usize;
+            let end = at + 1 + len + len * l;
+            if end > msg.len() {
+                return Err(bad());
+            }
+            out.cols.extend(msg[at + 1..at + 1 + len].iter().map(|&j| j as u32));
+            out.values
+                .extend(msg[at + 1 + len..end].iter().map(|&b| f64::from_bits(b)));
+            out.row_ptr.push(out.cols.len());
+            at = end;
+        }
+    }
+    if out.nrows() != a.local.n_ghosts() {
+        return Err(DistError::Plan {
+            why: format!(
+                "{} rows of P arrived for {} ghost columns",
+                out.nrows(),
+                a.local.n_ghosts()
+            ),
+        });
+    }
+    Ok(out)
+}
+
+/// Where the coarse operator's values go after the local product.
+enum Output {
+    /// To the owners of the coarse rows (a distributed coarse level).
+    Owners {
+        /// Block rows of the local product this rank owns.
+        mine: Range<usize>,
+        sends: Vec<Link>,
+        recvs: Vec<Link>,
+        recv: Vec<f64>,
+        /// Per rank, the owned block each incoming block adds into (this
+        /// rank's entry maps the blocks of `mine`).
+        maps: Vec<Vec<u32>>,
+        /// Per rank, its receive link (`usize::MAX`: none).
+        link_of: Vec<usize>,
+        acc: Vec<f64>,
+    },
+    /// To every rank (the whole coarsest level): each local block's place
+    /// in the global coarse pattern.
+    Everyone { pos: Vec<u32>, acc: Vec<f64> },
+}
+
+/// The structure of the next level a product fills.
+pub enum NextLevel {
+    /// The owned rows of a distributed coarse level (values zero).
+    Distributed(LocalMatrix),
+    /// The whole coarse operator, on every rank (values zero).
+    Whole(BlockCsr),
+}
+
+/// One level's distributed Galerkin product (module docs).
+pub struct DistGalerkin {
+    a_ext: BlockCsr,
+    /// Block `k` of `a_ext` is block `a_map[k]` of the rank's local matrix.
+    a_map: Vec<u32>,
+    p_ext: BlockCsr,
+    exec: Box<dyn GalerkinProduct>,
+    c_ext: BlockCsr,
+    /// The two-pass patterns of the local product (statistics, summaries).
+    pub base: Arc<TwoPassSchedule>,
+    pub schedule: VariantSchedule,
+    out: Output,
+}
+
+impl DistGalerkin {
+    /// The inspector (module docs): `a` the fine operator's rows, `p` this
+    /// rank's rows of `P` (`bf x bc` blocks, global coarse columns under
+    /// `coarse`), `whole` whether the coarse level is gathered on every rank.
+    /// Collective.
+    #[allow(clippy::too_many_arguments)]
+    pub fn build<C: Comm + ?Sized>(
+        comm: &C,
+        a: &crate::local::DistMatrix,
+        p: &GlobalRows,
+        (bf, bc): (usize, usize),
+        coarse: &Partition,
+        whole: bool,
+        kernels: &KernelRegistry,
+        policy: &ProductPolicy,
+    ) -> Result<(Self, NextLevel), DistError> {
+        let (me, size) = (comm.rank(), comm.size());
+        let local = &a.local;
+        let (n_own, n_ext) = (local.n_rows(), local.n_local_cols());
+        if p.nrows() != n_own {
+            return Err(DistError::Matrix {
+                why: format!("{} rows of P for {n_own} rows of A", p.nrows()),
+            });
+        }
+        let lp = bf * bc;
+        let ghost_rows = fetch_ghost_rows(comm, a, p, lp)?;
+
+        // A_ext: owned rows with sorted local columns, empty ghost rows.
+        let mut a_map: Vec<u32> = Vec::with_capacity(local.nnzb());
+        let mut a_ptr = Vec::with_capacity(n_ext + 1);
+        a_ptr.push(0);
+        let mut a_cols = Vec::with_capacity(local.nnzb());
+        for i in 0..n_own {
+            let range = local.row_ptr()[i]..local.row_ptr()[i + 1];
+            let mut ks: Vec<usize> = range.collect();
+            ks.sort_unstable_by_key(|&k| local.col_idx()[k]);
+            for k in ks {
+                a_map.push(k as u32);
+                a_cols.push(local.col_idx()[k]);
+            }
+            a_ptr.push(a_cols.len());
+        }
+        a_ptr.resize(n_ext + 1, a_cols.len());
+        let a_pattern = BlockPattern::new(n_ext, n_ext, a_ptr, a_cols)?;
+        let a_ext = BlockCsr::zeros(Arc::new(a_pattern), bf, bf);
+
+        // P_ext: owned rows then ghost rows, coarse columns compressed.
+        let mut cext: Vec<u32> = p.cols.iter().chain(&ghost_rows.cols).copied().collect();
+        cext.sort_unstable();
+        cext.dedup();
+        let mut p_ptr = Vec::with_capacity(n_ext + 1);
+        p_ptr.push(0);
+        let mut p_cols = Vec::with_capacity(p.cols.len() + ghost_rows.cols.len());
+        let mut p_vals = Vec::with_capacity(p.values.len() + ghost_rows.values.len());
+        for rows in [p, &ghost_rows] {
+            for i in 0..rows.nrows() {
+                for &j in &rows.cols[rows.row(i)] {
+                    p_cols.push(cext.binary_search(&j).expect("every column is listed") as u32);
+                }
+                p_ptr.push(p_cols.len());
+            }
+            p_vals.extend_from_slice(&rows.values);
+        }
+        let p_pattern = BlockPattern::new(n_ext, cext.len(), p_ptr, p_cols)?;
+        let p_ext = BlockCsr::new(Arc::new(p_pattern), bf, bc, p_vals)?;
+
+        let inspected = inspect(
+            a_ext.pattern_arc().clone(),
+            p_ext.pattern_arc().clone(),
+            BlockShape::new(bf, bc),
+            policy,
+        )
+        .map_err(|e| DistError::Matrix {
+            why: format!("the local product's inspector: {e}"),
+        })?;
+        let exec = kernels.executor_for(&inspected.schedule, bf, bc)?;
+        let c_ext = BlockCsr::zeros(inspected.base.c.clone(), bc, bc);
+        let cp = c_ext.pattern();
+        let lc = bc * bc;
+
+        // The pattern message of local rows `rows`: [global row, length, global columns...].
+        let message = |rows: Range<usize>| -> Vec<u64> {
+            let mut m = Vec::new();
+            for i in rows {
+                m.push(u64::from(cext[i]));
+                m.push(cp.row(i).len() as u64);
+                m.extend(cp.row(i).iter().map(|&j| u64::from(cext[j as usize])));
+            }
+            m
+        };
+        let parse = |msg: &[u64], f: &mut dyn FnMut(usize, &[u64])| -> Result<(), DistError> {
+            let mut at = 0;
+            while at < msg.len() {
+                let len = *msg.get(at + 1).ok_or_else(|| DistError::Plan {
+                    why: "a truncated coarse pattern arrived".into(),
+                })? as usize;
+                let end = at + 2 + len;
+                if end > msg.len() {
+                    return Err(DistError::Plan {
+                        why: "a truncated coarse pattern arrived".into(),
+                    });
+                }
+                f(msg[at] as usize, &msg[at + 2..end]);
+                at = end;
+            }
+            Ok(())
+        };
+
+        let (out, next) = if whole {
+            let all = message(0..cext.len());
+            let got = comm.all_to_all_u64(&vec![all; size]);
+            let nc = coarse.nrows();
+            let mut rows: Vec<Vec<u32>> = vec![Vec::new(); nc];
+            for msg in &got {
+                parse(msg, &mut |g, cols| rows[g].extend(cols.iter().map(|&j| j as u32)))?;
+            }
+            for r in rows.iter_mut() {
+                r.sort_unstable();
+                r.dedup();
+            }
+            let pattern = BlockPattern::from_rows(nc, &rows)?;
+            let mut pos = Vec::with_capacity(cp.nnzb());
+            for i in 0..cp.nrows() {
+                for &j in cp.row(i) {
+                    let k = pattern
+                        .find(cext[i] as usize, cext[j as usize] as usize)
+                        .expect("the union holds every contribution");
+                    pos.push(k as u32);
+                }
+            }
+            let c = BlockCsr::zeros(Arc::new(pattern), bc, bc);
+            let acc = vec![0.0; c.values().len()];
+            (Output::Everyone { pos, acc }, NextLevel::Whole(c))
+        } else {
+            // Runs of local rows by owner.
+            let mut runs = vec![0..0; size];
+            let mut i = 0;
+            while i < cext.len() {
+                let q = coarse.owner(cext[i] as usize);
+                let s = i;
+                while i < cext.len() && coarse.owner(cext[i] as usize) == q {
+                    i += 1;
+                }
+                runs[q] = s..i;
+            }
+            let send: Vec<Vec<u64>> = (0..size)
+                .map(|q| if q == me { Vec::new() } else { message(runs[q].clone()) })
+                .collect();
+            let got = comm.all_to_all_u64(&send);
+            let own = coarse.range(me);
+            let mut rows: Vec<Vec<u32>> = vec![Vec::new(); own.len()];
+            let mut add_row = |g: usize, cols: &[u64]| rows[g - own.start].extend(cols.iter().map(|&j| j as u32));
+            for (q, msg) in got.iter().enumerate() {
+                if q != me {
+                    parse(msg, &mut add_row)?;
+                }
+            }
+            parse(&message(runs[me].clone()), &mut add_row)?;
+            for r in rows.iter_mut() {
+                r.sort_unstable();
+                r.dedup();
+            }
+            let mut row_ptr = vec![0usize];
+            let mut cols = Vec::new();
+            for r in &rows {
+                cols.extend_from_slice(r);
+                row_ptr.push(cols.len());
+            }
+            let position = |g: usize, j: u32| -> u32 {
+                let i = g - own.start;
+                let at = rows[i].binary_search(&j).expect("the union holds every contribution");
+                (row_ptr[i] + at) as u32
+            };
+            let mut maps = vec![Vec::new(); size];
+            let mut recvs = Vec::new();
+            let mut link_of = vec![usize::MAX; size];
+            let mut at = 0;
+            for (q, msg) in got.iter().enumerate() {
+                let mut map = Vec::new();
+                if q == me {
+                    parse(&message(runs[me].clone()), &mut |g, cs| {
+                        map.extend(cs.iter().map(|&j| position(g, j as u32)))
+                    })?;
+                } else {
+                    parse(msg, &mut |g, cs| map.extend(cs.iter().map(|&j| position(g, j as u32))))?;
+                    if !map.is_empty() {
+                        link_of[q] = recvs.len();
+                        recvs.push(Link {
+                            rank: q,
+                            start: at,
+                            len: map.len() * lc,
+                        });
+                        at += map.len() * lc;
+                    }
+                }
+                maps[q] = map;
+            }
+            let sends: Vec<Link> = (0..size)
+                .filter(|&q| q != me)
+                .filter_map(|q| {
+                    let r = &runs[q];
+                    let (k0, k1) = (cp.row_ptr()[r.start], cp.row_ptr()[r.end]);
+                    (k1 > k0).then_some(Link {
+                        rank: q,
+                        start: k0 * lc,
+                        len: (k1 - k0) * lc,
+                    })
+                })
+                .collect();
+            let n_values = cols.len() * lc;
+            let next = LocalMatrix::from_rows(me, coarse, coarse, (bc, bc), row_ptr, &cols, vec![0.0; n_values])?;
+            (
+                Output::Owners {
+                    mine: runs[me].clone(),
+                    sends,
+                    recvs,
+                    recv: vec![0.0; at],
+                    maps,
+                    link_of,
+                    acc: vec![0.0; n_values],
+                },
+                NextLevel::Distributed(next),
+            )
+        };
+        Ok((
+            Self {
+                a_ext,
+                a_map,
+                p_ext,
+                exec,
+                c_ext,
+                base: inspected.base,
+                schedule: inspected.schedule,
+                out,
+            },
+            next,
+        ))
+    }
+
+    /// The executor (module docs): `c`'s values from `a`'s. Collective;
+    /// allocates nothing.
+    pub fn numeric<C: Comm + ?Sized>(&mut self, comm: &C, a: &HaloRows, c: &mut DistMat) -> Result<(), DistError> {
+        {
+            let m = a.matrix();
+            let src = m.local.values();
+            let (bf, _) = self.a_ext.block_shape();
+            let l = bf * bf;
+            let dst = self.a_ext.values_mut();
+            if src.len() != dst.len() {
+                return Err(DistError::Matrix {
+                    why: format!("{} values of A for a product inspected with {}", src.len(), dst.len()),
+                });
+            }
+            for (k, &from) in self.a_map.iter().enumerate() {
+                let from = from as usize;
+                dst[k * l..(k + 1) * l].copy_from_slice(&src[from * l..(from + 1) * l]);
+            }
+        }
+        self.exec.numeric(&self.a_ext, &self.p_ext, &mut self.c_ext)?;
+        let lc = self.c_ext.block_len();
+        match (&mut self.out, c) {
+            (Output::Everyone { pos, acc }, DistMat::Whole(c)) => {
+                acc.fill(0.0);
+                for (e, &k) in pos.iter().enumerate() {
+                    let k = k as usize;
+                    for (o, v) in acc[k * lc..(k + 1) * lc]
+                        .iter_mut()
+                        .zip(&self.c_ext.values()[e * lc..(e + 1) * lc])
+                    {
+                        *o += v;
+                    }
+                }
+                comm.all_reduce_sum(acc);
+                c.values_mut().copy_from_slice(acc);
+                Ok(())
+            }
+            (
+                Output::Owners {
+                    mine,
+                    sends,
+                    recvs,
+                    recv,
+                    maps,
+                    link_of,
+                    acc,
+                },
+                DistMat::Rows(c),
+            ) => {
+                let values = self.c_ext.values();
+                comm.exchange(sends, values, recvs, recv, &mut || {});
+                acc.fill(0.0);
+                let me = comm.rank();
+                let k0 = self.c_ext.pattern().row_ptr()[mine.start];
+                for (q, map) in maps.iter().enumerate() {
+                    let src = if q == me {
+                        &values[k0 * lc..(k0 + map.len()) * lc]
+                    } else if link_of[q] != usize::MAX {
+                        let l = recvs[link_of[q]];
+                        &recv[l.start..l.start + l.len]
+                    } else {
+                        continue;
+                    };
+                    for (e, &k) in map.iter().enumerate() {
+                        let k = k as usize;
+                        for (o, v) in acc[k * lc..(k + 1) * lc].iter_mut().zip(&src[e * lc..(e + 1) * lc]) {
+                            *o += v;
+                        }
+                    }
+                }
+                c.matrix_mut().local.set_values(acc)
+            }
+            (out, c) => Err(DistError::Matrix {
+                why: format!(
+                    "this product fills {}, not {}",
+                    match out {
+                        Output::Owners { .. } => "distributed rows",
+                        Output::Everyone { .. } => "a replicated matrix",
+                    },
+                    c.kind()
+                ),
+            }),
+        }
+    }
+}

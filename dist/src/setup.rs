@@ -1,0 +1,1180 @@
+//! Distributed mesh setup: the smoothed-aggregation hierarchy of
+//! `shared/spec/amg.md` built over ranks, then put on [`DistBackend`] so the
+//! runtime's V-cycle and CG run on it ([`build_hierarchy`]).
+//!
+//! Per level, on each rank's rows (ghost data through halo plans of the
+//! level's operator, built once):
+//!
+//! 1. **Strength graph**: [`ptap_amg::strength_graph`]'s rule (block sums of
+//!    absolute values, symmetric diagonal scaling, kept above `theta`) on the
+//!    owned rows; the ghosts' diagonals come by one exchange.
+//! 2. **Aggregation by a parallel MIS** (Luby's rounds): a node's priority is
+//!    a bijective hash of its *key* (level 0: its global row; a coarse node:
+//!    its root's key), so ties cannot happen and the result does not depend on
+//!    the rank count. An undecided node becomes a root when its priority is
+//!    the largest among undecided nodes within distance 2 (distance 1 on
+//!    non-aggressive levels); nodes within that distance of a root leave the
+//!    race. Each round is four neighbour exchanges of node states (two for
+//!    distance 1) and one all-reduce of the undecided count. Then, as in the
+//!    serial aggregation, a neighbour of a root joins it, and (aggressive
+//!    levels) a node two steps away joins the neighbour whose root has the
+//!    largest priority. Nodes without strong neighbours stay unaggregated.
+//!    The serial `natural` order is sequential by nature; this is the
+//!    parallel counterpart (random-order aggregates, like PETSc's).
+//!    Rank-deficient aggregates are not merged (the serial
+//!    `merge_rank_deficient`); their QR drops the missing modes, and the
+//!    level's report counts them.
+//! 3. **Tentative `P`**: an aggregate's coarse node lives on its root's rank.
+//!    Members send their near-null rows there (one all-to-all), the root's
+//!    rank orders each aggregate's members by key and calls the serial
+//!    [`ptap_amg::tentative_prolongator`] on them, and sends each member its
+//!    row of `Q` back (one all-to-all). Coarse nodes are numbered rank by
+//!    rank (the coarse partition), in the order of their roots.
+//! 4. **Smoothing** `P = (I - omega D^-1 A) P_tent`: the ghost rows of
+//!    `P_tent` (one block each) come by one exchange; `omega` is
+//!    `smoothing_factor / lambda_max(D^-1 A)` from CG-Lanczos
+//!    ([`ptap_amg::eig::cg_lanczos`]) over the ranks, started from the same
+//!    pseudo-random vector the serial code uses, indexed by key.
+//! 5. **Filtering** (`pf > 0`): the serial
+//!    [`ptap_amg::filter_prolongator`] on the rank's rows of `P`, with the
+//!    rows of `B_c` their columns name fetched from the owners.
+//! 6. **Galerkin product** ([`DistGalerkin`]): inspected once; mesh setup
+//!    runs it for the next level's values (its aggregation reads them).
+//!
+//! **Consolidation.** A distributed coarse level with fewer than
+//! [`DistOptions::process_eq_limit`] scalar rows per active rank moves onto
+//! fewer ranks (the paper's, PETSc's `-pc_gamg_process_eq_limit`): coarse
+//! nodes keep their global numbers, the partition changes (the first
+//! `max(1, rows / limit)` ranks share them, the others hold no rows of this
+//! level or the ones below but take part in every collective), and the coarse
+//! near-null rows and keys move to the new owners by one all-to-all; `P`'s
+//! columns, the product's owners and the halo plans follow the new
+//! partition. When the next level has at most `coarse_eq_limit` scalar rows
+//! (or the level cap is reached), it is the coarsest: its Galerkin product
+//! gathers it whole on every rank, where it is factorized redundantly (the
+//! dense Cholesky of the serial code). At least one level is always
+//! coarsened. Not done: rebalancing middle levels by measured time.
+//!
+//! Everything above is deterministic for a rank count, and the aggregates
+//! and `P` do not depend on it; different rank counts change only the
+//! rounding of sums (coarse values, dots), so iteration counts agree and
+//! solutions agree to the solver's tolerance.
+use crate::backend::{DistBackend, DistJacobi, DistMat, DistProduct, HaloRows, Restriction};
+use crate::comm::Comm;
+use crate::local::{DistMatrix, HaloPlan, LocalMatrix};
+use crate::partition::Partition;
+use crate::product::{DistGalerkin, GlobalRows, NextLevel};
+use crate::DistError;
+use ptap_amg::aggregate::{carries_all_modes, Aggregates};
+use ptap_amg::eig::{cg_lanczos, LanczosError, LanczosOps};
+use ptap_amg::{tentative_prolongator, AmgError};
+use ptap_runtime::cycle::EIG_SEED;
+use ptap_runtime::hierarchy::Transfer;
+use ptap_runtime::{Hierarchy, HierarchyOptions, LevelParts};
+use ptap_sparse::dense::gemm_acc_dyn;
+use ptap_sparse::par::{axpy, dot, xpby};
+use ptap_sparse::{BlockCsr, BlockPattern};
+use serde::Serialize;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// A rank's rows of the fine operator and of its near-null space.
+pub struct DistProblem {
+    /// The rank's rows (square partition `part`).
+    pub a: LocalMatrix,
+    pub part: Partition,
+    /// Row-major `owned scalar rows x modes`.
+    pub near_null: Vec<f64>,
+    pub modes: usize,
+}
+
+/// One level of the distributed hierarchy, as every rank agrees on it.
+#[derive(Clone, Debug, Serialize)]
+pub struct DistLevelSummary {
+    pub level: usize,
+    /// Global block rows and block size.
+    pub block_rows: usize,
+    pub block_size: usize,
+    /// Whether the level is whole on every rank (the coarsest).
+    pub replicated: bool,
+    /// Block rows per rank (all of them on a replicated level).
+    pub rows_per_rank: Vec<usize>,
+    /// Aggregates, unaggregated nodes and MIS rounds of the transfer below.
+    pub aggregates: Option<usize>,
+    pub unaggregated_nodes: Option<usize>,
+    pub mis_rounds: Option<usize>,
+    pub omega: Option<f64>,
+    /// Blocks of the transfer's `P` over all ranks (after filtering).
+    pub p_blocks: Option<usize>,
+    /// Aggregates whose near-null rows do not carry every mode (not merged
+    /// here, unlike the serial setup: their QR drops the missing modes).
+    pub rank_deficient_aggregates: Option<usize>,
+}
+
+/// `ptap_amg::eig::pseudo_random_vector`'s entry `index` (SplitMix64), so a
+/// rank computes its entries of the global start vector by key.
+fn pseudo_random_at(index: u64, seed: u64) -> f64 {
+    let s = seed.wrapping_add(0x9e37_79b9_7f4a_7c15u64.wrapping_mul(index.wrapping_add(1)));
+    let mut z = s;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+}
+
+/// The start vector's entries of nodes `keys` (`b` scalars each).
+fn keyed_random(keys: &[u64], b: usize) -> Vec<f64> {
+    keys.iter()
+        .flat_map(|&k| (0..b as u64).map(move |c| pseudo_random_at(k * b as u64 + c, EIG_SEED)))
+        .collect()
+}
+
+/// A bijection of `0..2^53` (odd multiplier and xor-shifts modulo 2^53), as
+/// an exact `f64`: distinct keys get distinct priorities.
+fn priority(key: u64) -> f64 {
+    const MASK: u64 = (1 << 53) - 1;
+    let mut x = key & MASK;
+    x = (x ^ (x >> 29)) & MASK;
+    x = x.wrapping_mul(0x1f_3a5c_ba95_5c6b) & MASK;
+    x = (x ^ (x >> 31)) & MASK;
+    x = x.wrapping_mul(0x0b_7f0e_2c4b_9a15) & MASK;
+    x = (x ^ (x >> 27)) & MASK;
+    x as f64
+}
+
+/// Strong neighbours of each owned row (local columns, diagonal excluded).
+struct Strength {
+    ptr: Vec<usize>,
+    nbrs: Vec<u32>,
+}
+
+impl Strength {
+    fn row(&self, i: usize) -> &[u32] {
+        &self.nbrs[self.ptr[i]..self.ptr[i + 1]]
+    }
+}
+
+fn strength<C: Comm + ?Sized>(
+    comm: &C,
+    a: &LocalMatrix,
+    node_plan: &mut HaloPlan,
+    theta: f64,
+    level: usize,
+) -> Result<Strength, DistError> {
+    let (b, _) = a.block_shape();
+    let n = a.n_rows();
+    let l = b * b;
+    let collapsed = |k: usize| a.values()[k * l..(k + 1) * l].iter().map(|v| v.abs()).sum::<f64>();
+    let mut diag = vec![0.0; a.n_local_cols()];
+    let mut missing = None;
+    for (i, d) in diag.iter_mut().enumerate().take(n) {
+        match (a.row_ptr()[i]..a.row_ptr()[i + 1]).find(|&k| a.col_idx()[k] as usize == i) {
+            Some(k) => *d = collapsed(k),
+            None => {
+                missing.get_or_insert(AmgError::MissingDiagonal {
+                    level,
+                    row: a.rows().start + i,
+                });
+            }
+        }
+    }
+    crate::comm::agree(comm, missing.map_or(Ok(()), |e| Err(e.into())))?;
+    node_plan.exchange(comm, &mut diag, &mut |_| {});
+    let mut ptr = vec![0];
+    let mut nbrs = Vec::new();
+    for i in 0..n {
+        for k in a.row_ptr()[i]..a.row_ptr()[i + 1] {
+            let j = a.col_idx()[k] as usize;
+            if j == i {
+                continue;
+            }
+            let d = (diag[i] * diag[j]).sqrt();
+            if d > 0.0 && collapsed(k) / d > theta {
+                nbrs.push(j as u32);
+            }
+        }
+        ptr.push(nbrs.len());
+    }
+    Ok(Strength { ptr, nbrs })
+}
+
+/// The maximum of `v` over each owned node and its strong neighbours.
+fn neighbourhood_max(s: &Strength, v: &[f64], out: &mut [f64]) {
+    for (i, o) in out.iter_mut().enumerate().take(s.ptr.len() - 1) {
+        *o = s.row(i).iter().fold(v[i], |m, &j| m.max(v[j as usize]));
+    }
+}
+
+/// Per owned node: the global index (at this level) of its aggregate's root,
+/// or `None`; and the number of MIS rounds.
+fn aggregate<C: Comm + ?Sized>(
+    comm: &C,
+    a: &LocalMatrix,
+    node_plan: &mut HaloPlan,
+    s: &Strength,
+    prio_of: &[f64],
+    distance: usize,
+) -> (Vec<Option<usize>>, Vec<bool>, usize) {
+    const UNDECIDED: u8 = 0;
+    const ROOT: u8 = 1;
+    const OUT: u8 = 2;
+    const ISOLATED: u8 = 3;
+    let n = a.n_rows();
+    let nl = a.n_local_cols();
+    let mut state: Vec<u8> = (0..n)
+        .map(|i| if s.row(i).is_empty() { ISOLATED } else { UNDECIDED })
+        .collect();
+    let mut c = vec![-1.0; nl];
+    let mut m = vec![-1.0; nl];
+    let mut m2 = vec![-1.0; nl];
+    let mut rounds = 0;
+    loop {
+        let mut undecided = [state.iter().filter(|&&st| st == UNDECIDED).count() as f64];
+        comm.all_reduce_sum(&mut undecided);
+        if undecided[0] == 0.0 {
+            break;
+        }
+        rounds += 1;
+        // Candidates: undecided nodes with the largest priority within `distance`.
+        for i in 0..n {
+            c[i] = if state[i] == UNDECIDED { prio_of[i] } else { -1.0 };
+        }
+        node_plan.exchange(comm, &mut c, &mut |_| {});
+        neighbourhood_max(s, &c, &mut m[..n]);
+        let best = if distance == 2 {
+            node_plan.exchange(comm, &mut m, &mut |_| {});
+            neighbourhood_max(s, &m, &mut m2[..n]);
+            &m2
+        } else {
+            &m
+        };
+        for i in 0..n {
+            if state[i] == UNDECIDED && c[i] >= 0.0 && c[i] == best[i] {
+                state[i] = ROOT;
+            }
+        }
+        // Nodes within `distance` of a root leave the race.
+        for i in 0..n {
+            c[i] = if state[i] == ROOT { 1.0 } else { 0.0 };
+        }
+        node_plan.exchange(comm, &mut c, &mut |_| {});
+        neighbourhood_max(s, &c, &mut m[..n]);
+        let near = if distance == 2 {
+            node_plan.exchange(comm, &mut m, &mut |_| {});
+            neighbourhood_max(s, &m, &mut m2[..n]);
+            &m2
+        } else {
+            &m
+        };
+        for i in 0..n {
+            if state[i] == UNDECIDED && near[i] > 0.0 {
+                state[i] = OUT;
+            }
+        }
+    }
+    // A neighbour of a root joins the root with the largest priority (there
+    // is one on aggressive levels: roots are at distance 3 or more).
+    let mut rp = vec![-1.0; nl];
+    for i in 0..n {
+        rp[i] = if state[i] == ROOT { prio_of[i] } else { -1.0 };
+    }
+    node_plan.exchange(comm, &mut rp, &mut |_| {});
+    let mut root = vec![-1.0; nl];
+    let mut root_prio = vec![-1.0; nl];
+    for i in 0..n {
+        if state[i] == ROOT {
+            root[i] = a.global_col(i) as f64;
+            root_prio[i] = prio_of[i];
+        } else if state[i] == OUT {
+            if let Some(j) = s
+                .row(i)
+                .iter()
+                .map(|&j| j as usize)
+                .filter(|&j| rp[j] >= 0.0)
+                .max_by(|&x, &y| rp[x].total_cmp(&rp[y]))
+            {
+                root[i] = a.global_col(j) as f64;
+                root_prio[i] = rp[j];
+            }
+        }
+    }
+    if distance == 2 {
+        // A node two steps away joins the neighbour whose root has the largest priority.
+        node_plan.exchange(comm, &mut root, &mut |_| {});
+        node_plan.exchange(comm, &mut root_prio, &mut |_| {});
+        let snapshot = (root.clone(), root_prio.clone());
+        for i in 0..n {
+            if state[i] == OUT && snapshot.0[i] < 0.0 {
+                if let Some(j) = s
+                    .row(i)
+                    .iter()
+                    .map(|&j| j as usize)
+                    .filter(|&j| snapshot.0[j] >= 0.0)
+                    .max_by(|&x, &y| snapshot.1[x].total_cmp(&snapshot.1[y]))
+                {
+                    root[i] = snapshot.0[j];
+                    root_prio[i] = snapshot.1[j];
+                }
+            }
+        }
+    }
+    let of = (0..n).map(|i| (root[i] >= 0.0).then_some(root[i] as usize)).collect();
+    let is_root = state.iter().map(|&st| st == ROOT).collect();
+    (of, is_root, rounds)
+}
+
+/// What the tentative prolongator gives a rank: its rows of `P_tent` (one
+/// block each, or none), the coarse partition, and its coarse nodes' near-null
+/// rows and keys.
+struct TentativeRows {
+    /// Per owned node: global coarse column and its `b x m` block.
+    rows: Vec<Option<(u32, Vec<f64>)>>,
+    coarse: Partition,
+    coarse_near_null: Vec<f64>,
+    coarse_keys: Vec<u64>,
+    /// This rank's aggregates whose near-null rows do not carry every mode.
+    rank_deficient: usize,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn tentative<C: Comm + ?Sized>(
+    comm: &C,
+    part: &Partition,
+    root_of: &[Option<usize>],
+    is_root: &[bool],
+    keys: &[u64],
+    near_null: &[f64],
+    b: usize,
+    m: usize,
+    tol: f64,
+) -> Result<TentativeRows, DistError> {
+    let (me, size) = (comm.rank(), comm.size());
+    let own = part.range(me);
+    let bm = b * m;
+    // Coarse partition: aggregates (roots) per rank, in root order.
+    let roots: Vec<usize> = (0..own.len()).filter(|&i| is_root[i]).collect();
+    let mut counts = vec![0.0; size];
+    counts[me] = roots.len() as f64;
+    comm.all_reduce_sum(&mut counts);
+    let mut starts = vec![0usize];
+    for c in &counts {
+        starts.push(starts.last().unwrap() + *c as usize);
+    }
+    let coarse = Partition::new(starts)?;
+    let mut agg_of_root = vec![u32::MAX; own.len()];
+    for (a, &i) in roots.iter().enumerate() {
+        agg_of_root[i] = a as u32;
+    }
+    // Members -> the root's rank: [root, key, near-null row bits...].
+    let mut send = vec![Vec::new(); size];
+    let mut order: Vec<Vec<usize>> = vec![Vec::new(); size];
+    for (i, r) in root_of.iter().enumerate() {
+        if let Some(g) = *r {
+            let q = part.owner(g);
+            let msg = &mut send[q];
+            msg.push(g as u64);
+            msg.push(keys[i]);
+            msg.extend(near_null[i * bm..(i + 1) * bm].iter().map(|v| v.to_bits()));
+            order[q].push(i);
+        }
+    }
+    let got = comm.all_to_all_u64(&send);
+    let entry = 2 + bm;
+    // Members of each local aggregate: (key, source rank, index in its message).
+    let mut members: Vec<Vec<(u64, usize, usize)>> = vec![Vec::new(); roots.len()];
+    for (q, msg) in got.iter().enumerate() {
+        if msg.len() % entry != 0 {
+            return Err(DistError::Plan {
+                why: format!("rank {q} sent a malformed aggregate membership"),
+            });
+        }
+        for (e, rec) in msg.chunks_exact(entry).enumerate() {
+            let g = rec[0] as usize;
+            let a = g
+                .checked_sub(own.start)
+                .and_then(|i| agg_of_root.get(i).copied())
+                .filter(|&a| a != u32::MAX)
+                .ok_or_else(|| DistError::Plan {
+                    why: format!("rank {q} named node {g} a root of rank {me}, which it is not"),
+                })?;
+            members[a as usize].push((rec[1], q, e));
+        }
+    }
+    // The serial QR on the gathered aggregates, members in key order.
+    let mut of_node = Vec::new();
+    let mut stacked = Vec::new();
+    let mut place: Vec<Vec<usize>> = got.iter().map(|msg| vec![0; msg.len() / entry]).collect();
+    for (a, list) in members.iter_mut().enumerate() {
+        list.sort_unstable();
+        for &(_, q, e) in list.iter() {
+            place[q][e] = of_node.len();
+            of_node.push(a as u32);
+            stacked.extend(
+                got[q][e * entry + 2..(e + 1) * entry]
+                    .iter()
+                    .map(|&v| f64::from_bits(v)),
+            );
+        }
+    }
+    let aggs = Aggregates {
+        of_node,
+        count: roots.len(),
+    };
+    let rank_deficient = aggs
+        .members()
+        .iter()
+        .filter(|nodes| !carries_all_modes(nodes, b, m, &stacked, tol))
+        .count();
+    let tent = tentative_prolongator(&aggs, &stacked, b, m, tol);
+    let c0 = coarse.range(me).start as u64;
+    let reply: Vec<Vec<u64>> = place
+        .iter()
+        .map(|vs| {
+            let mut msg = Vec::with_capacity(vs.len() * (1 + bm));
+            for &v in vs {
+                msg.push(c0 + u64::from(aggs.of_node[v]));
+                msg.extend(tent.p0.block(v).iter().map(|x| x.to_bits()));
+            }
+            msg
+        })
+        .collect();
+    let back = comm.all_to_all_u64(&reply);
+    let mut rows: Vec<Option<(u32, Vec<f64>)>> = vec![None; own.len()];
+    for (q, msg) in back.iter().enumerate() {
+        if msg.len() != order[q].len() * (1 + bm) {
+            return Err(DistError::Plan {
+                why: format!("rank {q} answered {} scalars for {} members", msg.len(), order[q].len()),
+            });
+        }
+        for (rec, &i) in msg.chunks_exact(1 + bm).zip(&order[q]) {
+            rows[i] = Some((rec[0] as u32, rec[1..].iter().map(|&v| f64::from_bits(v)).collect()));
+        }
+    }
+    let coarse_keys = roots.iter().map(|&i| keys[i]).collect();
+    Ok(TentativeRows {
+        rows,
+        coarse,
+        coarse_near_null: tent.coarse_near_null,
+        coarse_keys,
+        rank_deficient,
+    })
+}
+
+/// `A`, its scalar diagonal and the ranks, as CG-Lanczos sees them.
+struct DistLanczos<'a, C: Comm + ?Sized> {
+    comm: &'a C,
+    a: &'a HaloRows,
+    d: &'a [f64],
+}
+
+impl<C: Comm + ?Sized> LanczosOps for DistLanczos<'_, C> {
+    type Vector = Vec<f64>;
+    type Error = DistError;
+    fn apply(&self, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), DistError> {
+        self.a.spmv(self.comm, x, y)
+    }
+    fn precondition(&self, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), DistError> {
+        for ((yi, xi), di) in y.iter_mut().zip(x).zip(self.d) {
+            *yi = xi / di;
+        }
+        Ok(())
+    }
+    fn dot(&self, x: &Vec<f64>, y: &Vec<f64>) -> Result<f64, DistError> {
+        let mut v = [dot(x, y)];
+        self.comm.all_reduce_sum(&mut v);
+        Ok(v[0])
+    }
+    fn axpy(&self, alpha: f64, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), DistError> {
+        axpy(alpha, x, y);
+        Ok(())
+    }
+    fn xpby(&self, x: &Vec<f64>, beta: f64, y: &mut Vec<f64>) -> Result<(), DistError> {
+        xpby(x, beta, y);
+        Ok(())
+    }
+    fn copy(&self, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), DistError> {
+        y.copy_from_slice(x);
+        Ok(())
+    }
+}
+
+/// The owned rows of the smoothed prolongator `P = (I - omega D^-1 A) P_tent`
+/// and `omega`. Collective.
+#[allow(clippy::too_many_arguments)]
+fn smoothed<C: Comm + ?Sized>(
+    comm: &C,
+    a: &HaloRows,
+    part: &Partition,
+    tent: &[Option<(u32, Vec<f64>)>],
+    keys: &[u64],
+    m: usize,
+    opts: &ptap_amg::AmgOptions,
+    level: usize,
+) -> Result<(GlobalRows, f64), DistError> {
+    let am = a.matrix();
+    let local = &am.local;
+    let (b, _) = local.block_shape();
+    let n = local.n_rows();
+    let bm = b * m;
+    let l = b * b;
+    // Scalar diagonal, checked positive (on every rank together).
+    let mut d = vec![0.0; n * b];
+    let check = (|| {
+        for i in 0..n {
+            let blk = local.diagonal_block(i).ok_or(AmgError::MissingDiagonal {
+                level,
+                row: local.rows().start + i,
+            })?;
+            for r in 0..b {
+                let v = blk[r * b + r];
+                if !(v > 0.0) {
+                    return Err(AmgError::NonPositiveDiagonal {
+                        level,
+                        row: (local.rows().start + i) * b + r,
+                        value: v,
+                    }
+                    .into());
+                }
+                d[i * b + r] = v;
+            }
+        }
+        Ok(())
+    })();
+    crate::comm::agree(comm, check)?;
+    // omega from CG-Lanczos on D^-1 A.
+    let start = keyed_random(keys, b);
+    let (mut r, mut z, mut p, mut ap) = (vec![0.0; n * b], vec![0.0; n * b], vec![0.0; n * b], vec![0.0; n * b]);
+    drop(am);
+    let lmax = cg_lanczos(
+        &DistLanczos { comm, a, d: &d },
+        &start,
+        opts.eig_iterations,
+        &mut r,
+        &mut z,
+        &mut p,
+        &mut ap,
+    )
+    .map_err(|e| match e {
+        LanczosError::Ops(e) => e,
+        LanczosError::Breakdown(why) => AmgError::EigenBreakdown { level, why }.into(),
+    })?;
+    let omega = opts.smoothing_factor / lmax;
+    // Ghost rows of P_tent: [coarse column or -1, block].
+    let am = a.matrix();
+    let local = &am.local;
+    let mut plan = HaloPlan::build_with_width(local, part, 1 + bm, comm)?;
+    let w = 1 + bm;
+    let mut t = vec![0.0; local.n_local_cols() * w];
+    for (i, row) in tent.iter().enumerate() {
+        let rec = &mut t[i * w..(i + 1) * w];
+        match row {
+            Some((c, blk)) => {
+                rec[0] = f64::from(*c);
+                rec[1..].copy_from_slice(blk);
+            }
+            None => rec[0] = -1.0,
+        }
+    }
+    plan.exchange(comm, &mut t, &mut |_| {});
+    let mut out = GlobalRows {
+        row_ptr: vec![0],
+        ..GlobalRows::default()
+    };
+    let mut contrib: Vec<(u32, usize)> = Vec::new();
+    let mut blocks: Vec<f64> = Vec::new();
+    for i in 0..n {
+        contrib.clear();
+        blocks.clear();
+        for k in local.row_ptr()[i]..local.row_ptr()[i + 1] {
+            let j = local.col_idx()[k] as usize;
+            let rec = &t[j * w..(j + 1) * w];
+            if rec[0] < 0.0 {
+                continue;
+            }
+            let at = blocks.len();
+            blocks.resize(at + bm, 0.0);
+            gemm_acc_dyn(
+                b,
+                b,
+                m,
+                &local.values()[k * l..(k + 1) * l],
+                &rec[1..],
+                &mut blocks[at..],
+            );
+            contrib.push((rec[0] as u32, at));
+        }
+        contrib.sort_by_key(|&(c, _)| c);
+        let own = tent[i].as_ref().map(|(c, _)| *c);
+        let mut s = 0;
+        while s < contrib.len() {
+            let c = contrib[s].0;
+            let mut sum = vec![0.0; bm];
+            while s < contrib.len() && contrib[s].0 == c {
+                let at = contrib[s].1;
+                for (o, v) in sum.iter_mut().zip(&blocks[at..at + bm]) {
+                    *o += v;
+                }
+                s += 1;
+            }
+            for rr in 0..b {
+                let f = -omega / d[i * b + rr];
+                for v in &mut sum[rr * m..(rr + 1) * m] {
+                    *v *= f;
+                }
+            }
+            if own == Some(c) {
+                let p0 = &tent[i].as_ref().expect("own block").1;
+                for (o, v) in sum.iter_mut().zip(p0) {
+                    *o += v;
+                }
+            }
+            out.cols.push(c);
+            out.values.extend_from_slice(&sum);
+        }
+        out.row_ptr.push(out.cols.len());
+    }
+    Ok((out, omega))
+}
+
+/// `P`'s rows filtered at `threshold` ([`ptap_amg::filter_prolongator`],
+/// the serial filter, run on this rank's rows): blocks below `threshold`
+/// times their row's largest dropped, the row's action on the coarse
+/// near-null space restored. The rows of `B_c` of the coarse columns this
+/// rank's rows touch come from their owners (two all-to-alls). Collective.
+fn filtered<C: Comm + ?Sized>(
+    comm: &C,
+    p: GlobalRows,
+    coarse: &Partition,
+    coarse_near_null: &[f64],
+    (b, m): (usize, usize),
+    threshold: f64,
+    tol: f64,
+) -> Result<GlobalRows, DistError> {
+    let (me, size) = (comm.rank(), comm.size());
+    let own = coarse.range(me);
+    let mm = m * m;
+    let mut cols: Vec<u32> = p.cols.clone();
+    cols.sort_unstable();
+    cols.dedup();
+    // Ask the owners for the rows of B_c this rank lacks.
+    let mut ask = vec![Vec::new(); size];
+    for &c in &cols {
+        let c = c as usize;
+        if !own.contains(&c) {
+            ask[coarse.owner(c)].push(c as u64);
+        }
+    }
+    let asked = comm.all_to_all_u64(&ask);
+    let mut answer = vec![Vec::new(); size];
+    for (q, list) in asked.iter().enumerate() {
+        for &g in list {
+            let i = (g as usize)
+                .checked_sub(own.start)
+                .filter(|&i| i < own.len())
+                .ok_or_else(|| DistError::Plan {
+                    why: format!("rank {q} asked rank {me} for coarse node {g}, which it does not own"),
+                })?;
+            answer[q].extend(coarse_near_null[i * mm..(i + 1) * mm].iter().map(|v| v.to_bits()));
+        }
+    }
+    let got = comm.all_to_all_u64(&answer);
+    let mut at = vec![0usize; size];
+    let mut b_c = Vec::with_capacity(cols.len() * mm);
+    for &c in &cols {
+        let c = c as usize;
+        if own.contains(&c) {
+            b_c.extend_from_slice(&coarse_near_null[(c - own.start) * mm..(c - own.start + 1) * mm]);
+        } else {
+            let q = coarse.owner(c);
+            let rec = got[q]
+                .get(at[q] * mm..(at[q] + 1) * mm)
+                .ok_or_else(|| DistError::Plan {
+                    why: format!("rank {q} answered too few coarse near-null rows"),
+                })?;
+            b_c.extend(rec.iter().map(|&v| f64::from_bits(v)));
+            at[q] += 1;
+        }
+    }
+    let local_cols: Vec<u32> = p
+        .cols
+        .iter()
+        .map(|c| cols.binary_search(c).expect("every column is listed") as u32)
+        .collect();
+    let pattern = BlockPattern::new(p.nrows(), cols.len(), p.row_ptr, local_cols)?;
+    let local = BlockCsr::new(Arc::new(pattern), b, m, p.values)?;
+    let f = ptap_amg::filter_prolongator(&local, &b_c, threshold, tol).p;
+    let fp = f.pattern();
+    Ok(GlobalRows {
+        row_ptr: fp.row_ptr().to_vec(),
+        cols: fp.col_idx().iter().map(|&c| cols[c as usize]).collect(),
+        values: f.values().to_vec(),
+    })
+}
+
+/// The rows of `local` as a block pattern with sorted local columns
+/// (what the runtime reads of a level: its row count and blocks).
+fn local_pattern(local: &LocalMatrix) -> Result<BlockPattern, DistError> {
+    let rows: Vec<Vec<u32>> = (0..local.n_rows())
+        .map(|i| {
+            let mut r = local.col_idx()[local.row_ptr()[i]..local.row_ptr()[i + 1]].to_vec();
+            r.sort_unstable();
+            r
+        })
+        .collect();
+    Ok(BlockPattern::from_rows(local.n_local_cols(), &rows)?)
+}
+
+/// `local`'s blocks as a [`BlockCsr`] over its local columns, sorted.
+fn sorted_local(local: &LocalMatrix) -> Result<BlockCsr, DistError> {
+    let (br, bc) = local.block_shape();
+    let l = br * bc;
+    let pattern = local_pattern(local)?;
+    let mut values = vec![0.0; local.nnzb() * l];
+    let mut at = 0;
+    for i in 0..local.n_rows() {
+        let mut ks: Vec<usize> = (local.row_ptr()[i]..local.row_ptr()[i + 1]).collect();
+        ks.sort_unstable_by_key(|&k| local.col_idx()[k]);
+        for k in ks {
+            values[at * l..(at + 1) * l].copy_from_slice(&local.values()[k * l..(k + 1) * l]);
+            at += 1;
+        }
+    }
+    Ok(BlockCsr::new(Arc::new(pattern), br, bc, values)?)
+}
+
+/// Options of the distributed setup beyond [`HierarchyOptions`].
+#[derive(Clone, Copy, Debug)]
+pub struct DistOptions {
+    /// Consolidation (PETSc's `-pc_gamg_process_eq_limit`): a distributed
+    /// coarse level with fewer than this many scalar rows per active rank
+    /// moves onto `max(1, rows / limit)` ranks (the first ones; the others
+    /// hold no rows of it and of the levels below). 0 never consolidates.
+    pub process_eq_limit: usize,
+}
+
+impl Default for DistOptions {
+    /// PETSc GAMG's default, 50 equations per process.
+    fn default() -> Self {
+        Self { process_eq_limit: 50 }
+    }
+}
+
+/// The partition a coarse level of `rows` block rows of `b` scalars moves
+/// to, `None` when it stays (module docs, consolidation).
+fn consolidated(coarse: &Partition, b: usize, limit: usize) -> Option<Partition> {
+    if limit == 0 {
+        return None;
+    }
+    let n = coarse.nrows();
+    let active = (0..coarse.ranks()).filter(|&r| !coarse.range(r).is_empty()).count();
+    let want = ((n * b) / limit).max(1);
+    if want >= active {
+        return None;
+    }
+    let q = Partition::uniform(n, want).ok()?;
+    let mut starts = q.starts().to_vec();
+    starts.resize(coarse.ranks() + 1, n);
+    Partition::new(starts).ok()
+}
+
+/// Moves rows (`w` scalars each, with their keys) from partition `from` to
+/// `to` (one all-to-all). Collective.
+fn redistribute<C: Comm + ?Sized>(
+    comm: &C,
+    from: &Partition,
+    to: &Partition,
+    rows: &[f64],
+    keys: &[u64],
+    w: usize,
+) -> Result<(Vec<f64>, Vec<u64>), DistError> {
+    let me = comm.rank();
+    let mut send = vec![Vec::new(); comm.size()];
+    for (i, g) in from.range(me).enumerate() {
+        let msg = &mut send[to.owner(g)];
+        msg.push(keys[i]);
+        msg.extend(rows[i * w..(i + 1) * w].iter().map(|v| v.to_bits()));
+    }
+    let got = comm.all_to_all_u64(&send);
+    let (mut out, mut out_keys) = (Vec::new(), Vec::new());
+    // Contiguous partitions: rank order is global order.
+    for msg in &got {
+        for rec in msg.chunks_exact(1 + w) {
+            out_keys.push(rec[0]);
+            out.extend(rec[1..].iter().map(|&v| f64::from_bits(v)));
+        }
+    }
+    if out_keys.len() != to.range(me).len() {
+        return Err(DistError::Plan {
+            why: format!(
+                "{} coarse rows arrived for the {} this rank owns after consolidation",
+                out_keys.len(),
+                to.range(me).len()
+            ),
+        });
+    }
+    Ok((out, out_keys))
+}
+
+/// What the distributed mesh setup reports (the same on every rank).
+#[derive(Clone, Debug, Serialize)]
+pub struct DistSetupReport {
+    pub levels: Vec<DistLevelSummary>,
+    pub mesh_setup_s: f64,
+}
+
+/// The distributed hierarchy over `comm` (module docs): mesh setup, then
+/// [`Hierarchy::from_levels`] runs the matrix setup on [`DistBackend`].
+/// Collective.
+pub fn build_hierarchy<'c, C: Comm + ?Sized>(
+    comm: &'c C,
+    problem: DistProblem,
+    options: &HierarchyOptions,
+    dist: &DistOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(Hierarchy<DistBackend<'c, C>>, DistSetupReport), DistError> {
+    let t0 = Instant::now();
+    let opts = &options.amg;
+    let DistProblem {
+        a,
+        part,
+        near_null,
+        modes,
+    } = problem;
+    let me = comm.rank();
+    let (b0, bc0) = a.block_shape();
+    if b0 != bc0 || part.ranks() != comm.size() || part.range(me) != a.rows() {
+        return Err(DistError::Matrix {
+            why: format!(
+                "rank {me}: the fine operator must have square blocks and this rank's rows of the {}-rank partition",
+                part.ranks()
+            ),
+        });
+    }
+    if modes == 0 || near_null.len() != a.n_rows() * b0 * modes {
+        return Err(DistError::Matrix {
+            why: format!(
+                "{} near-null values for {} scalar rows and {modes} modes",
+                near_null.len(),
+                a.n_rows() * b0
+            ),
+        });
+    }
+    let backend = DistBackend::new(comm, options.kernels.clone());
+    let policy = options.product_policy();
+    let mut keys: Vec<u64> = a.rows().map(|g| g as u64).collect();
+    let plan = HaloPlan::build(&a, &part, comm)?;
+    let mut cur = HaloRows::new(DistMatrix { local: a, plan });
+    let mut part = part;
+    let mut near_null = near_null;
+    let mut b = b0;
+    let mut parts: Vec<LevelParts<DistBackend<'c, C>>> = Vec::new();
+    let mut summaries = Vec::new();
+    let coarse = loop {
+        let l = parts.len();
+        progress(&format!(
+            "level {l}: parallel aggregation of {} block rows",
+            part.nrows()
+        ));
+        let (root_of, is_root, rounds, prio) = {
+            let m = cur.matrix();
+            let mut node_plan = HaloPlan::build_with_width(&m.local, &part, 1, comm)?;
+            let s = strength(comm, &m.local, &mut node_plan, opts.threshold_at(l), l)?;
+            let prio: Vec<f64> = keys.iter().map(|&k| priority(k)).collect();
+            let distance = if l < opts.aggressive_levels { 2 } else { 1 };
+            let (of, roots, rounds) = aggregate(comm, &m.local, &mut node_plan, &s, &prio, distance);
+            (of, roots, rounds, prio)
+        };
+        drop(prio);
+        let mut tent = tentative(
+            comm,
+            &part,
+            &root_of,
+            &is_root,
+            &keys,
+            &near_null,
+            b,
+            modes,
+            opts.rank_tolerance,
+        )?;
+        let mut stats = [
+            tent.coarse.nrows() as f64,
+            root_of.iter().filter(|r| r.is_none()).count() as f64,
+            tent.rank_deficient as f64,
+        ];
+        comm.all_reduce_sum(&mut stats[1..]);
+        let (n_aggs, unaggregated, deficient) = (stats[0] as usize, stats[1] as usize, stats[2] as usize);
+        let coarse_rows = n_aggs * modes;
+        if n_aggs == 0 || coarse_rows as f64 > opts.stall_ratio * (part.nrows() * b) as f64 {
+            return Err(DistError::Options {
+                why: format!(
+                    "coarsening stalled on level {l} ({} block rows gave {n_aggs} aggregates); raise the coarse limit (now {}) or lower the strength threshold",
+                    part.nrows(),
+                    opts.coarse_eq_limit
+                ),
+            });
+        }
+        progress(&format!(
+            "level {l}: smoothing P and inspecting the distributed P^T A P"
+        ));
+        let (p, omega) = smoothed(comm, &cur, &part, &tent.rows, &keys, modes, opts, l)?;
+        let whole = coarse_rows <= opts.coarse_eq_limit || l + 2 >= opts.max_levels;
+        if !whole {
+            if let Some(to) = consolidated(&tent.coarse, modes, dist.process_eq_limit) {
+                let (nn, k) = redistribute(
+                    comm,
+                    &tent.coarse,
+                    &to,
+                    &tent.coarse_near_null,
+                    &tent.coarse_keys,
+                    modes * modes,
+                )?;
+                tent.coarse_near_null = nn;
+                tent.coarse_keys = k;
+                tent.coarse = to;
+            }
+        }
+        let p = if opts.pf > 0.0 {
+            filtered(
+                comm,
+                p,
+                &tent.coarse,
+                &tent.coarse_near_null,
+                (b, modes),
+                opts.pf_at(l),
+                opts.rank_tolerance,
+            )?
+        } else {
+            p
+        };
+        let mut p_blocks = [p.cols.len() as f64];
+        comm.all_reduce_sum(&mut p_blocks);
+        let p_blocks = p_blocks[0] as usize;
+        if whole && coarse_rows > options.max_coarse_rows {
+            return Err(DistError::Options {
+                why: format!(
+                    "the coarsest level would have {coarse_rows} rows, above the dense solve's limit {}; allow more levels",
+                    options.max_coarse_rows
+                ),
+            });
+        }
+        let (g, next) = DistGalerkin::build(
+            comm,
+            &cur.matrix(),
+            &p,
+            (b, modes),
+            &tent.coarse,
+            whole,
+            &options.kernels,
+            &policy,
+        )?;
+        let (p_mat, r_mat) = if whole {
+            let pattern = BlockPattern::new(p.nrows(), tent.coarse.nrows(), p.row_ptr.clone(), p.cols.clone())?;
+            let pm = BlockCsr::new(Arc::new(pattern), b, modes, p.values)?;
+            let rm = pm.transpose();
+            (DistMat::RowsToWhole(pm), DistMat::WholeFromRows(rm))
+        } else {
+            let pl = LocalMatrix::from_rows(me, &part, &tent.coarse, (b, modes), p.row_ptr, &p.cols, p.values)?;
+            let plan = HaloPlan::build(&pl, &tent.coarse, comm)?;
+            let r = sorted_local(&pl)?.transpose();
+            let restriction = Restriction::new(r, plan.clone());
+            (
+                DistMat::Rows(Box::new(HaloRows::new(DistMatrix { local: pl, plan }))),
+                DistMat::Restriction(Box::new(restriction)),
+            )
+        };
+        let mut next = match next {
+            NextLevel::Whole(c) => DistMat::Whole(c),
+            NextLevel::Distributed(local) => {
+                let plan = HaloPlan::build(&local, &tent.coarse, comm)?;
+                DistMat::Rows(Box::new(HaloRows::new(DistMatrix { local, plan })))
+            }
+        };
+        let (schedule, variant_schedule) = (g.base.clone(), g.schedule.clone());
+        let mut g = Box::new(g);
+        if !whole {
+            // The next level's aggregation reads its values.
+            g.numeric(comm, &cur, &mut next)?;
+        }
+        let n_own = cur.matrix().local.n_rows();
+        let rows_per_rank = comm
+            .gather(0, &[n_own as f64])
+            .map(|v| v.iter().map(|&x| x as usize).collect())
+            .unwrap_or_default();
+        summaries.push(DistLevelSummary {
+            level: l,
+            block_rows: part.nrows(),
+            block_size: b,
+            replicated: false,
+            rows_per_rank,
+            aggregates: Some(n_aggs),
+            unaggregated_nodes: Some(unaggregated),
+            mis_rounds: Some(rounds),
+            omega: Some(omega),
+            p_blocks: Some(p_blocks),
+            rank_deficient_aggregates: Some(deficient),
+        });
+        let pattern = Arc::new(local_pattern(&cur.matrix().local)?);
+        parts.push(LevelParts {
+            a: DistMat::Rows(Box::new(cur)),
+            pattern,
+            block: b,
+            transfer: Some(Transfer {
+                p: p_mat,
+                r: r_mat,
+                product: DistProduct(g),
+                schedule,
+                variant_schedule,
+                host_p: None,
+                aggregates: n_aggs,
+                merged_aggregates: 0,
+                unaggregated_nodes: unaggregated,
+                omega,
+            }),
+            smoother: Some((DistJacobi::new(n_own, b), keyed_random(&keys, b))),
+        });
+        keys = tent.coarse_keys;
+        near_null = tent.coarse_near_null;
+        part = tent.coarse;
+        b = modes;
+        match next {
+            DistMat::Rows(rows) => cur = *rows,
+            DistMat::Whole(c) => {
+                let coarse = ptap_runtime::Backend::coarse(&backend, &c)?;
+                summaries.push(DistLevelSummary {
+                    level: l + 1,
+                    block_rows: c.nrows(),
+                    block_size: b,
+                    replicated: true,
+                    rows_per_rank: vec![c.nrows(); comm.size()],
+                    aggregates: None,
+                    unaggregated_nodes: None,
+                    mis_rounds: None,
+                    omega: None,
+                    p_blocks: None,
+                    rank_deficient_aggregates: None,
+                });
+                parts.push(LevelParts {
+                    pattern: c.pattern_arc().clone(),
+                    block: b,
+                    a: DistMat::Whole(c),
+                    transfer: None,
+                    smoother: None,
+                });
+                break coarse;
+            }
+            other => {
+                return Err(DistError::Matrix {
+                    why: format!("level {}: a product filled {}", l + 1, other.kind()),
+                })
+            }
+        }
+    };
+    let mesh_setup_s = t0.elapsed().as_secs_f64();
+    let h = Hierarchy::from_levels(backend, parts, coarse, options.clone(), modes, mesh_setup_s, progress)?;
+    Ok((
+        h,
+        DistSetupReport {
+            levels: summaries,
+            mesh_setup_s,
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::comm::SingleRank;
+    use ptap_amg::aggregate::UNAGGREGATED;
+    use ptap_amg::eig::pseudo_random_vector;
+    use ptap_amg::{aggregate_mis1_in, aggregate_mis2_in, strength_graph};
+
+    #[test]
+    fn one_rank_aggregation_is_the_serial_greedy_mis_in_priority_order() {
+        // Luby's rounds with fixed priorities select exactly the greedy MIS
+        // that visits nodes by decreasing priority, and the joining rules
+        // are the serial ones, so one rank reproduces ptap_amg's aggregates.
+        let beam = ptap_fem::BeamProblem::build(2).unwrap();
+        let a = &beam.a;
+        let n = a.nrows();
+        let part = Partition::uniform(n, 1).unwrap();
+        let local = LocalMatrix::from_global(a, &part, &part, 0).unwrap();
+        let mut plan = HaloPlan::build_with_width(&local, &part, 1, &SingleRank).unwrap();
+        let prio: Vec<f64> = (0..n as u64).map(priority).collect();
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_by(|&x, &y| prio[y as usize].total_cmp(&prio[x as usize]));
+        for (theta, distance) in [(0.05, 2), (0.05, 1), (0.12, 2), (0.12, 1), (0.5, 2)] {
+            let s = strength(&SingleRank, &local, &mut plan, theta, 0).unwrap();
+            let g = strength_graph(a, theta);
+            for i in 0..n {
+                let mut mine = s.row(i).to_vec();
+                mine.sort_unstable();
+                let serial: Vec<u32> = g.neighbours(i).map(|(j, _)| j as u32).collect();
+                assert_eq!(mine, serial, "strong neighbours of node {i}, theta {theta}");
+            }
+            let (of, is_root, rounds) = aggregate(&SingleRank, &local, &mut plan, &s, &prio, distance);
+            let serial = if distance == 2 {
+                aggregate_mis2_in(&g, &order)
+            } else {
+                aggregate_mis1_in(&g, &order)
+            };
+            let roots: Vec<usize> = (0..n).filter(|&i| is_root[i]).collect();
+            assert_eq!(roots.len(), serial.count, "theta {theta}, distance {distance}");
+            for (i, (o, want)) in of.iter().zip(&serial.of_node).enumerate() {
+                let mine = o.map_or(UNAGGREGATED, |r| roots.binary_search(&r).unwrap() as u32);
+                assert_eq!(mine, *want, "node {i}, theta {theta}, distance {distance}");
+            }
+            // No strong edge (theta 0.5): every node stays alone, no round runs.
+            assert_eq!(
+                rounds == 0,
+                serial.count == 0,
+                "{rounds} rounds, {} aggregates",
+                serial.count
+            );
+            assert!(rounds <= 12, "{rounds} rounds");
+            eprintln!(
+                "theta {theta}, distance {distance}: {} aggregates in {rounds} rounds",
+                serial.count
+            );
+        }
+    }
+
+    #[test]
+    fn priorities_are_a_bijection_onto_exact_doubles() {
+        let mut p: Vec<u64> = (0..200_000u64)
+            .chain((1u64 << 40)..(1u64 << 40) + 1000)
+            .map(|k| priority(k) as u64)
+            .collect();
+        assert!(p.iter().all(|&v| v < 1 << 53));
+        let n = p.len();
+        p.sort_unstable();
+        p.dedup();
+        assert_eq!(p.len(), n, "two keys share a priority");
+    }
+
+    #[test]
+    fn the_keyed_start_vector_is_the_serial_one_on_the_fine_level() {
+        let keys: Vec<u64> = (0..500).collect();
+        let serial = pseudo_random_vector(500 * 3, EIG_SEED);
+        let mine = keyed_random(&keys, 3);
+        assert!(mine.iter().zip(&serial).all(|(x, y)| x.to_bits() == y.to_bits()));
+        // A rank's slice is the slice of the whole vector.
+        let slice = keyed_random(&keys[100..200], 3);
+        assert!(slice
+            .iter()
+            .zip(&serial[300..600])
+            .all(|(x, y)| x.to_bits() == y.to_bits()));
+    }
+
+    #[test]
+    fn consolidation_keeps_the_first_ranks_and_global_numbers() {
+        let coarse = Partition::new(vec![0, 40, 80, 120, 138]).unwrap();
+        // 138 rows of 6: 828 scalars; 300 per rank -> 2 ranks.
+        let to = consolidated(&coarse, 6, 300).unwrap();
+        assert_eq!(to.starts(), &[0, 69, 138, 138, 138]);
+        assert!(consolidated(&coarse, 6, 50).is_none(), "207 rows per rank is enough");
+        assert!(consolidated(&coarse, 6, 0).is_none());
+        // Fewer scalars than one rank's share: everything onto rank 0.
+        let to = consolidated(&Partition::new(vec![0, 11, 22, 22]).unwrap(), 6, 300).unwrap();
+        assert_eq!(to.starts(), &[0, 22, 22, 22]);
+    }
+}
