@@ -5,7 +5,7 @@
 //! stale or damaged entry is reported and rebuilt; a cache that cannot be
 //! created or written costs one warning, never the run.
 use anyhow::Result;
-use ptap_schedules::file::{write_bundle, MappedBundle, ScheduleBundle};
+use ptap_schedules::file::{write_bundle, LoadTimings, MappedBundle, ScheduleBundle};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -30,6 +30,8 @@ pub struct CacheReport {
     pub status: &'static str,
     pub reason: Option<String>,
     pub load_s: Option<f64>,
+    /// Of `load_s`: mapping the file, its checksum and tag, the metadata checks.
+    pub open: Option<LoadTimings>,
     pub write_s: Option<f64>,
 }
 
@@ -72,9 +74,11 @@ pub fn lookup<T>(
         return Lookup::Miss { path, reason: None };
     }
     let t = Instant::now();
-    let attempt = MappedBundle::open(&path)
-        .map_err(anyhow::Error::from)
-        .and_then(|b| load(&Arc::new(b)));
+    let mut open = None;
+    let attempt = MappedBundle::open(&path).map_err(anyhow::Error::from).and_then(|b| {
+        open = Some(b.timings());
+        load(&Arc::new(b))
+    });
     match attempt {
         Ok(value) => {
             if verbose {
@@ -85,6 +89,7 @@ pub fn lookup<T>(
                 status: "loaded",
                 reason: None,
                 load_s: Some(t.elapsed().as_secs_f64()),
+                open,
                 write_s: None,
             };
             Lookup::Loaded(value, report)
@@ -118,6 +123,7 @@ pub fn store(path: &Path, reason: Option<String>, bundle: &ScheduleBundle, verbo
                 status: if reason.is_some() { "rebuilt" } else { "written" },
                 reason,
                 load_s: None,
+                open: None,
                 write_s: Some(write_s),
             }
         }
@@ -128,6 +134,7 @@ pub fn store(path: &Path, reason: Option<String>, bundle: &ScheduleBundle, verbo
                 status: "unwritable",
                 reason: Some(e.to_string()),
                 load_s: None,
+                open: None,
                 write_s: None,
             }
         }

@@ -16,7 +16,7 @@ use ptap_cuda::{Cuda, TransferCounters};
 use ptap_fem::device::{DeviceAssembler, Modulus};
 use ptap_fem::{modulus_from_fn, BeamProblem, BoxMesh, POISSON_RATIO};
 use ptap_runtime::bundle::hierarchy_bundle;
-use ptap_runtime::{Backend, CgOptions, Cpu, Hierarchy, HierarchyOptions, MeshSetup};
+use ptap_runtime::{Backend, CgOptions, Cpu, Hierarchy, HierarchyOptions, MeshSetup, SetupTimings};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -112,6 +112,9 @@ pub struct TimeLoopReport {
     pub schedule_cache: Option<CacheReport>,
     pub steps: Vec<Step>,
     pub cold: Phases,
+    /// The cold step's setup in detail: mesh setup per level and step (or
+    /// the schedule cache's load per level), the upload by kind of data.
+    pub setup: SetupTimings,
     pub hot_mean: Option<Phases>,
     /// The product variant of each level on the device.
     pub device_variants: Option<Vec<&'static str>>,
@@ -283,6 +286,7 @@ fn steps_on<B: Backend, A: StepAssembly<B>>(
     let dofs = h.scalar_rows();
     let mut x = vec![0.0; dofs];
     let mut ws = h.workspace(options.cg.max_iterations)?;
+    let setup = h.timings.clone();
     let mut steps = Vec::with_capacity(options.steps);
     let mut peak_device: Option<u64> = None;
     for step in 1..=options.steps {
@@ -350,6 +354,7 @@ fn steps_on<B: Backend, A: StepAssembly<B>>(
         levels: h.num_levels(),
         schedule_cache: None,
         cold: steps[0].phases,
+        setup,
         hot_mean: Phases::mean(&hot),
         steps,
         transfers: assembly.transfers(&h),

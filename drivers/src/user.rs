@@ -479,6 +479,7 @@ fn inspect(
                     status: "skipped",
                     reason: Some("the hierarchy has one level: there is no mesh setup to cache".into()),
                     load_s: None,
+                    open: None,
                     write_s: None,
                 }
             } else {

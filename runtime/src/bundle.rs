@@ -12,7 +12,9 @@
 //! options is refused, not silently reused.
 use crate::backend::Backend;
 use crate::cpu::Cpu;
-use crate::hierarchy::{Hierarchy, HierarchyOptions, MeshLevel, MeshSetup, SetupTimings, TransferSetup};
+use crate::hierarchy::{
+    Hierarchy, HierarchyOptions, MeshLevel, MeshLevelTimings, MeshSetup, SetupTimings, TransferSetup,
+};
 use crate::RuntimeError;
 use ptap_schedules::file::{MappedBundle, NamedArray, RecordView, ScheduleBundle, ScheduleFileError, ScheduleRecord};
 use ptap_schedules::VariantSchedule;
@@ -196,7 +198,13 @@ impl MeshSetup {
                 has_values: false,
                 transfer: None,
             });
-            timings.mesh_setup_s += t_mesh.elapsed().as_secs_f64();
+            let load_s = t_mesh.elapsed().as_secs_f64();
+            timings.mesh_setup_s += load_s;
+            timings.mesh_levels.push(MeshLevelTimings {
+                level: l,
+                load_s,
+                ..MeshLevelTimings::default()
+            });
         }
         Ok(Self {
             levels,
