@@ -2,16 +2,40 @@
 use crate::dense::{transpose_into, Dense};
 use crate::error::SparseError;
 use crate::pattern::BlockPattern;
+use rayon::prelude::*;
 use std::sync::Arc;
 
 /// A block-CSR matrix: a shared [`BlockPattern`] plus `br x bc` row-major blocks
 /// stored contiguously in pattern order (block `k` at `values[k*br*bc..]`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub struct BlockCsr {
     pattern: Arc<BlockPattern>,
     br: usize,
     bc: usize,
     values: Vec<f64>,
+}
+
+impl Clone for BlockCsr {
+    /// Shares the pattern and copies the values, in parallel when there are
+    /// many (a fine operator's values are hundreds of megabytes).
+    fn clone(&self) -> Self {
+        const PIECE: usize = 1 << 16;
+        let values = if self.values.len() < 4 * PIECE {
+            self.values.clone()
+        } else {
+            let mut v = vec![0.0; self.values.len()];
+            v.par_chunks_mut(PIECE)
+                .zip(self.values.par_chunks(PIECE))
+                .for_each(|(d, s)| d.copy_from_slice(s));
+            v
+        };
+        Self {
+            pattern: self.pattern.clone(),
+            br: self.br,
+            bc: self.bc,
+            values,
+        }
+    }
 }
 
 impl BlockCsr {
@@ -103,7 +127,12 @@ impl BlockCsr {
 
     /// Fails naming the first block row that holds a NaN or infinity.
     pub fn check_finite(&self, what: &str) -> Result<(), SparseError> {
-        if let Some(pos) = self.values.iter().position(|v| !v.is_finite()) {
+        if let Some(pos) = self
+            .values
+            .par_iter()
+            .with_min_len(1 << 14)
+            .position_first(|v| !v.is_finite())
+        {
             let blk = pos / self.block_len();
             let row = self.pattern.row_ptr().partition_point(|&p| p <= blk) - 1;
             return Err(SparseError::NotFinite {
@@ -133,22 +162,53 @@ impl BlockCsr {
     /// `A^T` with transposed blocks (reference; executors use precomputed maps).
     pub fn transpose(&self) -> BlockCsr {
         let (tp, src) = self.pattern.transpose();
+        self.transpose_onto(Arc::new(tp), &src)
+            .expect("a pattern's own transpose fits it")
+    }
+
+    /// `A^T` over `pattern`, the transpose of `A`'s pattern that an inspector
+    /// already built, with `source[k]` the block of `A` that block `k` of
+    /// `A^T` transposes ([`BlockPattern::transpose`]'s map): a parallel gather.
+    pub fn transpose_onto(&self, pattern: Arc<BlockPattern>, source: &[u32]) -> Result<BlockCsr, SparseError> {
+        if pattern.nrows() != self.pattern.ncols()
+            || pattern.ncols() != self.pattern.nrows()
+            || pattern.nnzb() != self.pattern.nnzb()
+            || source.len() != self.pattern.nnzb()
+        {
+            return Err(SparseError::Dimension {
+                what: format!(
+                    "a transpose of {}x{} blocks with {} stored (and {} sources) does not fit a {}x{} matrix with {}",
+                    pattern.nrows(),
+                    pattern.ncols(),
+                    pattern.nnzb(),
+                    source.len(),
+                    self.pattern.nrows(),
+                    self.pattern.ncols(),
+                    self.pattern.nnzb()
+                ),
+            });
+        }
+        if let Some(&s) = source.iter().find(|&&s| s as usize >= self.pattern.nnzb()) {
+            return Err(SparseError::Dimension {
+                what: format!("transpose source block {s} is out of range"),
+            });
+        }
+        let src = source;
         let l = self.block_len();
         let mut values = vec![0.0; self.values.len()];
-        for (dst, &s) in src.iter().enumerate() {
-            transpose_into(
-                self.br,
-                self.bc,
-                self.block(s as usize),
-                &mut values[dst * l..(dst + 1) * l],
-            );
+        if l > 0 {
+            values
+                .par_chunks_mut(l)
+                .zip(src.par_iter())
+                .with_min_len(4096)
+                .for_each(|(dst, &s)| transpose_into(self.br, self.bc, self.block(s as usize), dst));
         }
-        BlockCsr {
-            pattern: Arc::new(tp),
+        Ok(BlockCsr {
+            pattern,
             br: self.bc,
             bc: self.br,
             values,
-        }
+        })
     }
 
     /// Expands to a dense matrix (tests and tiny inputs only).

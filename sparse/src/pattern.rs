@@ -1,5 +1,6 @@
 //! The sparsity pattern of a block-CSR matrix, separate from its values.
 use crate::error::SparseError;
+use rayon::prelude::*;
 
 /// Block-CSR pattern: `nrows x ncols` blocks, `row_ptr` of length `nrows + 1`,
 /// strictly increasing block column indices within each row.
@@ -26,7 +27,18 @@ impl BlockPattern {
         if row_ptr[0] != 0 {
             return Err(SparseError::RowPtrNotMonotone { row: 0 });
         }
-        for i in 0..nrows {
+        // Rows are checked in parallel; the first bad row (in row order) is
+        // then checked again alone, so the error is the serial check's.
+        let bad = |i: usize| {
+            let (s, e) = (row_ptr[i], row_ptr[i + 1]);
+            if e < s || e > col_idx.len() {
+                return true;
+            }
+            let cols = &col_idx[s..e];
+            cols.iter().any(|&c| c as usize >= ncols) || cols.windows(2).any(|w| w[0] >= w[1])
+        };
+        let first_bad = (0..nrows).into_par_iter().with_min_len(4096).find_first(|&i| bad(i));
+        if let Some(i) = first_bad {
             let (s, e) = (row_ptr[i], row_ptr[i + 1]);
             if e < s {
                 return Err(SparseError::RowPtrNotMonotone { row: i });
@@ -119,7 +131,11 @@ impl BlockPattern {
 
     /// Index of the diagonal block of each row (`usize::MAX` where absent).
     pub fn diagonal_positions(&self) -> Vec<usize> {
-        (0..self.nrows).map(|i| self.find(i, i).unwrap_or(usize::MAX)).collect()
+        (0..self.nrows)
+            .into_par_iter()
+            .with_min_len(4096)
+            .map(|i| self.find(i, i).unwrap_or(usize::MAX))
+            .collect()
     }
 
     /// The transposed pattern, and for each of its blocks the index of the source
