@@ -255,8 +255,9 @@ fn load_pattern(rec: &RecordView<'_>, name: &str, nrows: usize, ncols: usize) ->
             row_ptr.len()
         )));
     }
-    let row_ptr: Vec<usize> = row_ptr.iter().map(|&x| x as usize).collect();
-    BlockPattern::new(nrows, ncols, row_ptr, col_idx.to_vec())
+    let row_ptr: Vec<usize> = row_ptr.par_iter().with_min_len(1 << 14).map(|&x| x as usize).collect();
+    let col_idx: Vec<u32> = col_idx.par_iter().with_min_len(1 << 14).copied().collect();
+    BlockPattern::new(nrows, ncols, row_ptr, col_idx)
         .map_err(|e| rec.invalid(format!("pattern `{name}` is not a valid block pattern ({e})")))
 }
 

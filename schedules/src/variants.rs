@@ -9,7 +9,7 @@
 //! bit for bit; the docs of each schedule say whether it does.
 use crate::two_pass::TwoPassSchedule;
 use crate::SharedArray;
-use ptap_sparse::par::{balanced_row_chunks, default_chunk_count};
+use ptap_sparse::par::{balanced_row_chunks, default_chunk_count, par_concat, par_offsets};
 use ptap_sparse::BlockPattern;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -54,12 +54,16 @@ fn slot_runs(
     c: &BlockPattern,
     x_block: &(dyn Fn(usize) -> u32 + Sync),
 ) -> SlotRuns {
-    let chunks = balanced_row_chunks(&row_work(x, y), default_chunk_count(x.nrows()));
+    let work = row_work(x, y);
+    let chunks = balanced_row_chunks(&work, default_chunk_count(x.nrows()));
     let parts: Vec<(Vec<u64>, Vec<u32>, Vec<u32>)> = chunks
         .par_iter()
         .map(|rows| {
             let mut map = vec![u32::MAX; c.ncols()];
-            let (mut counts, mut xs, mut ys) = (Vec::new(), Vec::new(), Vec::new());
+            let n: usize = work[rows.clone()].iter().sum();
+            let slots = c.row_ptr()[rows.end] - c.row_ptr()[rows.start];
+            let mut counts = Vec::with_capacity(slots);
+            let (mut xs, mut ys) = (Vec::with_capacity(n), Vec::with_capacity(n));
             let mut cursor: Vec<usize> = Vec::new();
             for i in rows.clone() {
                 let cr = c.row_range(i);
@@ -96,16 +100,18 @@ fn slot_runs(
             (counts, xs, ys)
         })
         .collect();
-    let mut ptr = Vec::with_capacity(c.nnzb() + 1);
-    let (mut rx, mut ry) = (Vec::new(), Vec::new());
-    ptr.push(0);
-    for (counts, xs, ys) in parts {
-        for n in counts {
-            ptr.push(ptr.last().unwrap() + n);
-        }
-        rx.extend_from_slice(&xs);
-        ry.extend_from_slice(&ys);
+    // Concatenated in chunk order, in parallel (the same arrays for any thread count).
+    let mut counts = Vec::with_capacity(parts.len());
+    let (mut xs, mut ys) = (Vec::with_capacity(parts.len()), Vec::with_capacity(parts.len()));
+    for (c, x, y) in parts {
+        counts.push(c);
+        xs.push(x);
+        ys.push(y);
     }
+    let (ptr, (rx, ry)) = rayon::join(
+        || par_offsets(&counts),
+        || rayon::join(|| par_concat(&xs), || par_concat(&ys)),
+    );
     let runs = SlotRuns {
         ptr: ptr.into(),
         x: rx.into(),
@@ -118,6 +124,7 @@ fn slot_runs(
 /// Block multiplies of each row of `X Y`.
 pub fn row_work(x: &BlockPattern, y: &BlockPattern) -> Vec<usize> {
     (0..x.nrows())
+        .into_par_iter()
         .map(|i| x.row(i).iter().map(|&l| y.row(l as usize).len()).sum())
         .collect()
 }
