@@ -19,6 +19,7 @@ use crate::RuntimeError;
 use ptap_schedules::file::{MappedBundle, NamedArray, RecordView, ScheduleBundle, ScheduleFileError, ScheduleRecord};
 use ptap_schedules::VariantSchedule;
 use ptap_sparse::{BlockCsr, BlockPattern};
+use rayon::prelude::*;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -108,7 +109,7 @@ pub fn stored_prolongator(rec: &RecordView<'_>) -> Result<BlockCsr, ScheduleFile
         why: format!("level {}: {why}", rec.level()),
     };
     let (nrows, ncols) = (size(rec, "p.nrows")? as usize, size(rec, "p.ncols")? as usize);
-    let row_ptr: Vec<usize> = rec.array_u64("p.row_ptr")?.iter().map(|&x| x as usize).collect();
+    let row_ptr: Vec<usize> = rec.array_u64("p.row_ptr")?.par_iter().map(|&x| x as usize).collect();
     if row_ptr.len() != nrows + 1 {
         return Err(invalid(
             "the stored P has a row-pointer array of the wrong length".into(),
@@ -117,8 +118,13 @@ pub fn stored_prolongator(rec: &RecordView<'_>) -> Result<BlockCsr, ScheduleFile
     let pattern = BlockPattern::new(nrows, ncols, row_ptr, rec.array_u32("p.col_idx")?.to_vec())
         .map_err(|e| invalid(format!("the stored P is not a valid block pattern ({e})")))?;
     let (bf, bc) = (rec.fine_block() as usize, rec.coarse_block() as usize);
-    let values = rec.array_f64("p.values")?.to_vec();
-    if values.iter().any(|v| !v.is_finite()) {
+    let values: Vec<f64> = rec
+        .array_f64("p.values")?
+        .par_iter()
+        .with_min_len(1 << 14)
+        .copied()
+        .collect();
+    if values.par_iter().any(|v| !v.is_finite()) {
         return Err(invalid("the stored P holds NaN or infinity".into()));
     }
     BlockCsr::new(Arc::new(pattern), bf, bc, values)

@@ -570,16 +570,19 @@ impl<B: Backend> Hierarchy<B> {
                     let product = backend.product(&t.variant_schedule, bf, bc)?;
                     up.products_s += since(t0);
                     let t0 = Instant::now();
-                    let rt = t.p.transpose();
-                    up.transpose_s += since(t0);
-                    let t0 = Instant::now();
-                    let r = backend.matrix(rt, true)?;
                     let (p, host_p) = if host {
                         (backend.matrix(t.p, true)?, None)
                     } else {
                         (backend.matrix_ref(&t.p)?, Some(t.p))
                     };
                     up.prolongators_s += since(t0);
+                    let t0 = Instant::now();
+                    let hp = host_p
+                        .as_ref()
+                        .or_else(|| backend.host_matrix(&p))
+                        .expect("P is kept on the host, or the backend's P is a host matrix");
+                    let r = backend.transpose(&p, hp, &t.schedule.r, &t.schedule.r_source)?;
+                    up.transpose_s += since(t0);
                     Some(Transfer {
                         p,
                         r,
