@@ -9,7 +9,7 @@
 //! bit for bit; the docs of each schedule say whether it does.
 use crate::two_pass::TwoPassSchedule;
 use crate::SharedArray;
-use ptap_sparse::par::{balanced_row_chunks, default_chunk_count, par_concat, par_offsets};
+use ptap_sparse::par::{balanced_row_chunks, default_chunk_count, par_offsets};
 use ptap_sparse::BlockPattern;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -56,15 +56,29 @@ fn slot_runs(
 ) -> SlotRuns {
     let work = row_work(x, y);
     let chunks = balanced_row_chunks(&work, default_chunk_count(x.nrows()));
-    let parts: Vec<(Vec<u64>, Vec<u32>, Vec<u32>)> = chunks
+    // Every block product is one contribution, so each chunk's share of the
+    // output is known up front: chunks write their contributions straight
+    // into disjoint slices of the final arrays (no second copy).
+    let sizes: Vec<usize> = chunks.par_iter().map(|r| work[r.clone()].iter().sum()).collect();
+    let total: usize = sizes.iter().sum();
+    let (mut rx, mut ry) = (vec![0u32; total], vec![0u32; total]);
+    let mut slices = Vec::with_capacity(chunks.len());
+    let (mut xrest, mut yrest) = (&mut rx[..], &mut ry[..]);
+    for &n in &sizes {
+        let (xh, xt) = xrest.split_at_mut(n);
+        let (yh, yt) = yrest.split_at_mut(n);
+        slices.push((xh, yh));
+        (xrest, yrest) = (xt, yt);
+    }
+    let counts: Vec<Vec<u64>> = chunks
         .par_iter()
-        .map(|rows| {
+        .zip(slices.into_par_iter())
+        .map(|(rows, (xs, ys))| {
             let mut map = vec![u32::MAX; c.ncols()];
-            let n: usize = work[rows.clone()].iter().sum();
             let slots = c.row_ptr()[rows.end] - c.row_ptr()[rows.start];
             let mut counts = Vec::with_capacity(slots);
-            let (mut xs, mut ys) = (Vec::with_capacity(n), Vec::with_capacity(n));
             let mut cursor: Vec<usize> = Vec::new();
+            let mut start = 0;
             for i in rows.clone() {
                 let cr = c.row_range(i);
                 for k in cr.clone() {
@@ -79,14 +93,11 @@ fn slot_runs(
                 }
                 // Exclusive prefix within the row, then place in traversal order.
                 cursor.clear();
-                let start = xs.len();
                 let mut acc = start;
                 for s in 0..cr.len() {
                     cursor.push(acc);
                     acc += counts[base_count + s] as usize;
                 }
-                xs.resize(acc, 0);
-                ys.resize(acc, 0);
                 for kx in x.row_range(i) {
                     let l = x.col_idx()[kx] as usize;
                     for ky in y.row_range(l) {
@@ -96,22 +107,12 @@ fn slot_runs(
                         cursor[s] += 1;
                     }
                 }
+                start = acc;
             }
-            (counts, xs, ys)
+            counts
         })
         .collect();
-    // Concatenated in chunk order, in parallel (the same arrays for any thread count).
-    let mut counts = Vec::with_capacity(parts.len());
-    let (mut xs, mut ys) = (Vec::with_capacity(parts.len()), Vec::with_capacity(parts.len()));
-    for (c, x, y) in parts {
-        counts.push(c);
-        xs.push(x);
-        ys.push(y);
-    }
-    let (ptr, (rx, ry)) = rayon::join(
-        || par_offsets(&counts),
-        || rayon::join(|| par_concat(&xs), || par_concat(&ys)),
-    );
+    let ptr = par_offsets(&counts);
     let runs = SlotRuns {
         ptr: ptr.into(),
         x: rx.into(),
