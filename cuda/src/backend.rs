@@ -206,7 +206,7 @@ impl Backend for Cuda {
             }
             .into());
         }
-        let mut r = DeviceBlockCsr::upload_pattern(&self.dev, pattern, bc, bf)?;
+        let r = DeviceBlockCsr::upload_pattern(&self.dev, pattern, bc, bf)?;
         if nnzb > 0 {
             let src = self.dev.upload(source)?;
             let k = kernels::product(&self.dev, &self.registry, bf, bc)?;
@@ -216,7 +216,7 @@ impl Backend for Cuda {
                 &[
                     Arg::F64(&p.m.values),
                     Arg::U32s(&src),
-                    Arg::F64Mut(&mut r.values),
+                    Arg::F64Mut(&r.values),
                     Arg::U32(nnzb as u32),
                 ],
             )?;

@@ -437,8 +437,10 @@ pub fn grid_for(n: u64, threads: u32) -> LaunchConfig {
 }
 
 /// Converts an index array to the kernels' `u32`, refusing what does not fit.
-pub fn to_u32<T: Copy + TryInto<u32>>(what: &str, v: &[T]) -> Result<Vec<u32>, CudaError> {
-    v.iter()
+pub fn to_u32<T: Copy + TryInto<u32> + Send + Sync>(what: &str, v: &[T]) -> Result<Vec<u32>, CudaError> {
+    use rayon::prelude::*;
+    v.par_iter()
+        .with_min_len(1 << 14)
         .map(|&x| x.try_into().map_err(|_| ()))
         .collect::<Result<Vec<u32>, ()>>()
         .map_err(|_| CudaError::TooLarge {
