@@ -161,6 +161,26 @@ impl MeshSetup {
     ) -> Result<Self, RuntimeError> {
         a0.check_finite("the fine operator")
             .map_err(|e| RuntimeError::NotFinite { what: e.to_string() })?;
+        let block = a0.block_shape().0;
+        let mut setup = Self::from_bundle_pattern(a0.pattern_arc(), block, modes, bundle, options, progress)?;
+        setup.levels[0].a = a0;
+        setup.levels[0].has_values = true;
+        Ok(setup)
+    }
+
+    /// [`MeshSetup::from_bundle`] before the fine operator's values are
+    /// given: level 0 holds `pattern` (blocks `block x block`) without values
+    /// until [`MeshSetup::with_fine_operator`] hands them over. A caller that
+    /// owns the operator keeps it until the bundle has loaded, and never
+    /// needs a copy of it for the load.
+    pub fn from_bundle_pattern(
+        pattern: &Arc<BlockPattern>,
+        block: usize,
+        modes: usize,
+        bundle: &Arc<MappedBundle>,
+        options: &HierarchyOptions,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<Self, RuntimeError> {
         let first = bundle.level(0)?;
         let want = options_hash(options, modes);
         if first.size("options_hash") != Some(want) {
@@ -169,9 +189,10 @@ impl MeshSetup {
             });
         }
         let mut timings = SetupTimings::default();
+        // No values yet: a zeroed allocation the operator replaces, never written.
         let mut levels = vec![MeshLevel {
-            a: a0,
-            has_values: true,
+            a: BlockCsr::zeros(pattern.clone(), block, block),
+            has_values: false,
             transfer: None,
         }];
         for l in 0..bundle.len() {
@@ -218,6 +239,38 @@ impl MeshSetup {
             modes,
             timings,
         })
+    }
+}
+
+impl MeshSetup {
+    /// The fine operator's values for a setup from
+    /// [`MeshSetup::from_bundle_pattern`]: refused unless its pattern and
+    /// blocks are level 0's and its values are finite.
+    pub fn with_fine_operator(mut self, a0: BlockCsr) -> Result<Self, RuntimeError> {
+        let l0 = &self.levels[0].a;
+        let same = a0.block_shape() == l0.block_shape()
+            && (Arc::ptr_eq(a0.pattern_arc(), l0.pattern_arc()) || a0.pattern() == l0.pattern());
+        if !same {
+            return Err(RuntimeError::PatternMismatch {
+                what: "fine operator",
+                detail: format!(
+                    "the loaded setup has {}x{} blocks of {:?} with {} stored, the operator {}x{} of {:?} with {}",
+                    l0.pattern().nrows(),
+                    l0.pattern().ncols(),
+                    l0.block_shape(),
+                    l0.pattern().nnzb(),
+                    a0.pattern().nrows(),
+                    a0.pattern().ncols(),
+                    a0.block_shape(),
+                    a0.pattern().nnzb()
+                ),
+            });
+        }
+        a0.check_finite("the fine operator")
+            .map_err(|e| RuntimeError::NotFinite { what: e.to_string() })?;
+        self.levels[0].a = a0;
+        self.levels[0].has_values = true;
+        Ok(self)
     }
 }
 
