@@ -190,7 +190,11 @@ impl Backend for Cuda {
             && pattern.nnzb() == nnzb
             && source.len() == nnzb;
         // The kernel reads P's block `source[k]`: every one must exist.
-        if !fits || source.par_iter().any(|&s| s as usize >= nnzb) {
+        if !fits
+            || source
+                .par_chunks(1 << 16)
+                .any(|c| c.iter().any(|&s| s as usize >= nnzb))
+        {
             return Err(RuntimeError::PatternMismatch {
                 what: "R = P^T",
                 detail: format!(

@@ -124,7 +124,7 @@ pub fn stored_prolongator(rec: &RecordView<'_>) -> Result<BlockCsr, ScheduleFile
         .with_min_len(1 << 14)
         .copied()
         .collect();
-    if values.par_iter().any(|v| !v.is_finite()) {
+    if values.par_chunks(1 << 16).any(|c| c.iter().any(|v| !v.is_finite())) {
         return Err(invalid("the stored P holds NaN or infinity".into()));
     }
     BlockCsr::new(Arc::new(pattern), bf, bc, values)

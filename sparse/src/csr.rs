@@ -127,12 +127,21 @@ impl BlockCsr {
 
     /// Fails naming the first block row that holds a NaN or infinity.
     pub fn check_finite(&self, what: &str) -> Result<(), SparseError> {
-        if let Some(pos) = self
+        // Chunks in parallel, the first bad chunk (in order) searched alone: the
+        // first non-finite value, as a serial scan finds it.
+        const CHUNK: usize = 1 << 16;
+        let bad_chunk = self
             .values
-            .par_iter()
-            .with_min_len(1 << 14)
-            .position_first(|v| !v.is_finite())
-        {
+            .par_chunks(CHUNK)
+            .position_first(|c| c.iter().any(|v| !v.is_finite()));
+        let first = bad_chunk.and_then(|c| {
+            let start = c * CHUNK;
+            self.values[start..]
+                .iter()
+                .position(|v| !v.is_finite())
+                .map(|p| start + p)
+        });
+        if let Some(pos) = first {
             let blk = pos / self.block_len();
             let row = self.pattern.row_ptr().partition_point(|&p| p <= blk) - 1;
             return Err(SparseError::NotFinite {
@@ -263,5 +272,51 @@ impl BlockCsr {
         }
         let pattern = BlockPattern::new(nr, nc, row_ptr, cols)?;
         Self::new(Arc::new(pattern), br, bc, values)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tridiagonal pattern of `n` rows with `b x b` blocks valued by position.
+    fn tridiagonal(n: usize, b: usize) -> BlockCsr {
+        let rows: Vec<Vec<u32>> = (0..n)
+            .map(|i| (i.saturating_sub(1)..(i + 2).min(n)).map(|j| j as u32).collect())
+            .collect();
+        let p = Arc::new(BlockPattern::from_rows(n, &rows).unwrap());
+        let values = (0..p.nnzb() * b * b).map(|k| (k as f64 * 0.1).sin()).collect();
+        BlockCsr::new(p, b, b, values).unwrap()
+    }
+
+    #[test]
+    fn check_finite_names_the_row_of_the_first_bad_value_across_chunks() {
+        let mut a = tridiagonal(40_000, 3);
+        assert!(a.check_finite("A").is_ok());
+        // Two bad values in different parallel chunks: the earlier one is reported.
+        let (late, early) = (a.pattern().row_ptr()[30_000] * 9 + 4, a.pattern().row_ptr()[20_001] * 9);
+        a.values_mut()[late] = f64::INFINITY;
+        a.values_mut()[early] = f64::NAN;
+        let e = a.check_finite("A").unwrap_err().to_string();
+        assert!(e.contains("A, block row 20001"), "{e}");
+    }
+
+    #[test]
+    fn parallel_clone_and_transpose_onto_are_the_serial_ones() {
+        let a = tridiagonal(30_000, 2);
+        let c = a.clone();
+        assert_eq!(c, a);
+        assert!(Arc::ptr_eq(c.pattern_arc(), a.pattern_arc()));
+        let (tp, src) = a.pattern().transpose();
+        let t = a.transpose_onto(Arc::new(tp), &src).unwrap();
+        assert_eq!(t, a.transpose());
+        for (k, &s) in src.iter().enumerate().step_by(997) {
+            let (x, y) = (t.block(k), a.block(s as usize));
+            assert_eq!([x[0], x[1], x[2], x[3]], [y[0], y[2], y[1], y[3]]);
+        }
+        // A map that does not fit is an error, not a panic.
+        let (tp, mut src) = a.pattern().transpose();
+        src[5] = u32::MAX;
+        assert!(a.transpose_onto(Arc::new(tp), &src).is_err());
     }
 }

@@ -37,7 +37,12 @@ impl BlockPattern {
             let cols = &col_idx[s..e];
             cols.iter().any(|&c| c as usize >= ncols) || cols.windows(2).any(|w| w[0] >= w[1])
         };
-        let first_bad = (0..nrows).into_par_iter().with_min_len(4096).find_first(|&i| bad(i));
+        // In chunks of rows (a per-row parallel search costs more than the check).
+        const ROWS: usize = 4096;
+        let first_bad = (0..nrows.div_ceil(ROWS))
+            .into_par_iter()
+            .find_first(|&c| (c * ROWS..nrows.min((c + 1) * ROWS)).any(bad))
+            .and_then(|c| (c * ROWS..nrows.min((c + 1) * ROWS)).find(|&i| bad(i)));
         if let Some(i) = first_bad {
             let (s, e) = (row_ptr[i], row_ptr[i + 1]);
             if e < s {
@@ -181,5 +186,35 @@ impl BlockPattern {
     /// Bytes held by the index arrays.
     pub fn index_bytes(&self) -> usize {
         self.row_ptr.len() * std::mem::size_of::<usize>() + self.col_idx.len() * 4
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_bad_row_is_reported_whatever_the_parallel_split() {
+        // 20,000 rows of one column each; rows 13,000 and 9,001 are broken.
+        let n = 20_000;
+        let row_ptr: Vec<usize> = (0..=n).collect();
+        let mut col_idx: Vec<u32> = (0..n as u32).collect();
+        assert!(BlockPattern::new(n, n, row_ptr.clone(), col_idx.clone()).is_ok());
+        col_idx[13_000] = n as u32 + 5;
+        col_idx[9_001] = n as u32;
+        let e = BlockPattern::new(n, n, row_ptr.clone(), col_idx.clone()).unwrap_err();
+        assert_eq!(
+            e,
+            SparseError::ColumnOutOfRange {
+                row: 9_001,
+                col: n,
+                ncols: n
+            }
+        );
+        // A row pointer that decreases before a bad column is reported first.
+        let mut rp = row_ptr;
+        rp[4_000] = 3_998;
+        let e = BlockPattern::new(n, n, rp, col_idx).unwrap_err();
+        assert_eq!(e, SparseError::RowPtrNotMonotone { row: 3_999 });
     }
 }
