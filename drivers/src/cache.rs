@@ -30,8 +30,12 @@ pub struct CacheReport {
     pub status: &'static str,
     pub reason: Option<String>,
     pub load_s: Option<f64>,
-    /// Of `load_s`: mapping the file, its checksum and tag, the metadata checks.
+    /// Of `load_s`: opening the file (`open_s`: the key, mapping, checksum
+    /// and tag, metadata checks; `open` splits it) and loading the setup from
+    /// it (`setup_s`).
+    pub open_s: Option<f64>,
     pub open: Option<LoadTimings>,
+    pub setup_s: Option<f64>,
     pub write_s: Option<f64>,
 }
 
@@ -74,10 +78,14 @@ pub fn lookup<T>(
         return Lookup::Miss { path, reason: None };
     }
     let t = Instant::now();
-    let mut open = None;
+    let (mut open, mut open_s, mut setup_s) = (None, None, None);
     let attempt = MappedBundle::open(&path).map_err(anyhow::Error::from).and_then(|b| {
         open = Some(b.timings());
-        load(&Arc::new(b))
+        open_s = Some(t.elapsed().as_secs_f64());
+        let t_setup = Instant::now();
+        let loaded = load(&Arc::new(b));
+        setup_s = Some(t_setup.elapsed().as_secs_f64());
+        loaded
     });
     match attempt {
         Ok(value) => {
@@ -89,7 +97,9 @@ pub fn lookup<T>(
                 status: "loaded",
                 reason: None,
                 load_s: Some(t.elapsed().as_secs_f64()),
+                open_s,
                 open,
+                setup_s,
                 write_s: None,
             };
             Lookup::Loaded(value, report)
@@ -123,7 +133,9 @@ pub fn store(path: &Path, reason: Option<String>, bundle: &ScheduleBundle, verbo
                 status: if reason.is_some() { "rebuilt" } else { "written" },
                 reason,
                 load_s: None,
+                open_s: None,
                 open: None,
+                setup_s: None,
                 write_s: Some(write_s),
             }
         }
@@ -134,7 +146,9 @@ pub fn store(path: &Path, reason: Option<String>, bundle: &ScheduleBundle, verbo
                 status: "unwritable",
                 reason: Some(e.to_string()),
                 load_s: None,
+                open_s: None,
                 open: None,
+                setup_s: None,
                 write_s: None,
             }
         }
