@@ -86,7 +86,7 @@ def main():
     ap.add_argument("--json")
     args = ap.parse_args()
     levels = sorted(
-        int(f[1:-5]) for f in os.listdir(args.dir) if f.startswith("A") and f.endswith(".json")
+        int(f[1:-5]) for f in os.listdir(args.dir) if f.startswith("P") and f.endswith(".json")
     )
     dev = cp.cuda.Device()
     name = cp.cuda.runtime.getDeviceProperties(dev.id)["name"].decode()

@@ -1,7 +1,7 @@
 //! `ptap bench`: arguments and printing; the harness is `ptap_drivers::bench`
 //! (CPU) and `ptap_drivers::bench_cuda` (`--device cuda`).
 use crate::out::Progress;
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
 use ptap_cuda::{Device, DeviceOptions};
 use ptap_drivers::bench::{BenchOptions, BenchReport};
@@ -24,8 +24,9 @@ pub struct BenchArgs {
     pub variants: Vec<String>,
     #[arg(long, default_value = "natural", value_parser = crate::common::aggregation, help = crate::common::AGGREGATION_HELP)]
     pub aggregation: ptap_amg::Aggregation,
-    /// Prolongator filter threshold of the benched hierarchy (the paper: 0.03; 0 = off).
-    #[arg(long, default_value_t = 0.0, value_name = "PF")]
+    /// Prolongator filter threshold of the benched hierarchy (the paper and the
+    /// default: 0.03; 0 = off).
+    #[arg(long, default_value_t = ptap_amg::AmgOptions::default().pf, value_name = "PF")]
     pub pf: f64,
     /// Per-level factor on --pf (the paper: 0.5).
     #[arg(long, default_value_t = 0.5, value_name = "S")]
@@ -42,6 +43,11 @@ pub struct BenchArgs {
     /// With `--device cuda`: write every level's A and P as scalar CSR here (for benches/peers).
     #[arg(long, value_name = "DIR")]
     pub dump: Option<PathBuf>,
+    /// With `--device cuda`: the JSON a cuSPARSE peer wrote for the same
+    /// dump (`benches/peers/cusparse_reuse.cu`, numeric refresh with symbolic
+    /// reuse), printed per level beside ptap's products and in the hot step.
+    #[arg(long, value_name = "PEER.json")]
+    pub peer: Option<PathBuf>,
     /// Write the results as JSON.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
@@ -62,6 +68,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         .map(|s| s.parse::<Variant>().map_err(anyhow::Error::msg))
         .collect::<Result<Vec<_>>>()?;
     crate::common::validate_pf(&[args.pf], args.pf_scale)?;
+    if args.peer.is_some() && args.device != "cuda" {
+        anyhow::bail!("--peer compares device products: add --device cuda");
+    }
     if let Some(path) = &args.plot {
         plot::check_path(path)?;
     }
@@ -79,11 +88,14 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             pf: args.pf,
             pf_scale: args.pf_scale,
         };
+        // Read before the device is opened: a bad peer file fails first.
+        let peer = args.peer.as_deref().map(Peer::read).transpose()?;
         let dev = Device::open(DeviceOptions { fmad: !args.no_fmad })?;
         let report = ptap_drivers::bench_cuda::run(&dev, &options, progress)?;
         bar.finish();
         if !args.quiet {
             print_cuda_report(&report, &dev);
+            print_hot_step(&report, peer.as_ref());
         }
         write_json(args.json.as_deref(), &report)?;
         return write_plot(args.plot.as_deref(), Ladder::from(&report));
@@ -276,5 +288,110 @@ fn print_cuda_report(rep: &CudaBenchReport, dev: &Device) {
         dev.cache_dir()
             .map(|d| format!(" ({})", d.display()))
             .unwrap_or_default()
+    );
+}
+
+/// A peer's numeric Galerkin refresh per level, from its JSON report
+/// (`cusparse_reuse.cu`: `numeric_s`; `cusparse_ptap.py`: `numeric_rt_s`).
+struct Peer {
+    name: String,
+    levels: Vec<(usize, f64)>,
+}
+
+impl Peer {
+    fn read(path: &Path) -> Result<Self> {
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        ptap_io::fsio::open_regular(path)
+            .and_then(|f| f.take(16 << 20).read_to_end(&mut bytes))
+            .with_context(|| format!("reading the peer report {}", path.display()))?;
+        let v: serde_json::Value = serde_json::from_slice(&bytes)
+            .with_context(|| format!("{} is not a peer report (JSON expected)", path.display()))?;
+        let name = match v.get("api").and_then(|a| a.as_str()) {
+            Some(api) => format!("cuSPARSE {api}"),
+            None => "cuSPARSE (CuPy)".to_string(),
+        };
+        let levels = v["levels"]
+            .as_array()
+            .with_context(|| format!("{} has no \"levels\" array", path.display()))?
+            .iter()
+            .map(|l| {
+                let level = l["level"].as_u64().context("a peer level without \"level\"")? as usize;
+                let s = l["numeric_s"]
+                    .as_f64()
+                    .or_else(|| l["numeric_rt_s"].as_f64())
+                    .context("a peer level without \"numeric_s\" or \"numeric_rt_s\"")?;
+                Ok((level, s))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self { name, levels })
+    }
+}
+
+/// The hot step (assembly + matrix setup + solve) beside the paper's A100
+/// column, and, with a peer, its products beside ptap's.
+fn print_hot_step(rep: &CudaBenchReport, peer: Option<&Peer>) {
+    use ptap_drivers::bench_cuda::PAPER_A100_HOT_STEP;
+    let s = &rep.solve;
+    let ours = [s.assembly_s, s.matrix_setup_s, s.solve_s];
+    let paper_total: f64 = PAPER_A100_HOT_STEP.iter().map(|p| p.1).sum();
+    outln!(
+        "hot step on {} ({} iterations) against the paper's A100 (PETSc GAMG, k = 16, 19 iterations):",
+        rep.device,
+        s.iterations
+    );
+    outln!(
+        "  {:<14} {:>11} {:>11} {:>9}",
+        "phase",
+        "ptap ms",
+        "paper ms",
+        "speedup"
+    );
+    for ((name, paper), t) in PAPER_A100_HOT_STEP.iter().zip(ours) {
+        outln!(
+            "  {:<14} {:>11.3} {:>11.1} {:>8.1}x",
+            name,
+            1e3 * t,
+            1e3 * paper,
+            paper / t
+        );
+    }
+    outln!(
+        "  {:<14} {:>11.3} {:>11.1} {:>8.1}x",
+        "hot step",
+        1e3 * s.hot_step_s,
+        1e3 * paper_total,
+        paper_total / s.hot_step_s
+    );
+    let Some(peer) = peer else { return };
+    outln!("numeric P^T A P per level: ptap column split against {}:", peer.name);
+    outln!("  {:<6} {:>11} {:>11} {:>9}", "level", "ptap ms", "peer ms", "speedup");
+    let (mut ptap_total, mut peer_total) = (0.0, 0.0);
+    for &(l, t_peer) in &peer.levels {
+        let Some(r) = rep
+            .products
+            .iter()
+            .find(|r| r.level == l && r.variant == Variant::ColumnSplit.name())
+        else {
+            outln!("  l{l:<5} (no column-split result in this run)");
+            continue;
+        };
+        ptap_total += r.numeric_s;
+        peer_total += t_peer;
+        outln!(
+            "  {:<6} {:>11.3} {:>11.3} {:>8.1}x",
+            format!("l{l}"),
+            1e3 * r.numeric_s,
+            1e3 * t_peer,
+            t_peer / r.numeric_s
+        );
+    }
+    outln!(
+        "  {:<6} {:>11.3} {:>11.3} {:>8.1}x; matrix setup with the peer's products instead: {:.3} ms",
+        "all",
+        1e3 * ptap_total,
+        1e3 * peer_total,
+        peer_total / ptap_total.max(f64::MIN_POSITIVE),
+        1e3 * (s.matrix_setup_s - s.galerkin_numeric_s + peer_total)
     );
 }

@@ -68,8 +68,8 @@ pub struct RunArgs {
     schedule_cache: Option<PathBuf>,
     #[arg(long, default_value = "natural", value_parser = crate::common::aggregation, help = crate::common::AGGREGATION_HELP)]
     aggregation: ptap_amg::Aggregation,
-    /// Prolongator filter threshold (the paper: 0.03; 0 = off).
-    #[arg(long, default_value_t = 0.0, value_name = "PF")]
+    /// Prolongator filter threshold (the paper and the default: 0.03; 0 = off).
+    #[arg(long, default_value_t = ptap_amg::AmgOptions::default().pf, value_name = "PF")]
     pf: f64,
     /// Per-level factor on --pf (the paper: 0.5).
     #[arg(long, default_value_t = 0.5, value_name = "S")]

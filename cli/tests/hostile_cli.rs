@@ -298,6 +298,30 @@ fn hostile_options_and_streams() {
             cases += 1;
         }
     }
+    // --peer: only with --device cuda; a missing, non-regular or non-JSON
+    // report is refused before the device is opened (so also without a GPU).
+    refused_saying(&["bench", "--k", "2", "--peer", "x.json"], "add --device cuda");
+    let not_json = dir.join("peer.json");
+    std::fs::write(&not_json, b"cold 1.0 ms").unwrap();
+    for (peer, needle) in [
+        (dir.join("missing.json"), "reading the peer report"),
+        (dir.clone(), "reading the peer report"),
+        (not_json, "is not a peer report"),
+    ] {
+        refused_saying(
+            &[
+                "bench",
+                "--k",
+                "2",
+                "--device",
+                "cuda",
+                "--peer",
+                peer.to_str().unwrap(),
+            ],
+            needle,
+        );
+        cases += 1;
+    }
     std::fs::remove_dir_all(&dir).ok();
 
     // A closed pipe ends the program as SIGPIPE does (status 141 in a shell), silently.

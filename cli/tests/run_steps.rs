@@ -103,7 +103,7 @@ fn a_corrupt_or_foreign_cache_entry_is_reported_and_rebuilt() {
         std::fs::read(std::fs::read_dir(&d).unwrap().next().unwrap().unwrap().path()).unwrap()
     };
     let other_mesh = foreign("mesh", &["--k", "3"]);
-    let other_options = foreign("options", &["--k", "2", "--pf", "0.03"]);
+    let other_options = foreign("options", &["--k", "2", "--pf", "0"]);
     let mut flipped = good.clone();
     let mid = flipped.len() / 2;
     flipped[mid] ^= 0x40;

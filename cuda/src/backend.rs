@@ -6,10 +6,12 @@
 //! only reduction scalars (8 bytes each) and a status word per factorization
 //! cross the bus. Transfers are counted per phase ([`Device::counters`]).
 use crate::{grid_for, kernels, Arg, CudaError, Device, DeviceBlockCsr, DeviceProduct, DeviceSpmv, Kernel, Kernels};
-use cudarc::driver::{CudaSlice, LaunchConfig};
+use cudarc::driver::{sys, CudaGraph, CudaSlice, DevicePtr, LaunchConfig};
 use ptap_codegen_core::gpu::{self, vector, DOT_THREADS};
+use ptap_codegen_core::gpu_cg as gc;
 use ptap_codegen_core::gpu_solve as gs;
 use ptap_codegen_core::ShapeSet;
+use ptap_runtime::backend::cg_slot;
 use ptap_runtime::{Backend, KernelRegistry, RuntimeError};
 use ptap_schedules::model::MachineParams;
 use ptap_schedules::VariantSchedule;
@@ -31,6 +33,16 @@ pub struct Cuda {
     part: CudaSlice<f64>,
     scal: CudaSlice<f64>,
 }
+
+/// A recorded CUDA graph ([`Backend::begin_capture`]).
+pub struct DeviceGraph(CudaGraph);
+
+// SAFETY: cudarc's graph is not `Send` because a graph must not be used from
+// two threads at once. A graph is reachable only through the `Hierarchy` that
+// recorded it, which replays it from `&mut self`; moving that owner to another
+// thread (a Python solver released by the GIL) keeps every use serialized.
+// `Sync` is not claimed.
+unsafe impl Send for DeviceGraph {}
 
 /// A block matrix on the device with its SpMV plan.
 pub struct CudaMatrix {
@@ -56,6 +68,12 @@ pub struct CudaCoarse {
     lt: CudaSlice<f64>,
     scale: CudaSlice<f64>,
     status: CudaSlice<u32>,
+    /// `L^-1` and its transpose (row-major), when `n` is at most
+    /// [`gc::CHOL_INVERSE_MAX_N`]: the solve is then two triangular
+    /// matrix-vector products instead of `2 n` dependent substitution steps.
+    inverse: Option<(CudaSlice<f64>, CudaSlice<f64>)>,
+    /// The intermediate vector of the two products.
+    y: CudaSlice<f64>,
     /// The densify kernel of the coarse block size.
     densify: Arc<Kernel>,
 }
@@ -112,6 +130,46 @@ impl Cuda {
         )
     }
 
+    /// Partial sums of `x . y` into `self.part` (the first pass of
+    /// [`Backend::dot`]); returns how many.
+    fn dot_partials(&self, x: &CudaSlice<f64>, y: &CudaSlice<f64>) -> Result<usize, CudaError> {
+        let n = x.len().min(y.len());
+        let g = Self::partial_blocks(n);
+        self.dev.launch(
+            Self::k(&self.vec, vector::DOT_PARTIAL),
+            Self::partial_config(g),
+            &[Arg::F64(x), Arg::F64(y), Arg::F64Mut(&self.part), Arg::U64(n as u64)],
+        )?;
+        Ok(g)
+    }
+
+    /// Thread blocks of a reduction's first pass over `n` entries.
+    fn partial_blocks(n: usize) -> usize {
+        n.div_ceil(DOT_THREADS).clamp(1, MAX_PARTIALS)
+    }
+
+    fn partial_config(g: usize) -> LaunchConfig {
+        LaunchConfig {
+            grid_dim: (g as u32, 1, 1),
+            block_dim: (DOT_THREADS as u32, 1, 1),
+            shared_mem_bytes: 0,
+        }
+    }
+
+    /// `out[slot] = ` the sum of `g` partials in `self.part`, in a fixed tree.
+    fn sum_partials(&self, g: usize, out: &CudaSlice<f64>, slot: usize) -> Result<(), CudaError> {
+        self.dev.launch(
+            Self::k(&self.vec, vector::SUM_PARTIAL),
+            Self::partial_config(1),
+            &[
+                Arg::F64(&self.part),
+                Arg::F64Mut(out),
+                Arg::U32(slot as u32),
+                Arg::U32(g as u32),
+            ],
+        )
+    }
+
     fn status_row(&self, status: &CudaSlice<u32>) -> Result<Option<usize>, CudaError> {
         let mut v = [0u32];
         self.dev.download_into(status, &mut v)?;
@@ -129,6 +187,7 @@ impl Cuda {
 impl Backend for Cuda {
     type Vector = CudaSlice<f64>;
     type Matrix = CudaMatrix;
+    type Graph = DeviceGraph;
     type Product = DeviceProduct;
     type Jacobi = CudaJacobi;
     type Coarse = CudaCoarse;
@@ -246,9 +305,10 @@ impl Backend for Cuda {
     }
 
     fn spmv(&self, a: &CudaMatrix, x: &CudaSlice<f64>, y: &mut CudaSlice<f64>) -> Result<(), CudaError> {
-        self.fill_n(y, 0.0, a.m.scalar_rows())?;
-        a.spmv.launch_zeroed(&self.dev, &a.m, x, y)
+        a.spmv.apply(&self.dev, &a.m, x, y)
     }
+    /// One fused pass, `r = b - A x` row by row, for square blocks (every
+    /// operator of a hierarchy); the SpMV and a vector update otherwise.
     fn residual(
         &self,
         a: &CudaMatrix,
@@ -256,6 +316,9 @@ impl Backend for Cuda {
         b: &CudaSlice<f64>,
         r: &mut CudaSlice<f64>,
     ) -> Result<(), CudaError> {
+        if a.m.br == a.m.bc {
+            return a.spmv.residual(&self.dev, &a.m, x, b, r);
+        }
         self.spmv(a, x, r)?;
         self.axpby(1.0, b, -1.0, r)
     }
@@ -273,36 +336,100 @@ impl Backend for Cuda {
     }
     /// Two passes on the device in a fixed order; 8 bytes come back.
     fn dot(&self, x: &CudaSlice<f64>, y: &CudaSlice<f64>) -> Result<f64, CudaError> {
-        let n = x.len().min(y.len());
-        let g = n.div_ceil(DOT_THREADS).clamp(1, MAX_PARTIALS);
-        let cfg = LaunchConfig {
-            grid_dim: (g as u32, 1, 1),
-            block_dim: (DOT_THREADS as u32, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        self.dev.launch(
-            Self::k(&self.vec, vector::DOT_PARTIAL),
-            cfg,
-            &[Arg::F64(x), Arg::F64(y), Arg::F64Mut(&self.part), Arg::U64(n as u64)],
-        )?;
-        let one = LaunchConfig {
-            grid_dim: (1, 1, 1),
-            block_dim: (DOT_THREADS as u32, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        self.dev.launch(
-            Self::k(&self.vec, vector::SUM_PARTIAL),
-            one,
-            &[
-                Arg::F64(&self.part),
-                Arg::F64Mut(&self.scal),
-                Arg::U32(0),
-                Arg::U32(g as u32),
-            ],
-        )?;
+        let g = self.dot_partials(x, y)?;
+        self.sum_partials(g, &self.scal, 0)?;
         let mut out = [0.0f64];
         self.dev.download_into(&self.scal, &mut out)?;
         Ok(out[0])
+    }
+    fn dot_into(
+        &self,
+        x: &CudaSlice<f64>,
+        y: &CudaSlice<f64>,
+        s: &mut CudaSlice<f64>,
+        slot: usize,
+        keep: Option<usize>,
+    ) -> Result<(), CudaError> {
+        let g = self.dot_partials(x, y)?;
+        match keep {
+            None => self.sum_partials(g, s, slot),
+            Some(k) => self.dev.launch(
+                Self::k(&self.vec, gc::SUM_PARTIAL_KEEP),
+                Self::partial_config(1),
+                &[
+                    Arg::F64(&self.part),
+                    Arg::F64Mut(s),
+                    Arg::U32(slot as u32),
+                    Arg::U32(k as u32),
+                    Arg::U32(g as u32),
+                ],
+            ),
+        }
+    }
+    /// One pass over `p`, `ap`, `x`, `r` with `r . r`'s partials (the
+    /// thread-to-entry map of [`Backend::dot`]), then the fixed-tree sum.
+    fn cg_update(
+        &self,
+        s: &mut CudaSlice<f64>,
+        p: &CudaSlice<f64>,
+        ap: &CudaSlice<f64>,
+        x: &mut CudaSlice<f64>,
+        r: &mut CudaSlice<f64>,
+    ) -> Result<(), CudaError> {
+        let n = r.len();
+        let g = Self::partial_blocks(n);
+        self.dev.launch(
+            Self::k(&self.vec, gc::CG_UPDATE),
+            Self::partial_config(g),
+            &[
+                Arg::F64(s),
+                Arg::U32(cg_slot::RZ as u32),
+                Arg::U32(cg_slot::PAP as u32),
+                Arg::F64(p),
+                Arg::F64(ap),
+                Arg::F64Mut(x),
+                Arg::F64Mut(r),
+                Arg::F64Mut(&self.part),
+                Arg::U64(n as u64),
+            ],
+        )?;
+        self.sum_partials(g, s, cg_slot::RR)
+    }
+    fn cg_direction(&self, s: &CudaSlice<f64>, z: &CudaSlice<f64>, p: &mut CudaSlice<f64>) -> Result<(), CudaError> {
+        let n = p.len();
+        self.dev.launch(
+            Self::k(&self.vec, gc::CG_DIRECTION),
+            grid_for(n as u64, 256),
+            &[
+                Arg::F64(s),
+                Arg::U32(cg_slot::RZ as u32),
+                Arg::U32(cg_slot::RZ_OLD as u32),
+                Arg::F64(z),
+                Arg::F64Mut(p),
+                Arg::U64(n as u64),
+            ],
+        )
+    }
+
+    /// Stream capture into a CUDA graph (thread-local mode: this thread's
+    /// stream only; the device's stream is never the legacy one, and event
+    /// tracking is off).
+    fn begin_capture(&self) -> Result<bool, CudaError> {
+        self.dev
+            .stream()
+            .begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)?;
+        Ok(true)
+    }
+    fn end_capture(&self, discard: bool) -> Result<Option<DeviceGraph>, CudaError> {
+        let g = self.dev.stream().end_capture(sys::CUgraphInstantiate_flags(0))?;
+        Ok(if discard { None } else { g.map(DeviceGraph) })
+    }
+    fn replay(&self, graph: &DeviceGraph) -> Result<(), CudaError> {
+        Ok(graph.0.launch()?)
+    }
+    fn storage_id(&self, v: &CudaSlice<f64>) -> usize {
+        let (ptr, _sync) = v.device_ptr(self.dev.stream());
+        ptr as usize
     }
 
     fn jacobi(&self, a: &BlockCsr) -> Result<CudaJacobi, CudaError> {
@@ -369,6 +496,31 @@ impl Backend for Cuda {
             ],
         )
     }
+    fn jacobi_update_at(
+        &self,
+        j: &CudaJacobi,
+        coef: &CudaSlice<f64>,
+        alpha_at: usize,
+        beta_at: Option<usize>,
+        r: &CudaSlice<f64>,
+        t: &CudaSlice<f64>,
+        x: &mut CudaSlice<f64>,
+    ) -> Result<(), CudaError> {
+        self.dev.launch(
+            Self::k(&j.kernels, &gc::jacobi_update_at_name(j.b)),
+            grid_for((j.nrows * j.b) as u64, 256),
+            &[
+                Arg::F64(&j.dinv),
+                Arg::F64(coef),
+                Arg::U32(alpha_at as u32),
+                Arg::U32(beta_at.map_or(u32::MAX, |b| b as u32)),
+                Arg::F64(r),
+                Arg::F64(t),
+                Arg::F64Mut(x),
+                Arg::U32(j.nrows as u32),
+            ],
+        )
+    }
     fn jacobi_values(&self, j: &CudaJacobi) -> Result<Vec<f64>, CudaError> {
         self.dev.download(&j.dinv)
     }
@@ -397,6 +549,13 @@ impl Backend for Cuda {
             lt: self.dev.zeros(n * n)?,
             scale: self.dev.zeros(1)?,
             status: self.dev.zeros(1)?,
+            inverse: if n <= gc::CHOL_INVERSE_MAX_N {
+                // Zero above the diagonal, never written there.
+                Some((self.dev.zeros(n * n)?, self.dev.zeros(n * n)?))
+            } else {
+                None
+            },
+            y: self.dev.zeros(n)?,
             densify: jac[&gs::densify_name(b)].clone(),
         })
     }
@@ -450,6 +609,18 @@ impl Backend for Cuda {
                 ],
             )?;
         }
+        if let Some((w, wt)) = &c.inverse {
+            let cfg = LaunchConfig {
+                grid_dim: (n as u32, 1, 1),
+                block_dim: (32, 1, 1),
+                shared_mem_bytes: (n * 8) as u32,
+            };
+            self.dev.launch(
+                Self::k(&self.coarse, gc::CHOL_INVERSE),
+                cfg,
+                &[Arg::F64(&c.l), Arg::F64Mut(w), Arg::F64Mut(wt), Arg::U32(n as u32)],
+            )?;
+        }
         if let Some(row) = self.status_row(&c.status)? {
             return Err(RuntimeError::CoarseFactorization {
                 level,
@@ -460,7 +631,20 @@ impl Backend for Cuda {
         }
         Ok(())
     }
+    /// `x = W^T (W x)` with `W = L^-1` where the inverse factor exists (two
+    /// launches reading `n^2` doubles), else the one-block substitutions.
     fn coarse_solve(&self, c: &CudaCoarse, x: &mut CudaSlice<f64>) -> Result<(), CudaError> {
+        if let Some((w, wt)) = &c.inverse {
+            let mv = Self::k(&self.coarse, gc::TRI_MV);
+            let cfg = grid_for((c.n * 32) as u64, (32 * gc::TRI_MV_WARPS) as u32);
+            let n = Arg::U32(c.n as u32);
+            self.dev
+                .launch(mv, cfg, &[Arg::F64(w), Arg::F64(x), Arg::F64Mut(&c.y), n, Arg::U32(1)])?;
+            let n = Arg::U32(c.n as u32);
+            return self
+                .dev
+                .launch(mv, cfg, &[Arg::F64(wt), Arg::F64(&c.y), Arg::F64Mut(x), n, Arg::U32(0)]);
+        }
         let cfg = LaunchConfig {
             grid_dim: (1, 1, 1),
             block_dim: (gs::CHOL_SOLVE_THREADS as u32, 1, 1),

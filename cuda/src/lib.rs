@@ -16,7 +16,7 @@ mod product;
 mod spmv;
 mod staging;
 
-pub use backend::{Cuda, CudaCoarse, CudaJacobi, CudaMatrix};
+pub use backend::{Cuda, CudaCoarse, CudaJacobi, CudaMatrix, DeviceGraph};
 pub use compile::{CompileStats, KernelCache};
 pub use matrix::DeviceBlockCsr;
 pub use product::{DeviceProduct, DEVICE_EXECUTORS, DEVICE_VARIANTS};
@@ -177,12 +177,22 @@ impl Device {
     /// Opens GPU 0. Fails with one sentence when there is no driver, no NVRTC
     /// or no device.
     pub fn open(options: DeviceOptions) -> Result<Arc<Self>, CudaError> {
+        Self::open_on(0, options)
+    }
+
+    /// Opens GPU `ordinal` (one process per GPU, e.g. an MPI rank picking its
+    /// GPU by its node-local rank). Fails with one sentence when there is no
+    /// driver, no NVRTC, or no such device.
+    pub fn open_on(ordinal: usize, options: DeviceOptions) -> Result<Arc<Self>, CudaError> {
         libraries_present()?;
         let count = CudaContext::device_count().map_err(|e| CudaError::NoDevice(e.to_string()))?;
         if count < 1 {
             return Err(CudaError::NoDevice("0 devices".into()));
         }
-        let ctx = CudaContext::new(0)?;
+        if ordinal >= count as usize {
+            return Err(CudaError::NoDevice(format!("GPU {ordinal} asked for, {count} present")));
+        }
+        let ctx = CudaContext::new(ordinal)?;
         // One stream, in order: the cross-stream event tracking is not needed.
         // SAFETY: every buffer of this backend is used on `stream` only.
         unsafe { ctx.disable_event_tracking() };

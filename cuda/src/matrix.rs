@@ -14,6 +14,9 @@ pub struct DeviceBlockCsr {
     pub nnzb: usize,
     /// Blocks in the longest row.
     pub max_row_blocks: usize,
+    /// Whether some row stores no block (the SpMV then writes those rows
+    /// before its launch: the kernel writes only rows that have blocks).
+    pub has_empty_rows: bool,
     pub row_ptr: CudaSlice<u32>,
     pub col_idx: CudaSlice<u32>,
     pub block_row: CudaSlice<u32>,
@@ -66,6 +69,7 @@ impl DeviceBlockCsr {
             bc,
             nnzb,
             max_row_blocks: (0..p.nrows()).map(|i| p.row_range(i).len()).max().unwrap_or(0),
+            has_empty_rows: (0..p.nrows()).any(|i| p.row_range(i).is_empty()),
             row_ptr: dev.upload(&to_u32("row pointers", p.row_ptr())?)?,
             col_idx: dev.upload(p.col_idx())?,
             block_row: dev.upload(&block_rows(p))?,

@@ -1,39 +1,72 @@
-//! The merge-path block SpMV (paper, `sec:perf-spmv`) on device matrices.
-use crate::{Arg, CudaError, Device, DeviceBlockCsr, Kernel};
+//! The merge-path block SpMV (paper, `sec:perf-spmv`) on device matrices:
+//! `y = A x` and the fused residual `r = b - A x` (square blocks).
+use crate::{grid_for, Arg, CudaError, Device, DeviceBlockCsr, Kernel};
 use cudarc::driver::{CudaSlice, LaunchConfig};
-use ptap_codegen_core::gpu;
+use ptap_codegen_core::gpu::{self, vector};
+use ptap_codegen_core::gpu_solve as gs;
+use ptap_codegen_core::gpu_spmv;
 use ptap_runtime::KernelRegistry;
 use std::sync::Arc;
 
-/// `y = A x` for one device matrix: the kernel for its block shape and the
-/// per-warp range of the block stream.
+/// `y = A x` for one device matrix: the kernels for its block shape, the
+/// per-warp range of the block stream, and the slots where the two partial
+/// sums of a row crossing a range boundary meet.
 pub struct DeviceSpmv {
     kernel: Arc<Kernel>,
+    /// `r = b - A x` (square blocks only).
+    residual: Option<Arc<Kernel>>,
+    /// Fill and copy, for rows that store no block.
+    fill: Arc<Kernel>,
+    copy: Arc<Kernel>,
     per_warp: u32,
     warps: u64,
     /// Warps per thread block (fewer for large blocks: shared-memory staging).
     block_warps: u32,
+    /// Per range boundary, the tail and head partial sums of the row crossing it.
+    carry: CudaSlice<f64>,
+    /// Per range boundary, the ticket the two warps take (back to 0 after each launch).
+    ticket: CudaSlice<u32>,
 }
 
-/// Smallest per-warp range (amortizes the scan and the boundary atomics).
+/// Smallest per-warp range of a large operator (amortizes the range-end
+/// lookups and the boundary slots over several chunks).
 const MIN_PER_WARP: usize = 256;
+/// Smallest per-warp range of a small one, one chunk: an operator that would
+/// not fill [`SMALL_WARPS_PER_SM`] warps per SM at [`MIN_PER_WARP`] (the
+/// coarse levels, their `P` and `R`) spreads over as many warps as it has
+/// chunks instead of leaving most of the device idle.
+const MIN_PER_WARP_SMALL: usize = 32;
+/// Warps per SM below which an operator counts as small (measured on the
+/// H200 at k = 16: operators under ~135k blocks gain from one-chunk ranges,
+/// a 374k-block 6x6 `P` loses).
+const SMALL_WARPS_PER_SM: usize = 4;
 
 impl DeviceSpmv {
     /// The plan for `a`, with the SpMV of the registered set that serves `a`'s blocks.
     pub fn new(dev: &Device, kernels: &KernelRegistry, a: &DeviceBlockCsr) -> Result<Self, CudaError> {
-        let kernel = crate::kernels::block(dev, kernels, a.br, a.bc)?[&gpu::spmv_name(a.br, a.bc)].clone();
+        let set = crate::kernels::block(dev, kernels, a.br, a.bc)?;
+        let kernel = set[&gpu::spmv_name(a.br, a.bc)].clone();
+        let residual = (a.br == a.bc).then(|| set[&gpu_spmv::residual_name(a.br)].clone());
+        let common = crate::kernels::common(dev)?;
         // About two resident waves of warps on the whole device.
         let target_warps = dev.sm_count() as usize * 64 * 2;
-        // A range at least as long as the longest row: no row has more than two
-        // partial sums, and `0 + a + b == 0 + b + a`, so the result is deterministic.
-        let min = MIN_PER_WARP.max(a.max_row_blocks);
+        // A range at least as long as the longest row: a row crosses at most
+        // one boundary, so it has at most two partial sums.
+        let small = a.nnzb < MIN_PER_WARP * SMALL_WARPS_PER_SM * dev.sm_count() as usize;
+        let min = if small { MIN_PER_WARP_SMALL } else { MIN_PER_WARP }.max(a.max_row_blocks);
         let per_warp = a.nnzb.div_ceil(target_warps).max(min).div_ceil(32) * 32;
         let warps = a.nnzb.div_ceil(per_warp) as u64;
+        let boundaries = warps as usize + 1;
         Ok(Self {
             kernel,
+            residual,
+            fill: common[gs::FILL].clone(),
+            copy: common[vector::COPY].clone(),
             per_warp: per_warp as u32,
             warps,
             block_warps: gpu::spmv_warps(a.br, a.bc) as u32,
+            carry: dev.zeros(boundaries * 2 * a.br)?,
+            ticket: dev.zeros(boundaries)?,
         })
     }
 
@@ -42,21 +75,17 @@ impl DeviceSpmv {
         self.per_warp as usize
     }
 
-    /// `y = A x` (`y` is zeroed first: rows crossing a warp range are added atomically).
-    pub fn apply(
-        &self,
-        dev: &Device,
-        a: &DeviceBlockCsr,
-        x: &CudaSlice<f64>,
-        y: &mut CudaSlice<f64>,
-    ) -> Result<(), CudaError> {
-        dev.memset_zero(y)?;
-        self.launch_zeroed(dev, a, x, y)
+    fn config(&self) -> LaunchConfig {
+        LaunchConfig {
+            grid_dim: (self.warps.div_ceil(self.block_warps as u64) as u32, 1, 1),
+            block_dim: (32 * self.block_warps, 1, 1),
+            shared_mem_bytes: 0,
+        }
     }
 
-    /// `y = A x` into a `y` the caller has zeroed (rows crossing a warp range
-    /// are added atomically). Takes `y` by shared reference, as every launch does.
-    pub fn launch_zeroed(
+    /// `y = A x` (every row written; nothing to zero first). Takes `y` by
+    /// shared reference, as every launch does.
+    pub fn apply(
         &self,
         dev: &Device,
         a: &DeviceBlockCsr,
@@ -64,21 +93,68 @@ impl DeviceSpmv {
         y: &CudaSlice<f64>,
     ) -> Result<(), CudaError> {
         debug_assert!(x.len() >= a.scalar_cols() && y.len() >= a.scalar_rows());
-        let cfg = LaunchConfig {
-            grid_dim: (self.warps.div_ceil(self.block_warps as u64) as u32, 1, 1),
-            block_dim: (32 * self.block_warps, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let n = a.scalar_rows() as u64;
+        if a.has_empty_rows {
+            dev.launch(
+                &self.fill,
+                grid_for(n, 256),
+                &[Arg::F64Mut(y), Arg::Scalar(0.0), Arg::U64(n)],
+            )?;
+        }
         dev.launch(
             &self.kernel,
-            cfg,
+            self.config(),
             &[
                 Arg::F64(&a.values),
                 Arg::U32s(&a.col_idx),
                 Arg::U32s(&a.block_row),
-                Arg::U32s(&a.row_ptr),
                 Arg::F64(x),
                 Arg::F64Mut(y),
+                Arg::F64Mut(&self.carry),
+                Arg::U32sMut(&self.ticket),
+                Arg::U32(a.nnzb as u32),
+                Arg::U32(self.per_warp),
+            ],
+        )
+    }
+
+    /// `r = b - A x` in one pass (square blocks; `b` read once per row).
+    pub fn residual(
+        &self,
+        dev: &Device,
+        a: &DeviceBlockCsr,
+        x: &CudaSlice<f64>,
+        b: &CudaSlice<f64>,
+        r: &CudaSlice<f64>,
+    ) -> Result<(), CudaError> {
+        let Some(k) = &self.residual else {
+            return Err(CudaError::UnsupportedShape {
+                what: format!("a residual of {}x{} blocks", a.br, a.bc),
+                limit: "the residual needs square blocks".into(),
+                fix: "use the SpMV and a vector update".into(),
+            });
+        };
+        let n = a.scalar_rows() as u64;
+        if a.has_empty_rows {
+            let cfg = LaunchConfig {
+                grid_dim: (dev.sm_count() * 4, 1, 1),
+                block_dim: (256, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            dev.launch(&self.copy, cfg, &[Arg::F64(b), Arg::F64Mut(r), Arg::U64(n)])?;
+        }
+        dev.launch(
+            k,
+            self.config(),
+            &[
+                Arg::F64(&a.values),
+                Arg::U32s(&a.col_idx),
+                Arg::U32s(&a.block_row),
+                Arg::F64(x),
+                Arg::F64(b),
+                Arg::F64Mut(r),
+                Arg::F64Mut(&self.carry),
+                Arg::U32sMut(&self.ticket),
                 Arg::U32(a.nnzb as u32),
                 Arg::U32(self.per_warp),
             ],

@@ -28,24 +28,39 @@
 //! rank the same bits): runs are reproducible bit for bit at a given rank
 //! count; results at different rank counts differ in the last bits.
 //!
+//! **On the GPUs (feature `nccl`).** One rank per GPU (picked by the
+//! node-local rank), an NCCL communicator whose id rank 0 makes and MPI
+//! broadcasts (`nccl`). `device::DeviceDistMatrix` holds a rank's rows on its
+//! GPU as interior and boundary device matrices; its SpMV packs the send
+//! lists on the device and sends/receives them by NCCL straight into the
+//! ghost tail while the interior rows run. `device::jacobi_pcg` is
+//! [`cg::jacobi_pcg`] on device vectors, its dots all-gathered by NCCL and
+//! summed in rank order on the device (every rank the same bits): a solve
+//! moves only the reduced scalars between host and device. The program
+//! `ptap-mpi-cuda` runs it under `mpirun`.
+//!
 //! **Not yet (next slices).** Distributed mesh setup (aggregation by a
 //! parallel MIS across ranks, tentative and smoothed `P` with ghost rows),
 //! the distributed Galerkin product as inspector/executor with its
 //! communication (ghost rows of `P`, off-rank contributions to `A_c`) in the
 //! schedule, the distributed V-cycle with a redundant coarse solve, a
-//! `Backend` over ranks, `ptap solve`/`ptap run` under `mpirun`, and NCCL
-//! for device-resident halos. This slice's `ptap-mpi` program assembles the
-//! whole beam on every rank and keeps only its rows.
+//! `Backend` over ranks, `ptap solve`/`ptap run` under `mpirun`. The
+//! `ptap-mpi` and `ptap-mpi-cuda` programs assemble the whole beam on every
+//! rank and keep only its rows.
 //!
 //! [`reference::jacobi_pcg`] is the single-process reference the
 //! distributed solver is tested against.
 
 pub mod cg;
 pub mod comm;
+#[cfg(feature = "nccl")]
+pub mod device;
 mod error;
 pub mod local;
 #[cfg(feature = "mpi")]
 pub mod mpi_comm;
+#[cfg(feature = "nccl")]
+pub mod nccl;
 pub mod partition;
 pub mod reference;
 

@@ -9,8 +9,10 @@
 use anyhow::{bail, ensure, Context, Result};
 use ptap_amg::Aggregation;
 use ptap_cuda::{Arg, Cuda, Device, DeviceBlockCsr, DeviceProduct, DeviceSpmv, TransferCounters, DEVICE_EXECUTORS};
-use ptap_fem::BeamProblem;
-use ptap_runtime::{CgOptions, CgReport, Hierarchy, HierarchyOptions, KernelRegistry};
+use ptap_fem::device::{DeviceAssembler, Modulus};
+use ptap_fem::{Assembler, BeamProblem, BoxMesh, POISSON_RATIO};
+use ptap_runtime::solver::VcyclePart;
+use ptap_runtime::{Backend, CgOptions, CgReport, Hierarchy, HierarchyOptions, KernelRegistry};
 use ptap_schedules::{v0_floor, TwoPassSchedule, Variant, VariantSchedule};
 use ptap_sparse::dense::relative_frobenius;
 use ptap_sparse::BlockCsr;
@@ -63,6 +65,9 @@ pub struct SpmvResult {
     pub bandwidth_bytes_per_s: f64,
     pub fraction_of_copy: f64,
     pub rel_err_vs_cpu: f64,
+    /// Square operators: the fused residual `r = b - A x` (`bytes` plus `b` read once).
+    pub residual_s: Option<f64>,
+    pub residual_fraction_of_copy: Option<f64>,
 }
 
 /// The AMG-preconditioned CG solve on the device (`Hierarchy<Cuda>`).
@@ -80,7 +85,104 @@ pub struct SolveResult {
     pub galerkin_numeric_s: f64,
     pub solve_s: f64,
     pub s_per_iteration: f64,
+    /// Best of `repeat` device re-assemblies of the fine operator (the Q2
+    /// element kernels into the uploaded pattern, uniform modulus).
+    pub assembly_s: f64,
+    /// The hot step a time-stepping code pays per step: assembly + matrix
+    /// setup + solve.
+    pub hot_step_s: f64,
+    /// The same solve with every operation launched one by one (no CUDA graphs).
+    pub s_per_iteration_eager: f64,
+    /// One V-cycle replayed as a CUDA graph, and launched one by one.
+    pub vcycle_s: f64,
+    pub vcycle_eager_s: f64,
+    /// Per level, the V-cycle's time there (launched one by one, events between parts).
+    pub vcycle_levels: Vec<VcycleLevel>,
+    /// What one CG iteration must move ([`iteration_floor`]) and the time that
+    /// takes at the measured copy bandwidth.
+    pub iteration_floor_bytes: f64,
+    pub iteration_floor_s: f64,
+    pub iteration_floor_parts: Vec<FloorPart>,
+    /// `s_per_iteration / iteration_floor_s`.
+    pub ratio_to_floor: f64,
 }
+
+/// One level's share of a V-cycle: pre-smoothing, residual and restriction
+/// (`down_s`), prolongation and post-smoothing (`up_s`); the coarsest level's
+/// dense solve is `down_s`.
+#[derive(Clone, Debug, Serialize)]
+pub struct VcycleLevel {
+    pub level: usize,
+    pub down_s: f64,
+    pub up_s: f64,
+}
+
+/// One term of a CG iteration's byte floor.
+#[derive(Clone, Debug, Serialize)]
+pub struct FloorPart {
+    pub what: String,
+    pub applications: usize,
+    pub bytes: f64,
+}
+
+/// What one V-cycle-preconditioned CG iteration must read and write at
+/// least: every operator application once (values, `u32` column indices and
+/// row pointers, its input vector read and output vector written once): the
+/// fine `A` four times in the V-cycle plus once in CG, each coarser `A` four
+/// times, `P` and `R` once per level, the `D^-1` blocks four times per
+/// smoothed level (two Chebyshev steps before and after), the dense coarse
+/// inverse (`n_c^2` doubles) once, and CG's vectors (`x += alpha p`, `r -=
+/// alpha ap`, `p = z + beta p`: 9 passes of the fine size, the dot products
+/// fused into them).
+pub fn iteration_floor(h: &Hierarchy) -> Vec<FloorPart> {
+    let csr = |m: &BlockCsr| {
+        let (br, bc) = m.block_shape();
+        (m.nnzb() * (br * bc * 8 + 4) + (m.nrows() + 1) * 4 + (m.scalar_rows() + m.scalar_cols()) * 8) as f64
+    };
+    let mut parts = Vec::new();
+    let nl = h.num_levels();
+    for (l, lev) in h.levels().iter().enumerate() {
+        if l + 1 == nl {
+            let n = lev.a.scalar_rows();
+            parts.push(FloorPart {
+                what: format!("coarse inverse, level {l} ({n} x {n})"),
+                applications: 1,
+                bytes: (n * n * 8 + 2 * n * 8) as f64,
+            });
+            continue;
+        }
+        let apps = if l == 0 { 5 } else { 4 };
+        parts.push(FloorPart {
+            what: format!("A level {l}"),
+            applications: apps,
+            bytes: apps as f64 * csr(&lev.a),
+        });
+        let b = lev.a.block_shape().0;
+        parts.push(FloorPart {
+            what: format!("D^-1 level {l}"),
+            applications: 4,
+            bytes: 4.0 * (lev.a.nrows() * b * b * 8) as f64,
+        });
+        let t = lev.transfer.as_ref().expect("every level but the coarsest has P");
+        for (name, m) in [("P", &t.p), ("R", &t.r)] {
+            parts.push(FloorPart {
+                what: format!("{name} level {l}"),
+                applications: 1,
+                bytes: csr(m),
+            });
+        }
+    }
+    parts.push(FloorPart {
+        what: "CG vectors (9 passes)".into(),
+        applications: 1,
+        bytes: 9.0 * (h.scalar_rows() * 8) as f64,
+    });
+    parts
+}
+
+/// The paper's single-A100 column (its `tab:phases`, k = 16, PETSc GAMG):
+/// assembly, matrix setup and solve in seconds, 19 iterations.
+pub const PAPER_A100_HOT_STEP: [(&str, f64); 3] = [("assembly", 0.334), ("matrix setup", 0.067), ("solve", 0.209)];
 
 /// The whole run (what `ptap bench --device cuda --json` writes).
 #[derive(Clone, Debug, Serialize)]
@@ -182,7 +284,11 @@ pub fn run(dev: &Arc<Device>, options: &CudaBenchOptions, progress: &mut dyn FnM
     }
 
     progress("the AMG solve on the device");
-    let solve = device_solve(dev, &h, &problem.rhs, options.repeat)?;
+    let mut solve = device_solve(dev, &h, &problem.rhs, options.repeat, bw)?;
+    progress("device assembly of the fine operator");
+    let mut fine = ops.a.into_iter().next().expect("the fine operator");
+    solve.assembly_s = device_assembly(dev, (&problem.assembler, &problem.mesh), &mut fine, options.repeat)?;
+    solve.hot_step_s = solve.assembly_s + solve.matrix_setup_s + solve.solve_s;
     dev.synchronize()?;
     let cs = dev.compile_stats();
     Ok(CudaBenchReport {
@@ -355,10 +461,18 @@ fn spmv_result(
     dev.set_phase("solve vectors (bench)");
     let x: Vec<f64> = (0..hm.scalar_cols()).map(|i| (i as f64 * 0.37).sin()).collect();
     let dx = dev.upload(&x)?;
-    let mut dy = dev.zeros::<f64>(hm.scalar_rows())?;
+    let dy = dev.zeros::<f64>(hm.scalar_rows())?;
     let plan = DeviceSpmv::new(dev, kernels, dm)?;
     dev.set_phase("solve (SpMV)");
-    let s = dev.time(repeat.max(10), || plan.apply(dev, dm, &dx, &mut dy))?;
+    let s = dev.time(repeat.max(10), || plan.apply(dev, dm, &dx, &dy))?;
+    let residual_bytes = DeviceSpmv::stream_bytes(dm) + (hm.scalar_rows() * 8) as f64;
+    let residual_s = if dm.br == dm.bc {
+        let db = dev.upload(&vec![1.0; hm.scalar_rows()])?;
+        let dr = dev.zeros::<f64>(hm.scalar_rows())?;
+        Some(dev.time(repeat.max(10), || plan.residual(dev, dm, &dx, &db, &dr))?)
+    } else {
+        None
+    };
     dev.set_phase("verification downloads");
     let got = dev.download(&dy)?;
     let mut want = vec![0.0; hm.scalar_rows()];
@@ -374,12 +488,14 @@ fn spmv_result(
         bandwidth_bytes_per_s: bytes / s,
         fraction_of_copy: bytes / s / bw,
         rel_err_vs_cpu: relative_frobenius(&got[..want.len()], &want),
+        residual_s,
+        residual_fraction_of_copy: residual_s.map(|t| residual_bytes / t / bw),
     })
 }
 
 /// Hot matrix setup and solve on the device: best of `repeat` each, for the
 /// CPU-built hierarchy `h` put on the device with column-split products.
-fn device_solve(dev: &Arc<Device>, h: &Hierarchy, rhs: &[f64], repeat: usize) -> Result<SolveResult> {
+fn device_solve(dev: &Arc<Device>, h: &Hierarchy, rhs: &[f64], repeat: usize, bw: f64) -> Result<SolveResult> {
     let variant = Variant::ColumnSplit;
     let setup = h.mesh_setup().with_variant(variant)?;
     let backend = Cuda::with_kernels(dev, h.options().kernels.clone())?;
@@ -392,18 +508,40 @@ fn device_solve(dev: &Arc<Device>, h: &Hierarchy, rhs: &[f64], repeat: usize) ->
     let cg = CgOptions::default();
     let mut ws = dh.workspace(cg.max_iterations)?;
     let mut x = vec![0.0; rhs.len()];
-    let mut best: Option<CgReport> = None;
-    for _ in 0..repeat.max(1) {
-        x.fill(0.0);
-        let r = dh.solve(rhs, &mut x, &cg, &mut ws)?;
-        if let Some(b) = &best {
-            ensure!(b.iterations == r.iterations, "device solves differ in iterations");
+    let mut solve_best = |dh: &mut Hierarchy<Cuda>, x: &mut Vec<f64>| -> Result<CgReport> {
+        let mut best: Option<CgReport> = None;
+        for _ in 0..repeat.max(1) {
+            x.fill(0.0);
+            let r = dh.solve(rhs, x, &cg, &mut ws)?;
+            if let Some(b) = &best {
+                ensure!(b.iterations == r.iterations, "device solves differ in iterations");
+            }
+            if best.as_ref().is_none_or(|b| r.solve_s < b.solve_s) {
+                best = Some(r);
+            }
         }
-        if best.as_ref().is_none_or(|b| r.solve_s < b.solve_s) {
-            best = Some(r);
-        }
-    }
-    let best = best.expect("at least one solve");
+        Ok(best.expect("at least one solve"))
+    };
+    dh.set_recording(false);
+    let eager = solve_best(&mut dh, &mut x)?;
+    dh.set_recording(true);
+    let best = solve_best(&mut dh, &mut x)?;
+    ensure!(
+        eager.iterations == best.iterations,
+        "recorded and eager device solves differ in iterations"
+    );
+    // One V-cycle: recorded, one by one, and one by one with events between its parts.
+    let be = dh.backend();
+    let r = be.vector_from(rhs)?;
+    let mut z = be.vector(rhs.len())?;
+    let vcycle_s = dev.time(repeat.max(10), || dh.vcycle(&r, &mut z))?;
+    dh.set_recording(false);
+    let vcycle_eager_s = dev.time(repeat.max(10), || dh.vcycle(&r, &mut z))?;
+    let vcycle_levels = vcycle_levels(dev, &mut dh, &r, &mut z, repeat.max(10))?;
+    dh.set_recording(true);
+    let parts = iteration_floor(h);
+    let floor_bytes: f64 = parts.iter().map(|p| p.bytes).sum();
+    let s_per_iteration = best.solve_s / best.iterations.max(1) as f64;
     Ok(SolveResult {
         iterations: best.iterations,
         converged: best.converged,
@@ -414,8 +552,82 @@ fn device_solve(dev: &Arc<Device>, h: &Hierarchy, rhs: &[f64], repeat: usize) ->
         matrix_setup_s: setup_s,
         galerkin_numeric_s: numeric_s,
         solve_s: best.solve_s,
-        s_per_iteration: best.solve_s / best.iterations.max(1) as f64,
+        s_per_iteration,
+        s_per_iteration_eager: eager.solve_s / eager.iterations.max(1) as f64,
+        vcycle_s,
+        vcycle_eager_s,
+        vcycle_levels,
+        iteration_floor_bytes: floor_bytes,
+        iteration_floor_s: floor_bytes / bw,
+        iteration_floor_parts: parts,
+        ratio_to_floor: s_per_iteration / (floor_bytes / bw),
+        assembly_s: 0.0,
+        hot_step_s: 0.0,
     })
+}
+
+/// Per level, the best over `repeat` V-cycles of the time between the
+/// events recorded where its parts begin ([`Hierarchy::vcycle_marked`]).
+fn vcycle_levels(
+    dev: &Arc<Device>,
+    dh: &mut Hierarchy<Cuda>,
+    r: &cudarc::driver::CudaSlice<f64>,
+    z: &mut cudarc::driver::CudaSlice<f64>,
+    repeat: usize,
+) -> Result<Vec<VcycleLevel>> {
+    let nl = dh.num_levels();
+    let mut best = vec![(f64::INFINITY, f64::INFINITY); nl];
+    for _ in 0..repeat + 1 {
+        let mut marks = Vec::new();
+        dh.vcycle_marked(r, z, &mut |be: &Cuda, part| {
+            let ev = be.device().event()?;
+            ev.record(be.device().stream())?;
+            marks.push((part, ev));
+            Ok(())
+        })?;
+        dev.synchronize()?;
+        let mut got = vec![(0.0, 0.0); nl];
+        for w in marks.windows(2) {
+            let s = w[0].1.elapsed_ms(&w[1].1)? as f64 * 1e-3;
+            match w[0].0 {
+                VcyclePart::Down(l) => got[l].0 += s,
+                VcyclePart::Coarse => got[nl - 1].0 += s,
+                VcyclePart::Up(l) => got[l].1 += s,
+                VcyclePart::End => {}
+            }
+        }
+        for (b, g) in best.iter_mut().zip(got) {
+            b.0 = b.0.min(g.0);
+            b.1 = b.1.min(g.1);
+        }
+    }
+    Ok(best
+        .into_iter()
+        .enumerate()
+        .map(|(level, (down_s, up_s))| VcycleLevel { level, down_s, up_s })
+        .collect())
+}
+
+/// Best of `repeat` device assemblies of the beam's operator (uniform modulus,
+/// as the bench's problem was built) into `a`, its uploaded copy: what each
+/// hot step of `ptap run --device cuda` does before its matrix setup.
+fn device_assembly(
+    dev: &Arc<Device>,
+    (assembler, mesh): (&Assembler, &BoxMesh),
+    a: &mut DeviceBlockCsr,
+    repeat: usize,
+) -> Result<f64> {
+    let mut asm = DeviceAssembler::new(dev, assembler, mesh.element_size(), POISSON_RATIO)?;
+    let modulus = dev.upload(&vec![1.0; mesh.n_elements()])?;
+    dev.set_phase("assembly");
+    let mut best = f64::INFINITY;
+    for _ in 0..repeat.max(1) {
+        let t = std::time::Instant::now();
+        asm.assemble_matrix(Modulus::Device(&modulus), a)?;
+        dev.synchronize()?;
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    Ok(best)
 }
 
 /// Best of 5 device-to-device copies of 2 GiB (cuMemcpyDtoD) and of the
@@ -443,14 +655,16 @@ fn copy_bandwidth(dev: &Arc<Device>) -> Result<(f64, f64)> {
 }
 
 /// Writes every level's `A` and `P` (all but the coarsest) as scalar CSR
-/// `A{l}` and `P{l}` into `dir`, creating it.
+/// `A{l}` and `P{l}` into `dir`, creating it, and the coarsest `A`.
 fn dump_levels(h: &Hierarchy, dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     for (l, lev) in h.levels()[..h.num_levels() - 1].iter().enumerate() {
         dump_scalar_csr(&lev.a, dir, &format!("A{l}"))?;
         dump_scalar_csr(&lev.transfer.as_ref().expect("P").p, dir, &format!("P{l}"))?;
     }
-    Ok(())
+    // The coarsest A too: a peer checks its last product's pattern against it.
+    let last = h.num_levels() - 1;
+    dump_scalar_csr(&h.levels()[last].a, dir, &format!("A{last}"))
 }
 
 /// Writes `m` expanded to scalar CSR: `NAME.indptr` (i64), `NAME.indices`

@@ -3,7 +3,7 @@
 //! backend, through the one generic path over `ptap_runtime::Backend`.
 use crate::target::{product_options, Target};
 use anyhow::{bail, Context, Result};
-use ptap_amg::Aggregation;
+use ptap_amg::{Aggregation, AmgOptions};
 use ptap_cuda::{Cuda, TransferCounters};
 use ptap_fem::BeamProblem;
 use ptap_runtime::{
@@ -47,8 +47,8 @@ impl SolveOptions {
             coarse_eq_limit: 2000,
             threshold: 0.05,
             aggregation: Aggregation::Natural,
-            pf: 0.0,
-            pf_scale: 0.5,
+            pf: AmgOptions::default().pf,
+            pf_scale: AmgOptions::default().pf_scale,
             variant: None,
         }
     }
@@ -283,10 +283,23 @@ pub fn run(options: &SolveOptions, target: &Target, progress: &mut dyn FnMut(&st
 mod tests {
     use super::*;
 
-    /// The same numbers as `ptap solve --k 2` on main: 13 iterations and this
-    /// tip displacement, bit for bit.
+    /// The same numbers as `ptap solve --k 2` (the default hierarchy: natural
+    /// aggregation, pf 0.03): 13 iterations and this tip displacement, bit for
+    /// bit; and with `--pf 0`, the unfiltered pin that predates the default.
     #[test]
     fn beam_k2_on_the_cpu() {
+        let unfiltered = SolveOptions {
+            pf: 0.0,
+            ..SolveOptions::beam(2)
+        };
+        let r = run(&unfiltered, &Target::Cpu, &mut |_| {}).unwrap();
+        assert_eq!(r.iterations, 13);
+        assert_eq!(
+            r.max_displacement.to_bits(),
+            TIP_K2_UNFILTERED.to_bits(),
+            "{:e}",
+            r.max_displacement
+        );
         let r = run(&SolveOptions::beam(2), &Target::Cpu, &mut |_| {}).unwrap();
         assert!(r.converged);
         assert_eq!(r.iterations, 13);
@@ -301,5 +314,6 @@ mod tests {
         assert!(r.cuda.is_none() && r.device == "cpu");
     }
 
-    const TIP_K2: f64 = 14.778751274718589;
+    const TIP_K2: f64 = 14.778751280387734;
+    const TIP_K2_UNFILTERED: f64 = 14.778751274718589;
 }

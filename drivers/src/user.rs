@@ -686,7 +686,7 @@ mod tests {
         assert_ne!(with_coords, key);
         assert_ne!(cache_name(&a, &coords(1.0), &o), with_coords);
         let mut filtered = options();
-        filtered.solver.hierarchy.amg.pf = 0.03;
+        filtered.solver.hierarchy.amg.pf = 0.0;
         assert_ne!(cache_name(&a, &NearNull::Translations, &filtered), key);
         let mut fused = options();
         fused.solver.variant = Some("fused".into());

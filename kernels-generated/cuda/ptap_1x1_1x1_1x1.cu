@@ -308,31 +308,57 @@ extern "C" __global__ void ptap_scatter_1x1x1t(const double* __restrict__ xv, co
   atomicAdd(cv + (u64)rslot[q] * 1 + e, v);
 }
 
-// merge-path block SpMV y = A x, 1x1 blocks, 4 warps per block
-extern "C" __global__ void ptap_spmv_merge_1x1(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const unsigned int* __restrict__ rp, const double* __restrict__ x, double* __restrict__ y, unsigned int nblocks, unsigned int per_warp) {
+// merge-path block SpMV y = A x, 1x1 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
+extern "C" __global__ void ptap_spmv_merge_1x1(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
   __shared__ double2 stage2[4][16];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  double* stage = (double*)stage2[wl];
-  u64 b0 = ((u64)blockIdx.x * 4 + wl) * per_warp;
+  u64 w = (u64)blockIdx.x * 4 + wl;
+  u64 b0 = w * per_warp;
   if (b0 >= nblocks) return;
   u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;
+  u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;
+  u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;
   u32 carry_row = 0xffffffffu;
+  double* stage = (double*)stage2[wl];
+  double2 pf0;
+  double pf_odd = 0.0;
   double k0 = 0.0;
+  u32 pci = 0, prow = 0xfffffffeu;
+  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);
+  {
+    u32 nd = pcnt * 1;
+    const double2* src2 = (const double2*)(av + b0 * 1);
+    if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+    if ((nd & 1) && lane == 0) pf_odd = av[b0 * 1 + nd - 1];
+    pci = lane < pcnt ? ci[b0 + lane] : 0;
+    prow = lane < pcnt ? brow[b0 + lane] : 0xfffffffeu;
+  }
   for (u64 base = b0; base < b1; base += 32) {
-    u32 cnt = (u32)(b1 - base < 32 ? b1 - base : 32);
-    u32 nd = cnt * 1;
-    const double2* src2 = (const double2*)(av + base * 1);
-    for (u32 h = lane; h < nd / 2; h += 32) stage2[wl][h] = src2[h];
-    if ((nd & 1) && lane == 0) stage[nd - 1] = av[base * 1 + nd - 1];
+    u32 cnt = pcnt;
+    u32 col = pci, row = prow;
+    {
+      u32 nd = cnt * 1;
+      if (lane + 0 < nd / 2) stage2[wl][lane + 0] = pf0;
+      if ((nd & 1) && lane == 0) stage[nd - 1] = pf_odd;
+    }
     __syncwarp();
+    u64 nbase = base + 32;
+    if (nbase < b1) {
+      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);
+      {
+        u32 nd = pcnt * 1;
+        const double2* src2 = (const double2*)(av + nbase * 1);
+        if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+        if ((nd & 1) && lane == 0) pf_odd = av[nbase * 1 + nd - 1];
+        pci = lane < pcnt ? ci[nbase + lane] : 0;
+        prow = lane < pcnt ? brow[nbase + lane] : 0xfffffffeu;
+      }
+    }
     bool valid = lane < cnt;
-    u64 b = base + lane;
-    u32 row = valid ? brow[b] : 0xfffffffeu;
     double v0 = 0.0;
     if (valid) {
-      u64 col = ci[b];
       const double* a = stage + lane * 1;
-      double x0 = x[col * 1 + 0];
+      double x0 = x[(u64)col * 1 + 0];
       v0 = a[0] * x0;
     }
     __syncwarp();
@@ -349,17 +375,126 @@ extern "C" __global__ void ptap_spmv_merge_1x1(const double* __restrict__ av, co
     if (last && row == carry_row) {
       v0 = k0 + v0;
     }
-    u32 tail_row = __shfl_sync(0xffffffffu, row, cnt - 1);
-    bool cont = base + 32 < b1 && (u64)rp[tail_row + 1] > base + cnt;
-    carry_row = cont ? tail_row : 0xffffffffu;
+    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);
+    u32 next_first = __shfl_sync(0xffffffffu, prow, 0);
+    bool cont = nbase < b1 && next_first == tail_c;
+    carry_row = cont ? tail_c : 0xffffffffu;
     k0 = __shfl_sync(0xffffffffu, v0, cnt - 1);
     if (last && !(cont && lane == cnt - 1)) {
-      bool own = (u64)rp[row] >= b0 && (u64)rp[row + 1] <= b1;
       double* yr = y + (u64)row * 1;
-      if (own) {
+      if (row != head_row && row != tail_row) {
         yr[0] = v0;
       } else {
-        atomicAdd(yr + 0, v0);
+        bool is_tail = row == tail_row;
+        u64 bw = is_tail ? w + 1 : w;
+        double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * 1;
+        double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * 1;
+        mine[0] = v0;
+        __threadfence();
+        if (atomicAdd(ticket + bw, 1u) == 1u) {
+          __threadfence();
+          ticket[bw] = 0u;
+          double t0 = is_tail ? v0 : __ldcg(other + 0);
+          double h0 = is_tail ? __ldcg(other + 0) : v0;
+          yr[0] = t0 + h0;
+        }
+      }
+    }
+    __syncwarp();
+  }
+}
+
+// merge-path block SpMV y = b - A x, 1x1 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
+extern "C" __global__ void ptap_residual_merge_1x1(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, const double* __restrict__ bv, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+  __shared__ double2 stage2[4][16];
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u64 w = (u64)blockIdx.x * 4 + wl;
+  u64 b0 = w * per_warp;
+  if (b0 >= nblocks) return;
+  u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;
+  u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;
+  u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;
+  u32 carry_row = 0xffffffffu;
+  double* stage = (double*)stage2[wl];
+  double2 pf0;
+  double pf_odd = 0.0;
+  double k0 = 0.0;
+  u32 pci = 0, prow = 0xfffffffeu;
+  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);
+  {
+    u32 nd = pcnt * 1;
+    const double2* src2 = (const double2*)(av + b0 * 1);
+    if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+    if ((nd & 1) && lane == 0) pf_odd = av[b0 * 1 + nd - 1];
+    pci = lane < pcnt ? ci[b0 + lane] : 0;
+    prow = lane < pcnt ? brow[b0 + lane] : 0xfffffffeu;
+  }
+  for (u64 base = b0; base < b1; base += 32) {
+    u32 cnt = pcnt;
+    u32 col = pci, row = prow;
+    {
+      u32 nd = cnt * 1;
+      if (lane + 0 < nd / 2) stage2[wl][lane + 0] = pf0;
+      if ((nd & 1) && lane == 0) stage[nd - 1] = pf_odd;
+    }
+    __syncwarp();
+    u64 nbase = base + 32;
+    if (nbase < b1) {
+      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);
+      {
+        u32 nd = pcnt * 1;
+        const double2* src2 = (const double2*)(av + nbase * 1);
+        if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+        if ((nd & 1) && lane == 0) pf_odd = av[nbase * 1 + nd - 1];
+        pci = lane < pcnt ? ci[nbase + lane] : 0;
+        prow = lane < pcnt ? brow[nbase + lane] : 0xfffffffeu;
+      }
+    }
+    bool valid = lane < cnt;
+    double v0 = 0.0;
+    if (valid) {
+      const double* a = stage + lane * 1;
+      double x0 = x[(u64)col * 1 + 0];
+      v0 = a[0] * x0;
+    }
+    __syncwarp();
+    #pragma unroll
+    for (u32 d = 1; d < 32; d <<= 1) {
+      u32 orow = __shfl_up_sync(0xffffffffu, row, d);
+      double o0 = __shfl_up_sync(0xffffffffu, v0, d);
+      if (lane >= d && orow == row) {
+        v0 = o0 + v0;
+      }
+    }
+    u32 next = __shfl_down_sync(0xffffffffu, row, 1);
+    bool last = valid && (lane == cnt - 1 || next != row);
+    if (last && row == carry_row) {
+      v0 = k0 + v0;
+    }
+    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);
+    u32 next_first = __shfl_sync(0xffffffffu, prow, 0);
+    bool cont = nbase < b1 && next_first == tail_c;
+    carry_row = cont ? tail_c : 0xffffffffu;
+    k0 = __shfl_sync(0xffffffffu, v0, cnt - 1);
+    if (last && !(cont && lane == cnt - 1)) {
+      double* yr = y + (u64)row * 1;
+      const double* br_ = bv + (u64)row * 1;
+      if (row != head_row && row != tail_row) {
+        yr[0] = 1.0 * br_[0] - 1.0 * (v0);
+      } else {
+        bool is_tail = row == tail_row;
+        u64 bw = is_tail ? w + 1 : w;
+        double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * 1;
+        double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * 1;
+        mine[0] = v0;
+        __threadfence();
+        if (atomicAdd(ticket + bw, 1u) == 1u) {
+          __threadfence();
+          ticket[bw] = 0u;
+          double t0 = is_tail ? v0 : __ldcg(other + 0);
+          double h0 = is_tail ? __ldcg(other + 0) : v0;
+          yr[0] = 1.0 * br_[0] - 1.0 * (t0 + h0);
+        }
       }
     }
     __syncwarp();
@@ -426,5 +561,19 @@ extern "C" __global__ void ptap_densify_1(const double* __restrict__ av, const u
   u64 i = (u64)brow[k] * 1 + e / 1;
   u64 j = (u64)ci[k] * 1 + e % 1;
   dense[i * n + j] = av[t];
+}
+
+// x += coef[alpha_at] D^-1 r + coef[beta_at] t (1x1 blocks; beta_at = 0xffffffff: no t term), one thread per scalar
+extern "C" __global__ void ptap_jacobi_update_at_1(const double* __restrict__ dinv, const double* __restrict__ coef, unsigned int alpha_at, unsigned int beta_at, const double* __restrict__ r, const double* __restrict__ t, double* __restrict__ x, unsigned int nrows) {
+  u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= (u64)nrows * 1) return;
+  double alpha = coef[alpha_at], beta = beta_at == 0xffffffffu ? 0.0 : coef[beta_at];
+  u64 i = s / 1; u32 q = (u32)(s % 1);
+  const double* d = dinv + i * 1 + q * 1;
+  const double* ri = r + i * 1;
+  double y = 0.0;
+  y = y + d[0] * ri[0];
+  double v = alpha * y + (beta != 0.0 ? beta * t[s] : 0.0);
+  x[s] = x[s] + v;
 }
 

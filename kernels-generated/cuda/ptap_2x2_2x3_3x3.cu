@@ -1037,34 +1037,64 @@ extern "C" __global__ void ptap_scatter_3x3x3t(const double* __restrict__ xv, co
   atomicAdd(cv + (u64)rslot[q] * 9 + e, v);
 }
 
-// merge-path block SpMV y = A x, 2x2 blocks, 4 warps per block
-extern "C" __global__ void ptap_spmv_merge_2x2(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const unsigned int* __restrict__ rp, const double* __restrict__ x, double* __restrict__ y, unsigned int nblocks, unsigned int per_warp) {
+// merge-path block SpMV y = A x, 2x2 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
+extern "C" __global__ void ptap_spmv_merge_2x2(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
   __shared__ double2 stage2[4][64];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  double* stage = (double*)stage2[wl];
-  u64 b0 = ((u64)blockIdx.x * 4 + wl) * per_warp;
+  u64 w = (u64)blockIdx.x * 4 + wl;
+  u64 b0 = w * per_warp;
   if (b0 >= nblocks) return;
   u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;
+  u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;
+  u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;
   u32 carry_row = 0xffffffffu;
+  double* stage = (double*)stage2[wl];
+  double2 pf0;
+  double2 pf1;
+  double pf_odd = 0.0;
   double k0 = 0.0;
   double k1 = 0.0;
+  u32 pci = 0, prow = 0xfffffffeu;
+  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);
+  {
+    u32 nd = pcnt * 4;
+    const double2* src2 = (const double2*)(av + b0 * 4);
+    if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+    if (lane + 32 < nd / 2) pf1 = src2[lane + 32];
+    if ((nd & 1) && lane == 0) pf_odd = av[b0 * 4 + nd - 1];
+    pci = lane < pcnt ? ci[b0 + lane] : 0;
+    prow = lane < pcnt ? brow[b0 + lane] : 0xfffffffeu;
+  }
   for (u64 base = b0; base < b1; base += 32) {
-    u32 cnt = (u32)(b1 - base < 32 ? b1 - base : 32);
-    u32 nd = cnt * 4;
-    const double2* src2 = (const double2*)(av + base * 4);
-    for (u32 h = lane; h < nd / 2; h += 32) stage2[wl][h] = src2[h];
-    if ((nd & 1) && lane == 0) stage[nd - 1] = av[base * 4 + nd - 1];
+    u32 cnt = pcnt;
+    u32 col = pci, row = prow;
+    {
+      u32 nd = cnt * 4;
+      if (lane + 0 < nd / 2) stage2[wl][lane + 0] = pf0;
+      if (lane + 32 < nd / 2) stage2[wl][lane + 32] = pf1;
+      if ((nd & 1) && lane == 0) stage[nd - 1] = pf_odd;
+    }
     __syncwarp();
+    u64 nbase = base + 32;
+    if (nbase < b1) {
+      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);
+      {
+        u32 nd = pcnt * 4;
+        const double2* src2 = (const double2*)(av + nbase * 4);
+        if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+        if (lane + 32 < nd / 2) pf1 = src2[lane + 32];
+        if ((nd & 1) && lane == 0) pf_odd = av[nbase * 4 + nd - 1];
+        pci = lane < pcnt ? ci[nbase + lane] : 0;
+        prow = lane < pcnt ? brow[nbase + lane] : 0xfffffffeu;
+      }
+    }
     bool valid = lane < cnt;
-    u64 b = base + lane;
-    u32 row = valid ? brow[b] : 0xfffffffeu;
     double v0 = 0.0;
     double v1 = 0.0;
     if (valid) {
-      u64 col = ci[b];
       const double* a = stage + lane * 4;
-      double x0 = x[col * 2 + 0];
-      double x1 = x[col * 2 + 1];
+      double x0 = x[(u64)col * 2 + 0];
+      double x1 = x[(u64)col * 2 + 1];
       v0 = a[0] * x0 + a[1] * x1;
       v1 = a[2] * x0 + a[3] * x1;
     }
@@ -1085,55 +1115,218 @@ extern "C" __global__ void ptap_spmv_merge_2x2(const double* __restrict__ av, co
       v0 = k0 + v0;
       v1 = k1 + v1;
     }
-    u32 tail_row = __shfl_sync(0xffffffffu, row, cnt - 1);
-    bool cont = base + 32 < b1 && (u64)rp[tail_row + 1] > base + cnt;
-    carry_row = cont ? tail_row : 0xffffffffu;
+    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);
+    u32 next_first = __shfl_sync(0xffffffffu, prow, 0);
+    bool cont = nbase < b1 && next_first == tail_c;
+    carry_row = cont ? tail_c : 0xffffffffu;
     k0 = __shfl_sync(0xffffffffu, v0, cnt - 1);
     k1 = __shfl_sync(0xffffffffu, v1, cnt - 1);
     if (last && !(cont && lane == cnt - 1)) {
-      bool own = (u64)rp[row] >= b0 && (u64)rp[row + 1] <= b1;
       double* yr = y + (u64)row * 2;
-      if (own) {
+      if (row != head_row && row != tail_row) {
         yr[0] = v0;
         yr[1] = v1;
       } else {
-        atomicAdd(yr + 0, v0);
-        atomicAdd(yr + 1, v1);
+        bool is_tail = row == tail_row;
+        u64 bw = is_tail ? w + 1 : w;
+        double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * 2;
+        double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * 2;
+        mine[0] = v0;
+        mine[1] = v1;
+        __threadfence();
+        if (atomicAdd(ticket + bw, 1u) == 1u) {
+          __threadfence();
+          ticket[bw] = 0u;
+          double t0 = is_tail ? v0 : __ldcg(other + 0);
+          double h0 = is_tail ? __ldcg(other + 0) : v0;
+          double t1 = is_tail ? v1 : __ldcg(other + 1);
+          double h1 = is_tail ? __ldcg(other + 1) : v1;
+          yr[0] = t0 + h0;
+          yr[1] = t1 + h1;
+        }
       }
     }
     __syncwarp();
   }
 }
 
-// merge-path block SpMV y = A x, 2x3 blocks, 4 warps per block
-extern "C" __global__ void ptap_spmv_merge_2x3(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const unsigned int* __restrict__ rp, const double* __restrict__ x, double* __restrict__ y, unsigned int nblocks, unsigned int per_warp) {
-  __shared__ double2 stage2[4][96];
+// merge-path block SpMV y = b - A x, 2x2 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
+extern "C" __global__ void ptap_residual_merge_2x2(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, const double* __restrict__ bv, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+  __shared__ double2 stage2[4][64];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  double* stage = (double*)stage2[wl];
-  u64 b0 = ((u64)blockIdx.x * 4 + wl) * per_warp;
+  u64 w = (u64)blockIdx.x * 4 + wl;
+  u64 b0 = w * per_warp;
   if (b0 >= nblocks) return;
   u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;
+  u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;
+  u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;
   u32 carry_row = 0xffffffffu;
+  double* stage = (double*)stage2[wl];
+  double2 pf0;
+  double2 pf1;
+  double pf_odd = 0.0;
   double k0 = 0.0;
   double k1 = 0.0;
+  u32 pci = 0, prow = 0xfffffffeu;
+  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);
+  {
+    u32 nd = pcnt * 4;
+    const double2* src2 = (const double2*)(av + b0 * 4);
+    if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+    if (lane + 32 < nd / 2) pf1 = src2[lane + 32];
+    if ((nd & 1) && lane == 0) pf_odd = av[b0 * 4 + nd - 1];
+    pci = lane < pcnt ? ci[b0 + lane] : 0;
+    prow = lane < pcnt ? brow[b0 + lane] : 0xfffffffeu;
+  }
   for (u64 base = b0; base < b1; base += 32) {
-    u32 cnt = (u32)(b1 - base < 32 ? b1 - base : 32);
-    u32 nd = cnt * 6;
-    const double2* src2 = (const double2*)(av + base * 6);
-    for (u32 h = lane; h < nd / 2; h += 32) stage2[wl][h] = src2[h];
-    if ((nd & 1) && lane == 0) stage[nd - 1] = av[base * 6 + nd - 1];
+    u32 cnt = pcnt;
+    u32 col = pci, row = prow;
+    {
+      u32 nd = cnt * 4;
+      if (lane + 0 < nd / 2) stage2[wl][lane + 0] = pf0;
+      if (lane + 32 < nd / 2) stage2[wl][lane + 32] = pf1;
+      if ((nd & 1) && lane == 0) stage[nd - 1] = pf_odd;
+    }
     __syncwarp();
+    u64 nbase = base + 32;
+    if (nbase < b1) {
+      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);
+      {
+        u32 nd = pcnt * 4;
+        const double2* src2 = (const double2*)(av + nbase * 4);
+        if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+        if (lane + 32 < nd / 2) pf1 = src2[lane + 32];
+        if ((nd & 1) && lane == 0) pf_odd = av[nbase * 4 + nd - 1];
+        pci = lane < pcnt ? ci[nbase + lane] : 0;
+        prow = lane < pcnt ? brow[nbase + lane] : 0xfffffffeu;
+      }
+    }
     bool valid = lane < cnt;
-    u64 b = base + lane;
-    u32 row = valid ? brow[b] : 0xfffffffeu;
     double v0 = 0.0;
     double v1 = 0.0;
     if (valid) {
-      u64 col = ci[b];
+      const double* a = stage + lane * 4;
+      double x0 = x[(u64)col * 2 + 0];
+      double x1 = x[(u64)col * 2 + 1];
+      v0 = a[0] * x0 + a[1] * x1;
+      v1 = a[2] * x0 + a[3] * x1;
+    }
+    __syncwarp();
+    #pragma unroll
+    for (u32 d = 1; d < 32; d <<= 1) {
+      u32 orow = __shfl_up_sync(0xffffffffu, row, d);
+      double o0 = __shfl_up_sync(0xffffffffu, v0, d);
+      double o1 = __shfl_up_sync(0xffffffffu, v1, d);
+      if (lane >= d && orow == row) {
+        v0 = o0 + v0;
+        v1 = o1 + v1;
+      }
+    }
+    u32 next = __shfl_down_sync(0xffffffffu, row, 1);
+    bool last = valid && (lane == cnt - 1 || next != row);
+    if (last && row == carry_row) {
+      v0 = k0 + v0;
+      v1 = k1 + v1;
+    }
+    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);
+    u32 next_first = __shfl_sync(0xffffffffu, prow, 0);
+    bool cont = nbase < b1 && next_first == tail_c;
+    carry_row = cont ? tail_c : 0xffffffffu;
+    k0 = __shfl_sync(0xffffffffu, v0, cnt - 1);
+    k1 = __shfl_sync(0xffffffffu, v1, cnt - 1);
+    if (last && !(cont && lane == cnt - 1)) {
+      double* yr = y + (u64)row * 2;
+      const double* br_ = bv + (u64)row * 2;
+      if (row != head_row && row != tail_row) {
+        yr[0] = 1.0 * br_[0] - 1.0 * (v0);
+        yr[1] = 1.0 * br_[1] - 1.0 * (v1);
+      } else {
+        bool is_tail = row == tail_row;
+        u64 bw = is_tail ? w + 1 : w;
+        double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * 2;
+        double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * 2;
+        mine[0] = v0;
+        mine[1] = v1;
+        __threadfence();
+        if (atomicAdd(ticket + bw, 1u) == 1u) {
+          __threadfence();
+          ticket[bw] = 0u;
+          double t0 = is_tail ? v0 : __ldcg(other + 0);
+          double h0 = is_tail ? __ldcg(other + 0) : v0;
+          double t1 = is_tail ? v1 : __ldcg(other + 1);
+          double h1 = is_tail ? __ldcg(other + 1) : v1;
+          yr[0] = 1.0 * br_[0] - 1.0 * (t0 + h0);
+          yr[1] = 1.0 * br_[1] - 1.0 * (t1 + h1);
+        }
+      }
+    }
+    __syncwarp();
+  }
+}
+
+// merge-path block SpMV y = A x, 2x3 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
+extern "C" __global__ void ptap_spmv_merge_2x3(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+  __shared__ double2 stage2[4][96];
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u64 w = (u64)blockIdx.x * 4 + wl;
+  u64 b0 = w * per_warp;
+  if (b0 >= nblocks) return;
+  u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;
+  u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;
+  u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;
+  u32 carry_row = 0xffffffffu;
+  double* stage = (double*)stage2[wl];
+  double2 pf0;
+  double2 pf1;
+  double2 pf2;
+  double pf_odd = 0.0;
+  double k0 = 0.0;
+  double k1 = 0.0;
+  u32 pci = 0, prow = 0xfffffffeu;
+  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);
+  {
+    u32 nd = pcnt * 6;
+    const double2* src2 = (const double2*)(av + b0 * 6);
+    if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+    if (lane + 32 < nd / 2) pf1 = src2[lane + 32];
+    if (lane + 64 < nd / 2) pf2 = src2[lane + 64];
+    if ((nd & 1) && lane == 0) pf_odd = av[b0 * 6 + nd - 1];
+    pci = lane < pcnt ? ci[b0 + lane] : 0;
+    prow = lane < pcnt ? brow[b0 + lane] : 0xfffffffeu;
+  }
+  for (u64 base = b0; base < b1; base += 32) {
+    u32 cnt = pcnt;
+    u32 col = pci, row = prow;
+    {
+      u32 nd = cnt * 6;
+      if (lane + 0 < nd / 2) stage2[wl][lane + 0] = pf0;
+      if (lane + 32 < nd / 2) stage2[wl][lane + 32] = pf1;
+      if (lane + 64 < nd / 2) stage2[wl][lane + 64] = pf2;
+      if ((nd & 1) && lane == 0) stage[nd - 1] = pf_odd;
+    }
+    __syncwarp();
+    u64 nbase = base + 32;
+    if (nbase < b1) {
+      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);
+      {
+        u32 nd = pcnt * 6;
+        const double2* src2 = (const double2*)(av + nbase * 6);
+        if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+        if (lane + 32 < nd / 2) pf1 = src2[lane + 32];
+        if (lane + 64 < nd / 2) pf2 = src2[lane + 64];
+        if ((nd & 1) && lane == 0) pf_odd = av[nbase * 6 + nd - 1];
+        pci = lane < pcnt ? ci[nbase + lane] : 0;
+        prow = lane < pcnt ? brow[nbase + lane] : 0xfffffffeu;
+      }
+    }
+    bool valid = lane < cnt;
+    double v0 = 0.0;
+    double v1 = 0.0;
+    if (valid) {
       const double* a = stage + lane * 6;
-      double x0 = x[col * 3 + 0];
-      double x1 = x[col * 3 + 1];
-      double x2 = x[col * 3 + 2];
+      double x0 = x[(u64)col * 3 + 0];
+      double x1 = x[(u64)col * 3 + 1];
+      double x2 = x[(u64)col * 3 + 2];
       v0 = a[0] * x0 + a[1] * x1 + a[2] * x2;
       v1 = a[3] * x0 + a[4] * x1 + a[5] * x2;
     }
@@ -1154,56 +1347,105 @@ extern "C" __global__ void ptap_spmv_merge_2x3(const double* __restrict__ av, co
       v0 = k0 + v0;
       v1 = k1 + v1;
     }
-    u32 tail_row = __shfl_sync(0xffffffffu, row, cnt - 1);
-    bool cont = base + 32 < b1 && (u64)rp[tail_row + 1] > base + cnt;
-    carry_row = cont ? tail_row : 0xffffffffu;
+    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);
+    u32 next_first = __shfl_sync(0xffffffffu, prow, 0);
+    bool cont = nbase < b1 && next_first == tail_c;
+    carry_row = cont ? tail_c : 0xffffffffu;
     k0 = __shfl_sync(0xffffffffu, v0, cnt - 1);
     k1 = __shfl_sync(0xffffffffu, v1, cnt - 1);
     if (last && !(cont && lane == cnt - 1)) {
-      bool own = (u64)rp[row] >= b0 && (u64)rp[row + 1] <= b1;
       double* yr = y + (u64)row * 2;
-      if (own) {
+      if (row != head_row && row != tail_row) {
         yr[0] = v0;
         yr[1] = v1;
       } else {
-        atomicAdd(yr + 0, v0);
-        atomicAdd(yr + 1, v1);
+        bool is_tail = row == tail_row;
+        u64 bw = is_tail ? w + 1 : w;
+        double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * 2;
+        double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * 2;
+        mine[0] = v0;
+        mine[1] = v1;
+        __threadfence();
+        if (atomicAdd(ticket + bw, 1u) == 1u) {
+          __threadfence();
+          ticket[bw] = 0u;
+          double t0 = is_tail ? v0 : __ldcg(other + 0);
+          double h0 = is_tail ? __ldcg(other + 0) : v0;
+          double t1 = is_tail ? v1 : __ldcg(other + 1);
+          double h1 = is_tail ? __ldcg(other + 1) : v1;
+          yr[0] = t0 + h0;
+          yr[1] = t1 + h1;
+        }
       }
     }
     __syncwarp();
   }
 }
 
-// merge-path block SpMV y = A x, 3x2 blocks, 4 warps per block
-extern "C" __global__ void ptap_spmv_merge_3x2(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const unsigned int* __restrict__ rp, const double* __restrict__ x, double* __restrict__ y, unsigned int nblocks, unsigned int per_warp) {
+// merge-path block SpMV y = A x, 3x2 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
+extern "C" __global__ void ptap_spmv_merge_3x2(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
   __shared__ double2 stage2[4][96];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  double* stage = (double*)stage2[wl];
-  u64 b0 = ((u64)blockIdx.x * 4 + wl) * per_warp;
+  u64 w = (u64)blockIdx.x * 4 + wl;
+  u64 b0 = w * per_warp;
   if (b0 >= nblocks) return;
   u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;
+  u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;
+  u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;
   u32 carry_row = 0xffffffffu;
+  double* stage = (double*)stage2[wl];
+  double2 pf0;
+  double2 pf1;
+  double2 pf2;
+  double pf_odd = 0.0;
   double k0 = 0.0;
   double k1 = 0.0;
   double k2 = 0.0;
+  u32 pci = 0, prow = 0xfffffffeu;
+  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);
+  {
+    u32 nd = pcnt * 6;
+    const double2* src2 = (const double2*)(av + b0 * 6);
+    if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+    if (lane + 32 < nd / 2) pf1 = src2[lane + 32];
+    if (lane + 64 < nd / 2) pf2 = src2[lane + 64];
+    if ((nd & 1) && lane == 0) pf_odd = av[b0 * 6 + nd - 1];
+    pci = lane < pcnt ? ci[b0 + lane] : 0;
+    prow = lane < pcnt ? brow[b0 + lane] : 0xfffffffeu;
+  }
   for (u64 base = b0; base < b1; base += 32) {
-    u32 cnt = (u32)(b1 - base < 32 ? b1 - base : 32);
-    u32 nd = cnt * 6;
-    const double2* src2 = (const double2*)(av + base * 6);
-    for (u32 h = lane; h < nd / 2; h += 32) stage2[wl][h] = src2[h];
-    if ((nd & 1) && lane == 0) stage[nd - 1] = av[base * 6 + nd - 1];
+    u32 cnt = pcnt;
+    u32 col = pci, row = prow;
+    {
+      u32 nd = cnt * 6;
+      if (lane + 0 < nd / 2) stage2[wl][lane + 0] = pf0;
+      if (lane + 32 < nd / 2) stage2[wl][lane + 32] = pf1;
+      if (lane + 64 < nd / 2) stage2[wl][lane + 64] = pf2;
+      if ((nd & 1) && lane == 0) stage[nd - 1] = pf_odd;
+    }
     __syncwarp();
+    u64 nbase = base + 32;
+    if (nbase < b1) {
+      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);
+      {
+        u32 nd = pcnt * 6;
+        const double2* src2 = (const double2*)(av + nbase * 6);
+        if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+        if (lane + 32 < nd / 2) pf1 = src2[lane + 32];
+        if (lane + 64 < nd / 2) pf2 = src2[lane + 64];
+        if ((nd & 1) && lane == 0) pf_odd = av[nbase * 6 + nd - 1];
+        pci = lane < pcnt ? ci[nbase + lane] : 0;
+        prow = lane < pcnt ? brow[nbase + lane] : 0xfffffffeu;
+      }
+    }
     bool valid = lane < cnt;
-    u64 b = base + lane;
-    u32 row = valid ? brow[b] : 0xfffffffeu;
     double v0 = 0.0;
     double v1 = 0.0;
     double v2 = 0.0;
     if (valid) {
-      u64 col = ci[b];
       const double* a = stage + lane * 6;
-      double x0 = x[col * 2 + 0];
-      double x1 = x[col * 2 + 1];
+      double x0 = x[(u64)col * 2 + 0];
+      double x1 = x[(u64)col * 2 + 1];
       v0 = a[0] * x0 + a[1] * x1;
       v1 = a[2] * x0 + a[3] * x1;
       v2 = a[4] * x0 + a[5] * x1;
@@ -1228,60 +1470,120 @@ extern "C" __global__ void ptap_spmv_merge_3x2(const double* __restrict__ av, co
       v1 = k1 + v1;
       v2 = k2 + v2;
     }
-    u32 tail_row = __shfl_sync(0xffffffffu, row, cnt - 1);
-    bool cont = base + 32 < b1 && (u64)rp[tail_row + 1] > base + cnt;
-    carry_row = cont ? tail_row : 0xffffffffu;
+    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);
+    u32 next_first = __shfl_sync(0xffffffffu, prow, 0);
+    bool cont = nbase < b1 && next_first == tail_c;
+    carry_row = cont ? tail_c : 0xffffffffu;
     k0 = __shfl_sync(0xffffffffu, v0, cnt - 1);
     k1 = __shfl_sync(0xffffffffu, v1, cnt - 1);
     k2 = __shfl_sync(0xffffffffu, v2, cnt - 1);
     if (last && !(cont && lane == cnt - 1)) {
-      bool own = (u64)rp[row] >= b0 && (u64)rp[row + 1] <= b1;
       double* yr = y + (u64)row * 3;
-      if (own) {
+      if (row != head_row && row != tail_row) {
         yr[0] = v0;
         yr[1] = v1;
         yr[2] = v2;
       } else {
-        atomicAdd(yr + 0, v0);
-        atomicAdd(yr + 1, v1);
-        atomicAdd(yr + 2, v2);
+        bool is_tail = row == tail_row;
+        u64 bw = is_tail ? w + 1 : w;
+        double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * 3;
+        double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * 3;
+        mine[0] = v0;
+        mine[1] = v1;
+        mine[2] = v2;
+        __threadfence();
+        if (atomicAdd(ticket + bw, 1u) == 1u) {
+          __threadfence();
+          ticket[bw] = 0u;
+          double t0 = is_tail ? v0 : __ldcg(other + 0);
+          double h0 = is_tail ? __ldcg(other + 0) : v0;
+          double t1 = is_tail ? v1 : __ldcg(other + 1);
+          double h1 = is_tail ? __ldcg(other + 1) : v1;
+          double t2 = is_tail ? v2 : __ldcg(other + 2);
+          double h2 = is_tail ? __ldcg(other + 2) : v2;
+          yr[0] = t0 + h0;
+          yr[1] = t1 + h1;
+          yr[2] = t2 + h2;
+        }
       }
     }
     __syncwarp();
   }
 }
 
-// merge-path block SpMV y = A x, 3x3 blocks, 4 warps per block
-extern "C" __global__ void ptap_spmv_merge_3x3(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const unsigned int* __restrict__ rp, const double* __restrict__ x, double* __restrict__ y, unsigned int nblocks, unsigned int per_warp) {
+// merge-path block SpMV y = A x, 3x3 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
+extern "C" __global__ void ptap_spmv_merge_3x3(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
   __shared__ double2 stage2[4][144];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  double* stage = (double*)stage2[wl];
-  u64 b0 = ((u64)blockIdx.x * 4 + wl) * per_warp;
+  u64 w = (u64)blockIdx.x * 4 + wl;
+  u64 b0 = w * per_warp;
   if (b0 >= nblocks) return;
   u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;
+  u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;
+  u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;
   u32 carry_row = 0xffffffffu;
+  double* stage = (double*)stage2[wl];
+  double2 pf0;
+  double2 pf1;
+  double2 pf2;
+  double2 pf3;
+  double2 pf4;
+  double pf_odd = 0.0;
   double k0 = 0.0;
   double k1 = 0.0;
   double k2 = 0.0;
+  u32 pci = 0, prow = 0xfffffffeu;
+  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);
+  {
+    u32 nd = pcnt * 9;
+    const double2* src2 = (const double2*)(av + b0 * 9);
+    if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+    if (lane + 32 < nd / 2) pf1 = src2[lane + 32];
+    if (lane + 64 < nd / 2) pf2 = src2[lane + 64];
+    if (lane + 96 < nd / 2) pf3 = src2[lane + 96];
+    if (lane + 128 < nd / 2) pf4 = src2[lane + 128];
+    if ((nd & 1) && lane == 0) pf_odd = av[b0 * 9 + nd - 1];
+    pci = lane < pcnt ? ci[b0 + lane] : 0;
+    prow = lane < pcnt ? brow[b0 + lane] : 0xfffffffeu;
+  }
   for (u64 base = b0; base < b1; base += 32) {
-    u32 cnt = (u32)(b1 - base < 32 ? b1 - base : 32);
-    u32 nd = cnt * 9;
-    const double2* src2 = (const double2*)(av + base * 9);
-    for (u32 h = lane; h < nd / 2; h += 32) stage2[wl][h] = src2[h];
-    if ((nd & 1) && lane == 0) stage[nd - 1] = av[base * 9 + nd - 1];
+    u32 cnt = pcnt;
+    u32 col = pci, row = prow;
+    {
+      u32 nd = cnt * 9;
+      if (lane + 0 < nd / 2) stage2[wl][lane + 0] = pf0;
+      if (lane + 32 < nd / 2) stage2[wl][lane + 32] = pf1;
+      if (lane + 64 < nd / 2) stage2[wl][lane + 64] = pf2;
+      if (lane + 96 < nd / 2) stage2[wl][lane + 96] = pf3;
+      if (lane + 128 < nd / 2) stage2[wl][lane + 128] = pf4;
+      if ((nd & 1) && lane == 0) stage[nd - 1] = pf_odd;
+    }
     __syncwarp();
+    u64 nbase = base + 32;
+    if (nbase < b1) {
+      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);
+      {
+        u32 nd = pcnt * 9;
+        const double2* src2 = (const double2*)(av + nbase * 9);
+        if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+        if (lane + 32 < nd / 2) pf1 = src2[lane + 32];
+        if (lane + 64 < nd / 2) pf2 = src2[lane + 64];
+        if (lane + 96 < nd / 2) pf3 = src2[lane + 96];
+        if (lane + 128 < nd / 2) pf4 = src2[lane + 128];
+        if ((nd & 1) && lane == 0) pf_odd = av[nbase * 9 + nd - 1];
+        pci = lane < pcnt ? ci[nbase + lane] : 0;
+        prow = lane < pcnt ? brow[nbase + lane] : 0xfffffffeu;
+      }
+    }
     bool valid = lane < cnt;
-    u64 b = base + lane;
-    u32 row = valid ? brow[b] : 0xfffffffeu;
     double v0 = 0.0;
     double v1 = 0.0;
     double v2 = 0.0;
     if (valid) {
-      u64 col = ci[b];
       const double* a = stage + lane * 9;
-      double x0 = x[col * 3 + 0];
-      double x1 = x[col * 3 + 1];
-      double x2 = x[col * 3 + 2];
+      double x0 = x[(u64)col * 3 + 0];
+      double x1 = x[(u64)col * 3 + 1];
+      double x2 = x[(u64)col * 3 + 2];
       v0 = a[0] * x0 + a[1] * x1 + a[2] * x2;
       v1 = a[3] * x0 + a[4] * x1 + a[5] * x2;
       v2 = a[6] * x0 + a[7] * x1 + a[8] * x2;
@@ -1306,23 +1608,180 @@ extern "C" __global__ void ptap_spmv_merge_3x3(const double* __restrict__ av, co
       v1 = k1 + v1;
       v2 = k2 + v2;
     }
-    u32 tail_row = __shfl_sync(0xffffffffu, row, cnt - 1);
-    bool cont = base + 32 < b1 && (u64)rp[tail_row + 1] > base + cnt;
-    carry_row = cont ? tail_row : 0xffffffffu;
+    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);
+    u32 next_first = __shfl_sync(0xffffffffu, prow, 0);
+    bool cont = nbase < b1 && next_first == tail_c;
+    carry_row = cont ? tail_c : 0xffffffffu;
     k0 = __shfl_sync(0xffffffffu, v0, cnt - 1);
     k1 = __shfl_sync(0xffffffffu, v1, cnt - 1);
     k2 = __shfl_sync(0xffffffffu, v2, cnt - 1);
     if (last && !(cont && lane == cnt - 1)) {
-      bool own = (u64)rp[row] >= b0 && (u64)rp[row + 1] <= b1;
       double* yr = y + (u64)row * 3;
-      if (own) {
+      if (row != head_row && row != tail_row) {
         yr[0] = v0;
         yr[1] = v1;
         yr[2] = v2;
       } else {
-        atomicAdd(yr + 0, v0);
-        atomicAdd(yr + 1, v1);
-        atomicAdd(yr + 2, v2);
+        bool is_tail = row == tail_row;
+        u64 bw = is_tail ? w + 1 : w;
+        double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * 3;
+        double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * 3;
+        mine[0] = v0;
+        mine[1] = v1;
+        mine[2] = v2;
+        __threadfence();
+        if (atomicAdd(ticket + bw, 1u) == 1u) {
+          __threadfence();
+          ticket[bw] = 0u;
+          double t0 = is_tail ? v0 : __ldcg(other + 0);
+          double h0 = is_tail ? __ldcg(other + 0) : v0;
+          double t1 = is_tail ? v1 : __ldcg(other + 1);
+          double h1 = is_tail ? __ldcg(other + 1) : v1;
+          double t2 = is_tail ? v2 : __ldcg(other + 2);
+          double h2 = is_tail ? __ldcg(other + 2) : v2;
+          yr[0] = t0 + h0;
+          yr[1] = t1 + h1;
+          yr[2] = t2 + h2;
+        }
+      }
+    }
+    __syncwarp();
+  }
+}
+
+// merge-path block SpMV y = b - A x, 3x3 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
+extern "C" __global__ void ptap_residual_merge_3x3(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, const double* __restrict__ bv, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+  __shared__ double2 stage2[4][144];
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u64 w = (u64)blockIdx.x * 4 + wl;
+  u64 b0 = w * per_warp;
+  if (b0 >= nblocks) return;
+  u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;
+  u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;
+  u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;
+  u32 carry_row = 0xffffffffu;
+  double* stage = (double*)stage2[wl];
+  double2 pf0;
+  double2 pf1;
+  double2 pf2;
+  double2 pf3;
+  double2 pf4;
+  double pf_odd = 0.0;
+  double k0 = 0.0;
+  double k1 = 0.0;
+  double k2 = 0.0;
+  u32 pci = 0, prow = 0xfffffffeu;
+  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);
+  {
+    u32 nd = pcnt * 9;
+    const double2* src2 = (const double2*)(av + b0 * 9);
+    if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+    if (lane + 32 < nd / 2) pf1 = src2[lane + 32];
+    if (lane + 64 < nd / 2) pf2 = src2[lane + 64];
+    if (lane + 96 < nd / 2) pf3 = src2[lane + 96];
+    if (lane + 128 < nd / 2) pf4 = src2[lane + 128];
+    if ((nd & 1) && lane == 0) pf_odd = av[b0 * 9 + nd - 1];
+    pci = lane < pcnt ? ci[b0 + lane] : 0;
+    prow = lane < pcnt ? brow[b0 + lane] : 0xfffffffeu;
+  }
+  for (u64 base = b0; base < b1; base += 32) {
+    u32 cnt = pcnt;
+    u32 col = pci, row = prow;
+    {
+      u32 nd = cnt * 9;
+      if (lane + 0 < nd / 2) stage2[wl][lane + 0] = pf0;
+      if (lane + 32 < nd / 2) stage2[wl][lane + 32] = pf1;
+      if (lane + 64 < nd / 2) stage2[wl][lane + 64] = pf2;
+      if (lane + 96 < nd / 2) stage2[wl][lane + 96] = pf3;
+      if (lane + 128 < nd / 2) stage2[wl][lane + 128] = pf4;
+      if ((nd & 1) && lane == 0) stage[nd - 1] = pf_odd;
+    }
+    __syncwarp();
+    u64 nbase = base + 32;
+    if (nbase < b1) {
+      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);
+      {
+        u32 nd = pcnt * 9;
+        const double2* src2 = (const double2*)(av + nbase * 9);
+        if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+        if (lane + 32 < nd / 2) pf1 = src2[lane + 32];
+        if (lane + 64 < nd / 2) pf2 = src2[lane + 64];
+        if (lane + 96 < nd / 2) pf3 = src2[lane + 96];
+        if (lane + 128 < nd / 2) pf4 = src2[lane + 128];
+        if ((nd & 1) && lane == 0) pf_odd = av[nbase * 9 + nd - 1];
+        pci = lane < pcnt ? ci[nbase + lane] : 0;
+        prow = lane < pcnt ? brow[nbase + lane] : 0xfffffffeu;
+      }
+    }
+    bool valid = lane < cnt;
+    double v0 = 0.0;
+    double v1 = 0.0;
+    double v2 = 0.0;
+    if (valid) {
+      const double* a = stage + lane * 9;
+      double x0 = x[(u64)col * 3 + 0];
+      double x1 = x[(u64)col * 3 + 1];
+      double x2 = x[(u64)col * 3 + 2];
+      v0 = a[0] * x0 + a[1] * x1 + a[2] * x2;
+      v1 = a[3] * x0 + a[4] * x1 + a[5] * x2;
+      v2 = a[6] * x0 + a[7] * x1 + a[8] * x2;
+    }
+    __syncwarp();
+    #pragma unroll
+    for (u32 d = 1; d < 32; d <<= 1) {
+      u32 orow = __shfl_up_sync(0xffffffffu, row, d);
+      double o0 = __shfl_up_sync(0xffffffffu, v0, d);
+      double o1 = __shfl_up_sync(0xffffffffu, v1, d);
+      double o2 = __shfl_up_sync(0xffffffffu, v2, d);
+      if (lane >= d && orow == row) {
+        v0 = o0 + v0;
+        v1 = o1 + v1;
+        v2 = o2 + v2;
+      }
+    }
+    u32 next = __shfl_down_sync(0xffffffffu, row, 1);
+    bool last = valid && (lane == cnt - 1 || next != row);
+    if (last && row == carry_row) {
+      v0 = k0 + v0;
+      v1 = k1 + v1;
+      v2 = k2 + v2;
+    }
+    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);
+    u32 next_first = __shfl_sync(0xffffffffu, prow, 0);
+    bool cont = nbase < b1 && next_first == tail_c;
+    carry_row = cont ? tail_c : 0xffffffffu;
+    k0 = __shfl_sync(0xffffffffu, v0, cnt - 1);
+    k1 = __shfl_sync(0xffffffffu, v1, cnt - 1);
+    k2 = __shfl_sync(0xffffffffu, v2, cnt - 1);
+    if (last && !(cont && lane == cnt - 1)) {
+      double* yr = y + (u64)row * 3;
+      const double* br_ = bv + (u64)row * 3;
+      if (row != head_row && row != tail_row) {
+        yr[0] = 1.0 * br_[0] - 1.0 * (v0);
+        yr[1] = 1.0 * br_[1] - 1.0 * (v1);
+        yr[2] = 1.0 * br_[2] - 1.0 * (v2);
+      } else {
+        bool is_tail = row == tail_row;
+        u64 bw = is_tail ? w + 1 : w;
+        double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * 3;
+        double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * 3;
+        mine[0] = v0;
+        mine[1] = v1;
+        mine[2] = v2;
+        __threadfence();
+        if (atomicAdd(ticket + bw, 1u) == 1u) {
+          __threadfence();
+          ticket[bw] = 0u;
+          double t0 = is_tail ? v0 : __ldcg(other + 0);
+          double h0 = is_tail ? __ldcg(other + 0) : v0;
+          double t1 = is_tail ? v1 : __ldcg(other + 1);
+          double h1 = is_tail ? __ldcg(other + 1) : v1;
+          double t2 = is_tail ? v2 : __ldcg(other + 2);
+          double h2 = is_tail ? __ldcg(other + 2) : v2;
+          yr[0] = 1.0 * br_[0] - 1.0 * (t0 + h0);
+          yr[1] = 1.0 * br_[1] - 1.0 * (t1 + h1);
+          yr[2] = 1.0 * br_[2] - 1.0 * (t2 + h2);
+        }
       }
     }
     __syncwarp();
@@ -1392,6 +1851,21 @@ extern "C" __global__ void ptap_densify_2(const double* __restrict__ av, const u
   dense[i * n + j] = av[t];
 }
 
+// x += coef[alpha_at] D^-1 r + coef[beta_at] t (2x2 blocks; beta_at = 0xffffffff: no t term), one thread per scalar
+extern "C" __global__ void ptap_jacobi_update_at_2(const double* __restrict__ dinv, const double* __restrict__ coef, unsigned int alpha_at, unsigned int beta_at, const double* __restrict__ r, const double* __restrict__ t, double* __restrict__ x, unsigned int nrows) {
+  u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= (u64)nrows * 2) return;
+  double alpha = coef[alpha_at], beta = beta_at == 0xffffffffu ? 0.0 : coef[beta_at];
+  u64 i = s / 2; u32 q = (u32)(s % 2);
+  const double* d = dinv + i * 4 + q * 2;
+  const double* ri = r + i * 2;
+  double y = 0.0;
+  y = y + d[0] * ri[0];
+  y = y + d[1] * ri[1];
+  double v = alpha * y + (beta != 0.0 ? beta * t[s] : 0.0);
+  x[s] = x[s] + v;
+}
+
 // inverse of every 3x3 diagonal block (Gauss-Jordan, partial pivoting, as invert_in_place); a singular or missing block records its row in status[0]
 extern "C" __global__ void ptap_jacobi_invert_3(const double* __restrict__ av, const unsigned int* __restrict__ diag_pos, double* __restrict__ dinv, unsigned int* __restrict__ status, unsigned int nrows) {
   u32 i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -1454,5 +1928,21 @@ extern "C" __global__ void ptap_densify_3(const double* __restrict__ av, const u
   u64 i = (u64)brow[k] * 3 + e / 3;
   u64 j = (u64)ci[k] * 3 + e % 3;
   dense[i * n + j] = av[t];
+}
+
+// x += coef[alpha_at] D^-1 r + coef[beta_at] t (3x3 blocks; beta_at = 0xffffffff: no t term), one thread per scalar
+extern "C" __global__ void ptap_jacobi_update_at_3(const double* __restrict__ dinv, const double* __restrict__ coef, unsigned int alpha_at, unsigned int beta_at, const double* __restrict__ r, const double* __restrict__ t, double* __restrict__ x, unsigned int nrows) {
+  u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= (u64)nrows * 3) return;
+  double alpha = coef[alpha_at], beta = beta_at == 0xffffffffu ? 0.0 : coef[beta_at];
+  u64 i = s / 3; u32 q = (u32)(s % 3);
+  const double* d = dinv + i * 9 + q * 3;
+  const double* ri = r + i * 3;
+  double y = 0.0;
+  y = y + d[0] * ri[0];
+  y = y + d[1] * ri[1];
+  y = y + d[2] * ri[2];
+  double v = alpha * y + (beta != 0.0 ? beta * t[s] : 0.0);
+  x[s] = x[s] + v;
 }
 

@@ -2254,37 +2254,79 @@ extern "C" __global__ void ptap_scatter_6x6x6t(const double* __restrict__ xv, co
   atomicAdd(cv + (u64)rslot[q] * 36 + e, v);
 }
 
-// merge-path block SpMV y = A x, 3x3 blocks, 4 warps per block
-extern "C" __global__ void ptap_spmv_merge_3x3(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const unsigned int* __restrict__ rp, const double* __restrict__ x, double* __restrict__ y, unsigned int nblocks, unsigned int per_warp) {
+// merge-path block SpMV y = A x, 3x3 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
+extern "C" __global__ void ptap_spmv_merge_3x3(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
   __shared__ double2 stage2[4][144];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  double* stage = (double*)stage2[wl];
-  u64 b0 = ((u64)blockIdx.x * 4 + wl) * per_warp;
+  u64 w = (u64)blockIdx.x * 4 + wl;
+  u64 b0 = w * per_warp;
   if (b0 >= nblocks) return;
   u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;
+  u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;
+  u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;
   u32 carry_row = 0xffffffffu;
+  double* stage = (double*)stage2[wl];
+  double2 pf0;
+  double2 pf1;
+  double2 pf2;
+  double2 pf3;
+  double2 pf4;
+  double pf_odd = 0.0;
   double k0 = 0.0;
   double k1 = 0.0;
   double k2 = 0.0;
+  u32 pci = 0, prow = 0xfffffffeu;
+  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);
+  {
+    u32 nd = pcnt * 9;
+    const double2* src2 = (const double2*)(av + b0 * 9);
+    if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+    if (lane + 32 < nd / 2) pf1 = src2[lane + 32];
+    if (lane + 64 < nd / 2) pf2 = src2[lane + 64];
+    if (lane + 96 < nd / 2) pf3 = src2[lane + 96];
+    if (lane + 128 < nd / 2) pf4 = src2[lane + 128];
+    if ((nd & 1) && lane == 0) pf_odd = av[b0 * 9 + nd - 1];
+    pci = lane < pcnt ? ci[b0 + lane] : 0;
+    prow = lane < pcnt ? brow[b0 + lane] : 0xfffffffeu;
+  }
   for (u64 base = b0; base < b1; base += 32) {
-    u32 cnt = (u32)(b1 - base < 32 ? b1 - base : 32);
-    u32 nd = cnt * 9;
-    const double2* src2 = (const double2*)(av + base * 9);
-    for (u32 h = lane; h < nd / 2; h += 32) stage2[wl][h] = src2[h];
-    if ((nd & 1) && lane == 0) stage[nd - 1] = av[base * 9 + nd - 1];
+    u32 cnt = pcnt;
+    u32 col = pci, row = prow;
+    {
+      u32 nd = cnt * 9;
+      if (lane + 0 < nd / 2) stage2[wl][lane + 0] = pf0;
+      if (lane + 32 < nd / 2) stage2[wl][lane + 32] = pf1;
+      if (lane + 64 < nd / 2) stage2[wl][lane + 64] = pf2;
+      if (lane + 96 < nd / 2) stage2[wl][lane + 96] = pf3;
+      if (lane + 128 < nd / 2) stage2[wl][lane + 128] = pf4;
+      if ((nd & 1) && lane == 0) stage[nd - 1] = pf_odd;
+    }
     __syncwarp();
+    u64 nbase = base + 32;
+    if (nbase < b1) {
+      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);
+      {
+        u32 nd = pcnt * 9;
+        const double2* src2 = (const double2*)(av + nbase * 9);
+        if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+        if (lane + 32 < nd / 2) pf1 = src2[lane + 32];
+        if (lane + 64 < nd / 2) pf2 = src2[lane + 64];
+        if (lane + 96 < nd / 2) pf3 = src2[lane + 96];
+        if (lane + 128 < nd / 2) pf4 = src2[lane + 128];
+        if ((nd & 1) && lane == 0) pf_odd = av[nbase * 9 + nd - 1];
+        pci = lane < pcnt ? ci[nbase + lane] : 0;
+        prow = lane < pcnt ? brow[nbase + lane] : 0xfffffffeu;
+      }
+    }
     bool valid = lane < cnt;
-    u64 b = base + lane;
-    u32 row = valid ? brow[b] : 0xfffffffeu;
     double v0 = 0.0;
     double v1 = 0.0;
     double v2 = 0.0;
     if (valid) {
-      u64 col = ci[b];
       const double* a = stage + lane * 9;
-      double x0 = x[col * 3 + 0];
-      double x1 = x[col * 3 + 1];
-      double x2 = x[col * 3 + 2];
+      double x0 = x[(u64)col * 3 + 0];
+      double x1 = x[(u64)col * 3 + 1];
+      double x2 = x[(u64)col * 3 + 2];
       v0 = a[0] * x0 + a[1] * x1 + a[2] * x2;
       v1 = a[3] * x0 + a[4] * x1 + a[5] * x2;
       v2 = a[6] * x0 + a[7] * x1 + a[8] * x2;
@@ -2309,63 +2351,278 @@ extern "C" __global__ void ptap_spmv_merge_3x3(const double* __restrict__ av, co
       v1 = k1 + v1;
       v2 = k2 + v2;
     }
-    u32 tail_row = __shfl_sync(0xffffffffu, row, cnt - 1);
-    bool cont = base + 32 < b1 && (u64)rp[tail_row + 1] > base + cnt;
-    carry_row = cont ? tail_row : 0xffffffffu;
+    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);
+    u32 next_first = __shfl_sync(0xffffffffu, prow, 0);
+    bool cont = nbase < b1 && next_first == tail_c;
+    carry_row = cont ? tail_c : 0xffffffffu;
     k0 = __shfl_sync(0xffffffffu, v0, cnt - 1);
     k1 = __shfl_sync(0xffffffffu, v1, cnt - 1);
     k2 = __shfl_sync(0xffffffffu, v2, cnt - 1);
     if (last && !(cont && lane == cnt - 1)) {
-      bool own = (u64)rp[row] >= b0 && (u64)rp[row + 1] <= b1;
       double* yr = y + (u64)row * 3;
-      if (own) {
+      if (row != head_row && row != tail_row) {
         yr[0] = v0;
         yr[1] = v1;
         yr[2] = v2;
       } else {
-        atomicAdd(yr + 0, v0);
-        atomicAdd(yr + 1, v1);
-        atomicAdd(yr + 2, v2);
+        bool is_tail = row == tail_row;
+        u64 bw = is_tail ? w + 1 : w;
+        double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * 3;
+        double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * 3;
+        mine[0] = v0;
+        mine[1] = v1;
+        mine[2] = v2;
+        __threadfence();
+        if (atomicAdd(ticket + bw, 1u) == 1u) {
+          __threadfence();
+          ticket[bw] = 0u;
+          double t0 = is_tail ? v0 : __ldcg(other + 0);
+          double h0 = is_tail ? __ldcg(other + 0) : v0;
+          double t1 = is_tail ? v1 : __ldcg(other + 1);
+          double h1 = is_tail ? __ldcg(other + 1) : v1;
+          double t2 = is_tail ? v2 : __ldcg(other + 2);
+          double h2 = is_tail ? __ldcg(other + 2) : v2;
+          yr[0] = t0 + h0;
+          yr[1] = t1 + h1;
+          yr[2] = t2 + h2;
+        }
       }
     }
     __syncwarp();
   }
 }
 
-// merge-path block SpMV y = A x, 3x6 blocks, 4 warps per block
-extern "C" __global__ void ptap_spmv_merge_3x6(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const unsigned int* __restrict__ rp, const double* __restrict__ x, double* __restrict__ y, unsigned int nblocks, unsigned int per_warp) {
-  __shared__ double2 stage2[4][288];
+// merge-path block SpMV y = b - A x, 3x3 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
+extern "C" __global__ void ptap_residual_merge_3x3(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, const double* __restrict__ bv, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+  __shared__ double2 stage2[4][144];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  double* stage = (double*)stage2[wl];
-  u64 b0 = ((u64)blockIdx.x * 4 + wl) * per_warp;
+  u64 w = (u64)blockIdx.x * 4 + wl;
+  u64 b0 = w * per_warp;
   if (b0 >= nblocks) return;
   u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;
+  u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;
+  u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;
   u32 carry_row = 0xffffffffu;
+  double* stage = (double*)stage2[wl];
+  double2 pf0;
+  double2 pf1;
+  double2 pf2;
+  double2 pf3;
+  double2 pf4;
+  double pf_odd = 0.0;
   double k0 = 0.0;
   double k1 = 0.0;
   double k2 = 0.0;
+  u32 pci = 0, prow = 0xfffffffeu;
+  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);
+  {
+    u32 nd = pcnt * 9;
+    const double2* src2 = (const double2*)(av + b0 * 9);
+    if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+    if (lane + 32 < nd / 2) pf1 = src2[lane + 32];
+    if (lane + 64 < nd / 2) pf2 = src2[lane + 64];
+    if (lane + 96 < nd / 2) pf3 = src2[lane + 96];
+    if (lane + 128 < nd / 2) pf4 = src2[lane + 128];
+    if ((nd & 1) && lane == 0) pf_odd = av[b0 * 9 + nd - 1];
+    pci = lane < pcnt ? ci[b0 + lane] : 0;
+    prow = lane < pcnt ? brow[b0 + lane] : 0xfffffffeu;
+  }
   for (u64 base = b0; base < b1; base += 32) {
-    u32 cnt = (u32)(b1 - base < 32 ? b1 - base : 32);
-    u32 nd = cnt * 18;
-    const double2* src2 = (const double2*)(av + base * 18);
-    for (u32 h = lane; h < nd / 2; h += 32) stage2[wl][h] = src2[h];
-    if ((nd & 1) && lane == 0) stage[nd - 1] = av[base * 18 + nd - 1];
+    u32 cnt = pcnt;
+    u32 col = pci, row = prow;
+    {
+      u32 nd = cnt * 9;
+      if (lane + 0 < nd / 2) stage2[wl][lane + 0] = pf0;
+      if (lane + 32 < nd / 2) stage2[wl][lane + 32] = pf1;
+      if (lane + 64 < nd / 2) stage2[wl][lane + 64] = pf2;
+      if (lane + 96 < nd / 2) stage2[wl][lane + 96] = pf3;
+      if (lane + 128 < nd / 2) stage2[wl][lane + 128] = pf4;
+      if ((nd & 1) && lane == 0) stage[nd - 1] = pf_odd;
+    }
     __syncwarp();
+    u64 nbase = base + 32;
+    if (nbase < b1) {
+      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);
+      {
+        u32 nd = pcnt * 9;
+        const double2* src2 = (const double2*)(av + nbase * 9);
+        if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+        if (lane + 32 < nd / 2) pf1 = src2[lane + 32];
+        if (lane + 64 < nd / 2) pf2 = src2[lane + 64];
+        if (lane + 96 < nd / 2) pf3 = src2[lane + 96];
+        if (lane + 128 < nd / 2) pf4 = src2[lane + 128];
+        if ((nd & 1) && lane == 0) pf_odd = av[nbase * 9 + nd - 1];
+        pci = lane < pcnt ? ci[nbase + lane] : 0;
+        prow = lane < pcnt ? brow[nbase + lane] : 0xfffffffeu;
+      }
+    }
     bool valid = lane < cnt;
-    u64 b = base + lane;
-    u32 row = valid ? brow[b] : 0xfffffffeu;
     double v0 = 0.0;
     double v1 = 0.0;
     double v2 = 0.0;
     if (valid) {
-      u64 col = ci[b];
+      const double* a = stage + lane * 9;
+      double x0 = x[(u64)col * 3 + 0];
+      double x1 = x[(u64)col * 3 + 1];
+      double x2 = x[(u64)col * 3 + 2];
+      v0 = a[0] * x0 + a[1] * x1 + a[2] * x2;
+      v1 = a[3] * x0 + a[4] * x1 + a[5] * x2;
+      v2 = a[6] * x0 + a[7] * x1 + a[8] * x2;
+    }
+    __syncwarp();
+    #pragma unroll
+    for (u32 d = 1; d < 32; d <<= 1) {
+      u32 orow = __shfl_up_sync(0xffffffffu, row, d);
+      double o0 = __shfl_up_sync(0xffffffffu, v0, d);
+      double o1 = __shfl_up_sync(0xffffffffu, v1, d);
+      double o2 = __shfl_up_sync(0xffffffffu, v2, d);
+      if (lane >= d && orow == row) {
+        v0 = o0 + v0;
+        v1 = o1 + v1;
+        v2 = o2 + v2;
+      }
+    }
+    u32 next = __shfl_down_sync(0xffffffffu, row, 1);
+    bool last = valid && (lane == cnt - 1 || next != row);
+    if (last && row == carry_row) {
+      v0 = k0 + v0;
+      v1 = k1 + v1;
+      v2 = k2 + v2;
+    }
+    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);
+    u32 next_first = __shfl_sync(0xffffffffu, prow, 0);
+    bool cont = nbase < b1 && next_first == tail_c;
+    carry_row = cont ? tail_c : 0xffffffffu;
+    k0 = __shfl_sync(0xffffffffu, v0, cnt - 1);
+    k1 = __shfl_sync(0xffffffffu, v1, cnt - 1);
+    k2 = __shfl_sync(0xffffffffu, v2, cnt - 1);
+    if (last && !(cont && lane == cnt - 1)) {
+      double* yr = y + (u64)row * 3;
+      const double* br_ = bv + (u64)row * 3;
+      if (row != head_row && row != tail_row) {
+        yr[0] = 1.0 * br_[0] - 1.0 * (v0);
+        yr[1] = 1.0 * br_[1] - 1.0 * (v1);
+        yr[2] = 1.0 * br_[2] - 1.0 * (v2);
+      } else {
+        bool is_tail = row == tail_row;
+        u64 bw = is_tail ? w + 1 : w;
+        double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * 3;
+        double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * 3;
+        mine[0] = v0;
+        mine[1] = v1;
+        mine[2] = v2;
+        __threadfence();
+        if (atomicAdd(ticket + bw, 1u) == 1u) {
+          __threadfence();
+          ticket[bw] = 0u;
+          double t0 = is_tail ? v0 : __ldcg(other + 0);
+          double h0 = is_tail ? __ldcg(other + 0) : v0;
+          double t1 = is_tail ? v1 : __ldcg(other + 1);
+          double h1 = is_tail ? __ldcg(other + 1) : v1;
+          double t2 = is_tail ? v2 : __ldcg(other + 2);
+          double h2 = is_tail ? __ldcg(other + 2) : v2;
+          yr[0] = 1.0 * br_[0] - 1.0 * (t0 + h0);
+          yr[1] = 1.0 * br_[1] - 1.0 * (t1 + h1);
+          yr[2] = 1.0 * br_[2] - 1.0 * (t2 + h2);
+        }
+      }
+    }
+    __syncwarp();
+  }
+}
+
+// merge-path block SpMV y = A x, 3x6 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
+extern "C" __global__ void ptap_spmv_merge_3x6(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+  __shared__ double2 stage2[4][288];
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u64 w = (u64)blockIdx.x * 4 + wl;
+  u64 b0 = w * per_warp;
+  if (b0 >= nblocks) return;
+  u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;
+  u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;
+  u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;
+  u32 carry_row = 0xffffffffu;
+  double* stage = (double*)stage2[wl];
+  double2 pf0;
+  double2 pf1;
+  double2 pf2;
+  double2 pf3;
+  double2 pf4;
+  double2 pf5;
+  double2 pf6;
+  double2 pf7;
+  double2 pf8;
+  double pf_odd = 0.0;
+  double k0 = 0.0;
+  double k1 = 0.0;
+  double k2 = 0.0;
+  u32 pci = 0, prow = 0xfffffffeu;
+  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);
+  {
+    u32 nd = pcnt * 18;
+    const double2* src2 = (const double2*)(av + b0 * 18);
+    if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+    if (lane + 32 < nd / 2) pf1 = src2[lane + 32];
+    if (lane + 64 < nd / 2) pf2 = src2[lane + 64];
+    if (lane + 96 < nd / 2) pf3 = src2[lane + 96];
+    if (lane + 128 < nd / 2) pf4 = src2[lane + 128];
+    if (lane + 160 < nd / 2) pf5 = src2[lane + 160];
+    if (lane + 192 < nd / 2) pf6 = src2[lane + 192];
+    if (lane + 224 < nd / 2) pf7 = src2[lane + 224];
+    if (lane + 256 < nd / 2) pf8 = src2[lane + 256];
+    if ((nd & 1) && lane == 0) pf_odd = av[b0 * 18 + nd - 1];
+    pci = lane < pcnt ? ci[b0 + lane] : 0;
+    prow = lane < pcnt ? brow[b0 + lane] : 0xfffffffeu;
+  }
+  for (u64 base = b0; base < b1; base += 32) {
+    u32 cnt = pcnt;
+    u32 col = pci, row = prow;
+    {
+      u32 nd = cnt * 18;
+      if (lane + 0 < nd / 2) stage2[wl][lane + 0] = pf0;
+      if (lane + 32 < nd / 2) stage2[wl][lane + 32] = pf1;
+      if (lane + 64 < nd / 2) stage2[wl][lane + 64] = pf2;
+      if (lane + 96 < nd / 2) stage2[wl][lane + 96] = pf3;
+      if (lane + 128 < nd / 2) stage2[wl][lane + 128] = pf4;
+      if (lane + 160 < nd / 2) stage2[wl][lane + 160] = pf5;
+      if (lane + 192 < nd / 2) stage2[wl][lane + 192] = pf6;
+      if (lane + 224 < nd / 2) stage2[wl][lane + 224] = pf7;
+      if (lane + 256 < nd / 2) stage2[wl][lane + 256] = pf8;
+      if ((nd & 1) && lane == 0) stage[nd - 1] = pf_odd;
+    }
+    __syncwarp();
+    u64 nbase = base + 32;
+    if (nbase < b1) {
+      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);
+      {
+        u32 nd = pcnt * 18;
+        const double2* src2 = (const double2*)(av + nbase * 18);
+        if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+        if (lane + 32 < nd / 2) pf1 = src2[lane + 32];
+        if (lane + 64 < nd / 2) pf2 = src2[lane + 64];
+        if (lane + 96 < nd / 2) pf3 = src2[lane + 96];
+        if (lane + 128 < nd / 2) pf4 = src2[lane + 128];
+        if (lane + 160 < nd / 2) pf5 = src2[lane + 160];
+        if (lane + 192 < nd / 2) pf6 = src2[lane + 192];
+        if (lane + 224 < nd / 2) pf7 = src2[lane + 224];
+        if (lane + 256 < nd / 2) pf8 = src2[lane + 256];
+        if ((nd & 1) && lane == 0) pf_odd = av[nbase * 18 + nd - 1];
+        pci = lane < pcnt ? ci[nbase + lane] : 0;
+        prow = lane < pcnt ? brow[nbase + lane] : 0xfffffffeu;
+      }
+    }
+    bool valid = lane < cnt;
+    double v0 = 0.0;
+    double v1 = 0.0;
+    double v2 = 0.0;
+    if (valid) {
       const double* a = stage + lane * 18;
-      double x0 = x[col * 6 + 0];
-      double x1 = x[col * 6 + 1];
-      double x2 = x[col * 6 + 2];
-      double x3 = x[col * 6 + 3];
-      double x4 = x[col * 6 + 4];
-      double x5 = x[col * 6 + 5];
+      double x0 = x[(u64)col * 6 + 0];
+      double x1 = x[(u64)col * 6 + 1];
+      double x2 = x[(u64)col * 6 + 2];
+      double x3 = x[(u64)col * 6 + 3];
+      double x4 = x[(u64)col * 6 + 4];
+      double x5 = x[(u64)col * 6 + 5];
       v0 = a[0] * x0 + a[1] * x1 + a[2] * x2 + a[3] * x3 + a[4] * x4 + a[5] * x5;
       v1 = a[6] * x0 + a[7] * x1 + a[8] * x2 + a[9] * x3 + a[10] * x4 + a[11] * x5;
       v2 = a[12] * x0 + a[13] * x1 + a[14] * x2 + a[15] * x3 + a[16] * x4 + a[17] * x5;
@@ -2390,54 +2647,131 @@ extern "C" __global__ void ptap_spmv_merge_3x6(const double* __restrict__ av, co
       v1 = k1 + v1;
       v2 = k2 + v2;
     }
-    u32 tail_row = __shfl_sync(0xffffffffu, row, cnt - 1);
-    bool cont = base + 32 < b1 && (u64)rp[tail_row + 1] > base + cnt;
-    carry_row = cont ? tail_row : 0xffffffffu;
+    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);
+    u32 next_first = __shfl_sync(0xffffffffu, prow, 0);
+    bool cont = nbase < b1 && next_first == tail_c;
+    carry_row = cont ? tail_c : 0xffffffffu;
     k0 = __shfl_sync(0xffffffffu, v0, cnt - 1);
     k1 = __shfl_sync(0xffffffffu, v1, cnt - 1);
     k2 = __shfl_sync(0xffffffffu, v2, cnt - 1);
     if (last && !(cont && lane == cnt - 1)) {
-      bool own = (u64)rp[row] >= b0 && (u64)rp[row + 1] <= b1;
       double* yr = y + (u64)row * 3;
-      if (own) {
+      if (row != head_row && row != tail_row) {
         yr[0] = v0;
         yr[1] = v1;
         yr[2] = v2;
       } else {
-        atomicAdd(yr + 0, v0);
-        atomicAdd(yr + 1, v1);
-        atomicAdd(yr + 2, v2);
+        bool is_tail = row == tail_row;
+        u64 bw = is_tail ? w + 1 : w;
+        double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * 3;
+        double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * 3;
+        mine[0] = v0;
+        mine[1] = v1;
+        mine[2] = v2;
+        __threadfence();
+        if (atomicAdd(ticket + bw, 1u) == 1u) {
+          __threadfence();
+          ticket[bw] = 0u;
+          double t0 = is_tail ? v0 : __ldcg(other + 0);
+          double h0 = is_tail ? __ldcg(other + 0) : v0;
+          double t1 = is_tail ? v1 : __ldcg(other + 1);
+          double h1 = is_tail ? __ldcg(other + 1) : v1;
+          double t2 = is_tail ? v2 : __ldcg(other + 2);
+          double h2 = is_tail ? __ldcg(other + 2) : v2;
+          yr[0] = t0 + h0;
+          yr[1] = t1 + h1;
+          yr[2] = t2 + h2;
+        }
       }
     }
     __syncwarp();
   }
 }
 
-// merge-path block SpMV y = A x, 6x3 blocks, 4 warps per block
-extern "C" __global__ void ptap_spmv_merge_6x3(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const unsigned int* __restrict__ rp, const double* __restrict__ x, double* __restrict__ y, unsigned int nblocks, unsigned int per_warp) {
+// merge-path block SpMV y = A x, 6x3 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
+extern "C" __global__ void ptap_spmv_merge_6x3(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
   __shared__ double2 stage2[4][288];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  double* stage = (double*)stage2[wl];
-  u64 b0 = ((u64)blockIdx.x * 4 + wl) * per_warp;
+  u64 w = (u64)blockIdx.x * 4 + wl;
+  u64 b0 = w * per_warp;
   if (b0 >= nblocks) return;
   u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;
+  u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;
+  u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;
   u32 carry_row = 0xffffffffu;
+  double* stage = (double*)stage2[wl];
+  double2 pf0;
+  double2 pf1;
+  double2 pf2;
+  double2 pf3;
+  double2 pf4;
+  double2 pf5;
+  double2 pf6;
+  double2 pf7;
+  double2 pf8;
+  double pf_odd = 0.0;
   double k0 = 0.0;
   double k1 = 0.0;
   double k2 = 0.0;
   double k3 = 0.0;
   double k4 = 0.0;
   double k5 = 0.0;
+  u32 pci = 0, prow = 0xfffffffeu;
+  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);
+  {
+    u32 nd = pcnt * 18;
+    const double2* src2 = (const double2*)(av + b0 * 18);
+    if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+    if (lane + 32 < nd / 2) pf1 = src2[lane + 32];
+    if (lane + 64 < nd / 2) pf2 = src2[lane + 64];
+    if (lane + 96 < nd / 2) pf3 = src2[lane + 96];
+    if (lane + 128 < nd / 2) pf4 = src2[lane + 128];
+    if (lane + 160 < nd / 2) pf5 = src2[lane + 160];
+    if (lane + 192 < nd / 2) pf6 = src2[lane + 192];
+    if (lane + 224 < nd / 2) pf7 = src2[lane + 224];
+    if (lane + 256 < nd / 2) pf8 = src2[lane + 256];
+    if ((nd & 1) && lane == 0) pf_odd = av[b0 * 18 + nd - 1];
+    pci = lane < pcnt ? ci[b0 + lane] : 0;
+    prow = lane < pcnt ? brow[b0 + lane] : 0xfffffffeu;
+  }
   for (u64 base = b0; base < b1; base += 32) {
-    u32 cnt = (u32)(b1 - base < 32 ? b1 - base : 32);
-    u32 nd = cnt * 18;
-    const double2* src2 = (const double2*)(av + base * 18);
-    for (u32 h = lane; h < nd / 2; h += 32) stage2[wl][h] = src2[h];
-    if ((nd & 1) && lane == 0) stage[nd - 1] = av[base * 18 + nd - 1];
+    u32 cnt = pcnt;
+    u32 col = pci, row = prow;
+    {
+      u32 nd = cnt * 18;
+      if (lane + 0 < nd / 2) stage2[wl][lane + 0] = pf0;
+      if (lane + 32 < nd / 2) stage2[wl][lane + 32] = pf1;
+      if (lane + 64 < nd / 2) stage2[wl][lane + 64] = pf2;
+      if (lane + 96 < nd / 2) stage2[wl][lane + 96] = pf3;
+      if (lane + 128 < nd / 2) stage2[wl][lane + 128] = pf4;
+      if (lane + 160 < nd / 2) stage2[wl][lane + 160] = pf5;
+      if (lane + 192 < nd / 2) stage2[wl][lane + 192] = pf6;
+      if (lane + 224 < nd / 2) stage2[wl][lane + 224] = pf7;
+      if (lane + 256 < nd / 2) stage2[wl][lane + 256] = pf8;
+      if ((nd & 1) && lane == 0) stage[nd - 1] = pf_odd;
+    }
     __syncwarp();
+    u64 nbase = base + 32;
+    if (nbase < b1) {
+      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);
+      {
+        u32 nd = pcnt * 18;
+        const double2* src2 = (const double2*)(av + nbase * 18);
+        if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+        if (lane + 32 < nd / 2) pf1 = src2[lane + 32];
+        if (lane + 64 < nd / 2) pf2 = src2[lane + 64];
+        if (lane + 96 < nd / 2) pf3 = src2[lane + 96];
+        if (lane + 128 < nd / 2) pf4 = src2[lane + 128];
+        if (lane + 160 < nd / 2) pf5 = src2[lane + 160];
+        if (lane + 192 < nd / 2) pf6 = src2[lane + 192];
+        if (lane + 224 < nd / 2) pf7 = src2[lane + 224];
+        if (lane + 256 < nd / 2) pf8 = src2[lane + 256];
+        if ((nd & 1) && lane == 0) pf_odd = av[nbase * 18 + nd - 1];
+        pci = lane < pcnt ? ci[nbase + lane] : 0;
+        prow = lane < pcnt ? brow[nbase + lane] : 0xfffffffeu;
+      }
+    }
     bool valid = lane < cnt;
-    u64 b = base + lane;
-    u32 row = valid ? brow[b] : 0xfffffffeu;
     double v0 = 0.0;
     double v1 = 0.0;
     double v2 = 0.0;
@@ -2445,11 +2779,10 @@ extern "C" __global__ void ptap_spmv_merge_6x3(const double* __restrict__ av, co
     double v4 = 0.0;
     double v5 = 0.0;
     if (valid) {
-      u64 col = ci[b];
       const double* a = stage + lane * 18;
-      double x0 = x[col * 3 + 0];
-      double x1 = x[col * 3 + 1];
-      double x2 = x[col * 3 + 2];
+      double x0 = x[(u64)col * 3 + 0];
+      double x1 = x[(u64)col * 3 + 1];
+      double x2 = x[(u64)col * 3 + 2];
       v0 = a[0] * x0 + a[1] * x1 + a[2] * x2;
       v1 = a[3] * x0 + a[4] * x1 + a[5] * x2;
       v2 = a[6] * x0 + a[7] * x1 + a[8] * x2;
@@ -2486,9 +2819,10 @@ extern "C" __global__ void ptap_spmv_merge_6x3(const double* __restrict__ av, co
       v4 = k4 + v4;
       v5 = k5 + v5;
     }
-    u32 tail_row = __shfl_sync(0xffffffffu, row, cnt - 1);
-    bool cont = base + 32 < b1 && (u64)rp[tail_row + 1] > base + cnt;
-    carry_row = cont ? tail_row : 0xffffffffu;
+    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);
+    u32 next_first = __shfl_sync(0xffffffffu, prow, 0);
+    bool cont = nbase < b1 && next_first == tail_c;
+    carry_row = cont ? tail_c : 0xffffffffu;
     k0 = __shfl_sync(0xffffffffu, v0, cnt - 1);
     k1 = __shfl_sync(0xffffffffu, v1, cnt - 1);
     k2 = __shfl_sync(0xffffffffu, v2, cnt - 1);
@@ -2496,9 +2830,8 @@ extern "C" __global__ void ptap_spmv_merge_6x3(const double* __restrict__ av, co
     k4 = __shfl_sync(0xffffffffu, v4, cnt - 1);
     k5 = __shfl_sync(0xffffffffu, v5, cnt - 1);
     if (last && !(cont && lane == cnt - 1)) {
-      bool own = (u64)rp[row] >= b0 && (u64)rp[row + 1] <= b1;
       double* yr = y + (u64)row * 6;
-      if (own) {
+      if (row != head_row && row != tail_row) {
         yr[0] = v0;
         yr[1] = v1;
         yr[2] = v2;
@@ -2506,43 +2839,165 @@ extern "C" __global__ void ptap_spmv_merge_6x3(const double* __restrict__ av, co
         yr[4] = v4;
         yr[5] = v5;
       } else {
-        atomicAdd(yr + 0, v0);
-        atomicAdd(yr + 1, v1);
-        atomicAdd(yr + 2, v2);
-        atomicAdd(yr + 3, v3);
-        atomicAdd(yr + 4, v4);
-        atomicAdd(yr + 5, v5);
+        bool is_tail = row == tail_row;
+        u64 bw = is_tail ? w + 1 : w;
+        double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * 6;
+        double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * 6;
+        mine[0] = v0;
+        mine[1] = v1;
+        mine[2] = v2;
+        mine[3] = v3;
+        mine[4] = v4;
+        mine[5] = v5;
+        __threadfence();
+        if (atomicAdd(ticket + bw, 1u) == 1u) {
+          __threadfence();
+          ticket[bw] = 0u;
+          double t0 = is_tail ? v0 : __ldcg(other + 0);
+          double h0 = is_tail ? __ldcg(other + 0) : v0;
+          double t1 = is_tail ? v1 : __ldcg(other + 1);
+          double h1 = is_tail ? __ldcg(other + 1) : v1;
+          double t2 = is_tail ? v2 : __ldcg(other + 2);
+          double h2 = is_tail ? __ldcg(other + 2) : v2;
+          double t3 = is_tail ? v3 : __ldcg(other + 3);
+          double h3 = is_tail ? __ldcg(other + 3) : v3;
+          double t4 = is_tail ? v4 : __ldcg(other + 4);
+          double h4 = is_tail ? __ldcg(other + 4) : v4;
+          double t5 = is_tail ? v5 : __ldcg(other + 5);
+          double h5 = is_tail ? __ldcg(other + 5) : v5;
+          yr[0] = t0 + h0;
+          yr[1] = t1 + h1;
+          yr[2] = t2 + h2;
+          yr[3] = t3 + h3;
+          yr[4] = t4 + h4;
+          yr[5] = t5 + h5;
+        }
       }
     }
     __syncwarp();
   }
 }
 
-// merge-path block SpMV y = A x, 6x6 blocks, 4 warps per block
-extern "C" __global__ void ptap_spmv_merge_6x6(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const unsigned int* __restrict__ rp, const double* __restrict__ x, double* __restrict__ y, unsigned int nblocks, unsigned int per_warp) {
+// merge-path block SpMV y = A x, 6x6 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
+extern "C" __global__ void ptap_spmv_merge_6x6(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
   __shared__ double2 stage2[4][576];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  double* stage = (double*)stage2[wl];
-  u64 b0 = ((u64)blockIdx.x * 4 + wl) * per_warp;
+  u64 w = (u64)blockIdx.x * 4 + wl;
+  u64 b0 = w * per_warp;
   if (b0 >= nblocks) return;
   u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;
+  u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;
+  u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;
   u32 carry_row = 0xffffffffu;
+  double* stage = (double*)stage2[wl];
+  double2 pf0;
+  double2 pf1;
+  double2 pf2;
+  double2 pf3;
+  double2 pf4;
+  double2 pf5;
+  double2 pf6;
+  double2 pf7;
+  double2 pf8;
+  double2 pf9;
+  double2 pf10;
+  double2 pf11;
+  double2 pf12;
+  double2 pf13;
+  double2 pf14;
+  double2 pf15;
+  double2 pf16;
+  double2 pf17;
+  double pf_odd = 0.0;
   double k0 = 0.0;
   double k1 = 0.0;
   double k2 = 0.0;
   double k3 = 0.0;
   double k4 = 0.0;
   double k5 = 0.0;
+  u32 pci = 0, prow = 0xfffffffeu;
+  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);
+  {
+    u32 nd = pcnt * 36;
+    const double2* src2 = (const double2*)(av + b0 * 36);
+    if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+    if (lane + 32 < nd / 2) pf1 = src2[lane + 32];
+    if (lane + 64 < nd / 2) pf2 = src2[lane + 64];
+    if (lane + 96 < nd / 2) pf3 = src2[lane + 96];
+    if (lane + 128 < nd / 2) pf4 = src2[lane + 128];
+    if (lane + 160 < nd / 2) pf5 = src2[lane + 160];
+    if (lane + 192 < nd / 2) pf6 = src2[lane + 192];
+    if (lane + 224 < nd / 2) pf7 = src2[lane + 224];
+    if (lane + 256 < nd / 2) pf8 = src2[lane + 256];
+    if (lane + 288 < nd / 2) pf9 = src2[lane + 288];
+    if (lane + 320 < nd / 2) pf10 = src2[lane + 320];
+    if (lane + 352 < nd / 2) pf11 = src2[lane + 352];
+    if (lane + 384 < nd / 2) pf12 = src2[lane + 384];
+    if (lane + 416 < nd / 2) pf13 = src2[lane + 416];
+    if (lane + 448 < nd / 2) pf14 = src2[lane + 448];
+    if (lane + 480 < nd / 2) pf15 = src2[lane + 480];
+    if (lane + 512 < nd / 2) pf16 = src2[lane + 512];
+    if (lane + 544 < nd / 2) pf17 = src2[lane + 544];
+    if ((nd & 1) && lane == 0) pf_odd = av[b0 * 36 + nd - 1];
+    pci = lane < pcnt ? ci[b0 + lane] : 0;
+    prow = lane < pcnt ? brow[b0 + lane] : 0xfffffffeu;
+  }
   for (u64 base = b0; base < b1; base += 32) {
-    u32 cnt = (u32)(b1 - base < 32 ? b1 - base : 32);
-    u32 nd = cnt * 36;
-    const double2* src2 = (const double2*)(av + base * 36);
-    for (u32 h = lane; h < nd / 2; h += 32) stage2[wl][h] = src2[h];
-    if ((nd & 1) && lane == 0) stage[nd - 1] = av[base * 36 + nd - 1];
+    u32 cnt = pcnt;
+    u32 col = pci, row = prow;
+    {
+      u32 nd = cnt * 36;
+      if (lane + 0 < nd / 2) stage2[wl][lane + 0] = pf0;
+      if (lane + 32 < nd / 2) stage2[wl][lane + 32] = pf1;
+      if (lane + 64 < nd / 2) stage2[wl][lane + 64] = pf2;
+      if (lane + 96 < nd / 2) stage2[wl][lane + 96] = pf3;
+      if (lane + 128 < nd / 2) stage2[wl][lane + 128] = pf4;
+      if (lane + 160 < nd / 2) stage2[wl][lane + 160] = pf5;
+      if (lane + 192 < nd / 2) stage2[wl][lane + 192] = pf6;
+      if (lane + 224 < nd / 2) stage2[wl][lane + 224] = pf7;
+      if (lane + 256 < nd / 2) stage2[wl][lane + 256] = pf8;
+      if (lane + 288 < nd / 2) stage2[wl][lane + 288] = pf9;
+      if (lane + 320 < nd / 2) stage2[wl][lane + 320] = pf10;
+      if (lane + 352 < nd / 2) stage2[wl][lane + 352] = pf11;
+      if (lane + 384 < nd / 2) stage2[wl][lane + 384] = pf12;
+      if (lane + 416 < nd / 2) stage2[wl][lane + 416] = pf13;
+      if (lane + 448 < nd / 2) stage2[wl][lane + 448] = pf14;
+      if (lane + 480 < nd / 2) stage2[wl][lane + 480] = pf15;
+      if (lane + 512 < nd / 2) stage2[wl][lane + 512] = pf16;
+      if (lane + 544 < nd / 2) stage2[wl][lane + 544] = pf17;
+      if ((nd & 1) && lane == 0) stage[nd - 1] = pf_odd;
+    }
     __syncwarp();
+    u64 nbase = base + 32;
+    if (nbase < b1) {
+      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);
+      {
+        u32 nd = pcnt * 36;
+        const double2* src2 = (const double2*)(av + nbase * 36);
+        if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+        if (lane + 32 < nd / 2) pf1 = src2[lane + 32];
+        if (lane + 64 < nd / 2) pf2 = src2[lane + 64];
+        if (lane + 96 < nd / 2) pf3 = src2[lane + 96];
+        if (lane + 128 < nd / 2) pf4 = src2[lane + 128];
+        if (lane + 160 < nd / 2) pf5 = src2[lane + 160];
+        if (lane + 192 < nd / 2) pf6 = src2[lane + 192];
+        if (lane + 224 < nd / 2) pf7 = src2[lane + 224];
+        if (lane + 256 < nd / 2) pf8 = src2[lane + 256];
+        if (lane + 288 < nd / 2) pf9 = src2[lane + 288];
+        if (lane + 320 < nd / 2) pf10 = src2[lane + 320];
+        if (lane + 352 < nd / 2) pf11 = src2[lane + 352];
+        if (lane + 384 < nd / 2) pf12 = src2[lane + 384];
+        if (lane + 416 < nd / 2) pf13 = src2[lane + 416];
+        if (lane + 448 < nd / 2) pf14 = src2[lane + 448];
+        if (lane + 480 < nd / 2) pf15 = src2[lane + 480];
+        if (lane + 512 < nd / 2) pf16 = src2[lane + 512];
+        if (lane + 544 < nd / 2) pf17 = src2[lane + 544];
+        if ((nd & 1) && lane == 0) pf_odd = av[nbase * 36 + nd - 1];
+        pci = lane < pcnt ? ci[nbase + lane] : 0;
+        prow = lane < pcnt ? brow[nbase + lane] : 0xfffffffeu;
+      }
+    }
     bool valid = lane < cnt;
-    u64 b = base + lane;
-    u32 row = valid ? brow[b] : 0xfffffffeu;
     double v0 = 0.0;
     double v1 = 0.0;
     double v2 = 0.0;
@@ -2550,14 +3005,13 @@ extern "C" __global__ void ptap_spmv_merge_6x6(const double* __restrict__ av, co
     double v4 = 0.0;
     double v5 = 0.0;
     if (valid) {
-      u64 col = ci[b];
       const double* a = stage + lane * 36;
-      double x0 = x[col * 6 + 0];
-      double x1 = x[col * 6 + 1];
-      double x2 = x[col * 6 + 2];
-      double x3 = x[col * 6 + 3];
-      double x4 = x[col * 6 + 4];
-      double x5 = x[col * 6 + 5];
+      double x0 = x[(u64)col * 6 + 0];
+      double x1 = x[(u64)col * 6 + 1];
+      double x2 = x[(u64)col * 6 + 2];
+      double x3 = x[(u64)col * 6 + 3];
+      double x4 = x[(u64)col * 6 + 4];
+      double x5 = x[(u64)col * 6 + 5];
       v0 = a[0] * x0 + a[1] * x1 + a[2] * x2 + a[3] * x3 + a[4] * x4 + a[5] * x5;
       v1 = a[6] * x0 + a[7] * x1 + a[8] * x2 + a[9] * x3 + a[10] * x4 + a[11] * x5;
       v2 = a[12] * x0 + a[13] * x1 + a[14] * x2 + a[15] * x3 + a[16] * x4 + a[17] * x5;
@@ -2594,9 +3048,10 @@ extern "C" __global__ void ptap_spmv_merge_6x6(const double* __restrict__ av, co
       v4 = k4 + v4;
       v5 = k5 + v5;
     }
-    u32 tail_row = __shfl_sync(0xffffffffu, row, cnt - 1);
-    bool cont = base + 32 < b1 && (u64)rp[tail_row + 1] > base + cnt;
-    carry_row = cont ? tail_row : 0xffffffffu;
+    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);
+    u32 next_first = __shfl_sync(0xffffffffu, prow, 0);
+    bool cont = nbase < b1 && next_first == tail_c;
+    carry_row = cont ? tail_c : 0xffffffffu;
     k0 = __shfl_sync(0xffffffffu, v0, cnt - 1);
     k1 = __shfl_sync(0xffffffffu, v1, cnt - 1);
     k2 = __shfl_sync(0xffffffffu, v2, cnt - 1);
@@ -2604,9 +3059,8 @@ extern "C" __global__ void ptap_spmv_merge_6x6(const double* __restrict__ av, co
     k4 = __shfl_sync(0xffffffffu, v4, cnt - 1);
     k5 = __shfl_sync(0xffffffffu, v5, cnt - 1);
     if (last && !(cont && lane == cnt - 1)) {
-      bool own = (u64)rp[row] >= b0 && (u64)rp[row + 1] <= b1;
       double* yr = y + (u64)row * 6;
-      if (own) {
+      if (row != head_row && row != tail_row) {
         yr[0] = v0;
         yr[1] = v1;
         yr[2] = v2;
@@ -2614,12 +3068,269 @@ extern "C" __global__ void ptap_spmv_merge_6x6(const double* __restrict__ av, co
         yr[4] = v4;
         yr[5] = v5;
       } else {
-        atomicAdd(yr + 0, v0);
-        atomicAdd(yr + 1, v1);
-        atomicAdd(yr + 2, v2);
-        atomicAdd(yr + 3, v3);
-        atomicAdd(yr + 4, v4);
-        atomicAdd(yr + 5, v5);
+        bool is_tail = row == tail_row;
+        u64 bw = is_tail ? w + 1 : w;
+        double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * 6;
+        double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * 6;
+        mine[0] = v0;
+        mine[1] = v1;
+        mine[2] = v2;
+        mine[3] = v3;
+        mine[4] = v4;
+        mine[5] = v5;
+        __threadfence();
+        if (atomicAdd(ticket + bw, 1u) == 1u) {
+          __threadfence();
+          ticket[bw] = 0u;
+          double t0 = is_tail ? v0 : __ldcg(other + 0);
+          double h0 = is_tail ? __ldcg(other + 0) : v0;
+          double t1 = is_tail ? v1 : __ldcg(other + 1);
+          double h1 = is_tail ? __ldcg(other + 1) : v1;
+          double t2 = is_tail ? v2 : __ldcg(other + 2);
+          double h2 = is_tail ? __ldcg(other + 2) : v2;
+          double t3 = is_tail ? v3 : __ldcg(other + 3);
+          double h3 = is_tail ? __ldcg(other + 3) : v3;
+          double t4 = is_tail ? v4 : __ldcg(other + 4);
+          double h4 = is_tail ? __ldcg(other + 4) : v4;
+          double t5 = is_tail ? v5 : __ldcg(other + 5);
+          double h5 = is_tail ? __ldcg(other + 5) : v5;
+          yr[0] = t0 + h0;
+          yr[1] = t1 + h1;
+          yr[2] = t2 + h2;
+          yr[3] = t3 + h3;
+          yr[4] = t4 + h4;
+          yr[5] = t5 + h5;
+        }
+      }
+    }
+    __syncwarp();
+  }
+}
+
+// merge-path block SpMV y = b - A x, 6x6 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
+extern "C" __global__ void ptap_residual_merge_6x6(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, const double* __restrict__ bv, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+  __shared__ double2 stage2[4][576];
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u64 w = (u64)blockIdx.x * 4 + wl;
+  u64 b0 = w * per_warp;
+  if (b0 >= nblocks) return;
+  u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;
+  u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;
+  u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;
+  u32 carry_row = 0xffffffffu;
+  double* stage = (double*)stage2[wl];
+  double2 pf0;
+  double2 pf1;
+  double2 pf2;
+  double2 pf3;
+  double2 pf4;
+  double2 pf5;
+  double2 pf6;
+  double2 pf7;
+  double2 pf8;
+  double2 pf9;
+  double2 pf10;
+  double2 pf11;
+  double2 pf12;
+  double2 pf13;
+  double2 pf14;
+  double2 pf15;
+  double2 pf16;
+  double2 pf17;
+  double pf_odd = 0.0;
+  double k0 = 0.0;
+  double k1 = 0.0;
+  double k2 = 0.0;
+  double k3 = 0.0;
+  double k4 = 0.0;
+  double k5 = 0.0;
+  u32 pci = 0, prow = 0xfffffffeu;
+  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);
+  {
+    u32 nd = pcnt * 36;
+    const double2* src2 = (const double2*)(av + b0 * 36);
+    if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+    if (lane + 32 < nd / 2) pf1 = src2[lane + 32];
+    if (lane + 64 < nd / 2) pf2 = src2[lane + 64];
+    if (lane + 96 < nd / 2) pf3 = src2[lane + 96];
+    if (lane + 128 < nd / 2) pf4 = src2[lane + 128];
+    if (lane + 160 < nd / 2) pf5 = src2[lane + 160];
+    if (lane + 192 < nd / 2) pf6 = src2[lane + 192];
+    if (lane + 224 < nd / 2) pf7 = src2[lane + 224];
+    if (lane + 256 < nd / 2) pf8 = src2[lane + 256];
+    if (lane + 288 < nd / 2) pf9 = src2[lane + 288];
+    if (lane + 320 < nd / 2) pf10 = src2[lane + 320];
+    if (lane + 352 < nd / 2) pf11 = src2[lane + 352];
+    if (lane + 384 < nd / 2) pf12 = src2[lane + 384];
+    if (lane + 416 < nd / 2) pf13 = src2[lane + 416];
+    if (lane + 448 < nd / 2) pf14 = src2[lane + 448];
+    if (lane + 480 < nd / 2) pf15 = src2[lane + 480];
+    if (lane + 512 < nd / 2) pf16 = src2[lane + 512];
+    if (lane + 544 < nd / 2) pf17 = src2[lane + 544];
+    if ((nd & 1) && lane == 0) pf_odd = av[b0 * 36 + nd - 1];
+    pci = lane < pcnt ? ci[b0 + lane] : 0;
+    prow = lane < pcnt ? brow[b0 + lane] : 0xfffffffeu;
+  }
+  for (u64 base = b0; base < b1; base += 32) {
+    u32 cnt = pcnt;
+    u32 col = pci, row = prow;
+    {
+      u32 nd = cnt * 36;
+      if (lane + 0 < nd / 2) stage2[wl][lane + 0] = pf0;
+      if (lane + 32 < nd / 2) stage2[wl][lane + 32] = pf1;
+      if (lane + 64 < nd / 2) stage2[wl][lane + 64] = pf2;
+      if (lane + 96 < nd / 2) stage2[wl][lane + 96] = pf3;
+      if (lane + 128 < nd / 2) stage2[wl][lane + 128] = pf4;
+      if (lane + 160 < nd / 2) stage2[wl][lane + 160] = pf5;
+      if (lane + 192 < nd / 2) stage2[wl][lane + 192] = pf6;
+      if (lane + 224 < nd / 2) stage2[wl][lane + 224] = pf7;
+      if (lane + 256 < nd / 2) stage2[wl][lane + 256] = pf8;
+      if (lane + 288 < nd / 2) stage2[wl][lane + 288] = pf9;
+      if (lane + 320 < nd / 2) stage2[wl][lane + 320] = pf10;
+      if (lane + 352 < nd / 2) stage2[wl][lane + 352] = pf11;
+      if (lane + 384 < nd / 2) stage2[wl][lane + 384] = pf12;
+      if (lane + 416 < nd / 2) stage2[wl][lane + 416] = pf13;
+      if (lane + 448 < nd / 2) stage2[wl][lane + 448] = pf14;
+      if (lane + 480 < nd / 2) stage2[wl][lane + 480] = pf15;
+      if (lane + 512 < nd / 2) stage2[wl][lane + 512] = pf16;
+      if (lane + 544 < nd / 2) stage2[wl][lane + 544] = pf17;
+      if ((nd & 1) && lane == 0) stage[nd - 1] = pf_odd;
+    }
+    __syncwarp();
+    u64 nbase = base + 32;
+    if (nbase < b1) {
+      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);
+      {
+        u32 nd = pcnt * 36;
+        const double2* src2 = (const double2*)(av + nbase * 36);
+        if (lane + 0 < nd / 2) pf0 = src2[lane + 0];
+        if (lane + 32 < nd / 2) pf1 = src2[lane + 32];
+        if (lane + 64 < nd / 2) pf2 = src2[lane + 64];
+        if (lane + 96 < nd / 2) pf3 = src2[lane + 96];
+        if (lane + 128 < nd / 2) pf4 = src2[lane + 128];
+        if (lane + 160 < nd / 2) pf5 = src2[lane + 160];
+        if (lane + 192 < nd / 2) pf6 = src2[lane + 192];
+        if (lane + 224 < nd / 2) pf7 = src2[lane + 224];
+        if (lane + 256 < nd / 2) pf8 = src2[lane + 256];
+        if (lane + 288 < nd / 2) pf9 = src2[lane + 288];
+        if (lane + 320 < nd / 2) pf10 = src2[lane + 320];
+        if (lane + 352 < nd / 2) pf11 = src2[lane + 352];
+        if (lane + 384 < nd / 2) pf12 = src2[lane + 384];
+        if (lane + 416 < nd / 2) pf13 = src2[lane + 416];
+        if (lane + 448 < nd / 2) pf14 = src2[lane + 448];
+        if (lane + 480 < nd / 2) pf15 = src2[lane + 480];
+        if (lane + 512 < nd / 2) pf16 = src2[lane + 512];
+        if (lane + 544 < nd / 2) pf17 = src2[lane + 544];
+        if ((nd & 1) && lane == 0) pf_odd = av[nbase * 36 + nd - 1];
+        pci = lane < pcnt ? ci[nbase + lane] : 0;
+        prow = lane < pcnt ? brow[nbase + lane] : 0xfffffffeu;
+      }
+    }
+    bool valid = lane < cnt;
+    double v0 = 0.0;
+    double v1 = 0.0;
+    double v2 = 0.0;
+    double v3 = 0.0;
+    double v4 = 0.0;
+    double v5 = 0.0;
+    if (valid) {
+      const double* a = stage + lane * 36;
+      double x0 = x[(u64)col * 6 + 0];
+      double x1 = x[(u64)col * 6 + 1];
+      double x2 = x[(u64)col * 6 + 2];
+      double x3 = x[(u64)col * 6 + 3];
+      double x4 = x[(u64)col * 6 + 4];
+      double x5 = x[(u64)col * 6 + 5];
+      v0 = a[0] * x0 + a[1] * x1 + a[2] * x2 + a[3] * x3 + a[4] * x4 + a[5] * x5;
+      v1 = a[6] * x0 + a[7] * x1 + a[8] * x2 + a[9] * x3 + a[10] * x4 + a[11] * x5;
+      v2 = a[12] * x0 + a[13] * x1 + a[14] * x2 + a[15] * x3 + a[16] * x4 + a[17] * x5;
+      v3 = a[18] * x0 + a[19] * x1 + a[20] * x2 + a[21] * x3 + a[22] * x4 + a[23] * x5;
+      v4 = a[24] * x0 + a[25] * x1 + a[26] * x2 + a[27] * x3 + a[28] * x4 + a[29] * x5;
+      v5 = a[30] * x0 + a[31] * x1 + a[32] * x2 + a[33] * x3 + a[34] * x4 + a[35] * x5;
+    }
+    __syncwarp();
+    #pragma unroll
+    for (u32 d = 1; d < 32; d <<= 1) {
+      u32 orow = __shfl_up_sync(0xffffffffu, row, d);
+      double o0 = __shfl_up_sync(0xffffffffu, v0, d);
+      double o1 = __shfl_up_sync(0xffffffffu, v1, d);
+      double o2 = __shfl_up_sync(0xffffffffu, v2, d);
+      double o3 = __shfl_up_sync(0xffffffffu, v3, d);
+      double o4 = __shfl_up_sync(0xffffffffu, v4, d);
+      double o5 = __shfl_up_sync(0xffffffffu, v5, d);
+      if (lane >= d && orow == row) {
+        v0 = o0 + v0;
+        v1 = o1 + v1;
+        v2 = o2 + v2;
+        v3 = o3 + v3;
+        v4 = o4 + v4;
+        v5 = o5 + v5;
+      }
+    }
+    u32 next = __shfl_down_sync(0xffffffffu, row, 1);
+    bool last = valid && (lane == cnt - 1 || next != row);
+    if (last && row == carry_row) {
+      v0 = k0 + v0;
+      v1 = k1 + v1;
+      v2 = k2 + v2;
+      v3 = k3 + v3;
+      v4 = k4 + v4;
+      v5 = k5 + v5;
+    }
+    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);
+    u32 next_first = __shfl_sync(0xffffffffu, prow, 0);
+    bool cont = nbase < b1 && next_first == tail_c;
+    carry_row = cont ? tail_c : 0xffffffffu;
+    k0 = __shfl_sync(0xffffffffu, v0, cnt - 1);
+    k1 = __shfl_sync(0xffffffffu, v1, cnt - 1);
+    k2 = __shfl_sync(0xffffffffu, v2, cnt - 1);
+    k3 = __shfl_sync(0xffffffffu, v3, cnt - 1);
+    k4 = __shfl_sync(0xffffffffu, v4, cnt - 1);
+    k5 = __shfl_sync(0xffffffffu, v5, cnt - 1);
+    if (last && !(cont && lane == cnt - 1)) {
+      double* yr = y + (u64)row * 6;
+      const double* br_ = bv + (u64)row * 6;
+      if (row != head_row && row != tail_row) {
+        yr[0] = 1.0 * br_[0] - 1.0 * (v0);
+        yr[1] = 1.0 * br_[1] - 1.0 * (v1);
+        yr[2] = 1.0 * br_[2] - 1.0 * (v2);
+        yr[3] = 1.0 * br_[3] - 1.0 * (v3);
+        yr[4] = 1.0 * br_[4] - 1.0 * (v4);
+        yr[5] = 1.0 * br_[5] - 1.0 * (v5);
+      } else {
+        bool is_tail = row == tail_row;
+        u64 bw = is_tail ? w + 1 : w;
+        double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * 6;
+        double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * 6;
+        mine[0] = v0;
+        mine[1] = v1;
+        mine[2] = v2;
+        mine[3] = v3;
+        mine[4] = v4;
+        mine[5] = v5;
+        __threadfence();
+        if (atomicAdd(ticket + bw, 1u) == 1u) {
+          __threadfence();
+          ticket[bw] = 0u;
+          double t0 = is_tail ? v0 : __ldcg(other + 0);
+          double h0 = is_tail ? __ldcg(other + 0) : v0;
+          double t1 = is_tail ? v1 : __ldcg(other + 1);
+          double h1 = is_tail ? __ldcg(other + 1) : v1;
+          double t2 = is_tail ? v2 : __ldcg(other + 2);
+          double h2 = is_tail ? __ldcg(other + 2) : v2;
+          double t3 = is_tail ? v3 : __ldcg(other + 3);
+          double h3 = is_tail ? __ldcg(other + 3) : v3;
+          double t4 = is_tail ? v4 : __ldcg(other + 4);
+          double h4 = is_tail ? __ldcg(other + 4) : v4;
+          double t5 = is_tail ? v5 : __ldcg(other + 5);
+          double h5 = is_tail ? __ldcg(other + 5) : v5;
+          yr[0] = 1.0 * br_[0] - 1.0 * (t0 + h0);
+          yr[1] = 1.0 * br_[1] - 1.0 * (t1 + h1);
+          yr[2] = 1.0 * br_[2] - 1.0 * (t2 + h2);
+          yr[3] = 1.0 * br_[3] - 1.0 * (t3 + h3);
+          yr[4] = 1.0 * br_[4] - 1.0 * (t4 + h4);
+          yr[5] = 1.0 * br_[5] - 1.0 * (t5 + h5);
+        }
       }
     }
     __syncwarp();
@@ -2690,6 +3401,22 @@ extern "C" __global__ void ptap_densify_3(const double* __restrict__ av, const u
   dense[i * n + j] = av[t];
 }
 
+// x += coef[alpha_at] D^-1 r + coef[beta_at] t (3x3 blocks; beta_at = 0xffffffff: no t term), one thread per scalar
+extern "C" __global__ void ptap_jacobi_update_at_3(const double* __restrict__ dinv, const double* __restrict__ coef, unsigned int alpha_at, unsigned int beta_at, const double* __restrict__ r, const double* __restrict__ t, double* __restrict__ x, unsigned int nrows) {
+  u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= (u64)nrows * 3) return;
+  double alpha = coef[alpha_at], beta = beta_at == 0xffffffffu ? 0.0 : coef[beta_at];
+  u64 i = s / 3; u32 q = (u32)(s % 3);
+  const double* d = dinv + i * 9 + q * 3;
+  const double* ri = r + i * 3;
+  double y = 0.0;
+  y = y + d[0] * ri[0];
+  y = y + d[1] * ri[1];
+  y = y + d[2] * ri[2];
+  double v = alpha * y + (beta != 0.0 ? beta * t[s] : 0.0);
+  x[s] = x[s] + v;
+}
+
 // inverse of every 6x6 diagonal block (Gauss-Jordan, partial pivoting, as invert_in_place); a singular or missing block records its row in status[0]
 extern "C" __global__ void ptap_jacobi_invert_6(const double* __restrict__ av, const unsigned int* __restrict__ diag_pos, double* __restrict__ dinv, unsigned int* __restrict__ status, unsigned int nrows) {
   u32 i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -2755,5 +3482,24 @@ extern "C" __global__ void ptap_densify_6(const double* __restrict__ av, const u
   u64 i = (u64)brow[k] * 6 + e / 6;
   u64 j = (u64)ci[k] * 6 + e % 6;
   dense[i * n + j] = av[t];
+}
+
+// x += coef[alpha_at] D^-1 r + coef[beta_at] t (6x6 blocks; beta_at = 0xffffffff: no t term), one thread per scalar
+extern "C" __global__ void ptap_jacobi_update_at_6(const double* __restrict__ dinv, const double* __restrict__ coef, unsigned int alpha_at, unsigned int beta_at, const double* __restrict__ r, const double* __restrict__ t, double* __restrict__ x, unsigned int nrows) {
+  u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= (u64)nrows * 6) return;
+  double alpha = coef[alpha_at], beta = beta_at == 0xffffffffu ? 0.0 : coef[beta_at];
+  u64 i = s / 6; u32 q = (u32)(s % 6);
+  const double* d = dinv + i * 36 + q * 6;
+  const double* ri = r + i * 6;
+  double y = 0.0;
+  y = y + d[0] * ri[0];
+  y = y + d[1] * ri[1];
+  y = y + d[2] * ri[2];
+  y = y + d[3] * ri[3];
+  y = y + d[4] * ri[4];
+  y = y + d[5] * ri[5];
+  double v = alpha * y + (beta != 0.0 ? beta * t[s] : 0.0);
+  x[s] = x[s] + v;
 }
 

@@ -98,3 +98,70 @@ extern "C" __global__ void ptap_chol_solve(const double* __restrict__ l, const d
   }
 }
 
+// out[keep] = out[slot], then out[slot] = sum of n partials (one block of 256 threads, the fixed tree of ptap_vec_sum_partial)
+extern "C" __global__ void ptap_vec_sum_partial_keep(const double* __restrict__ part, double* __restrict__ out, unsigned int slot, unsigned int keep, unsigned int n) {
+  __shared__ double sh[256];
+  double acc = 0.0;
+  for (u32 t = threadIdx.x; t < n; t += 256) acc += part[t];
+  sh[threadIdx.x] = acc;
+  __syncthreads();
+  for (u32 h = 128; h > 0; h >>= 1) { if (threadIdx.x < h) sh[threadIdx.x] += sh[threadIdx.x + h]; __syncthreads(); }
+  if (threadIdx.x == 0) { out[keep] = out[slot]; out[slot] = sh[0]; }
+}
+
+// alpha = s[rz_at] / s[pap_at]; x += alpha p; r -= alpha ap; per-block partial sums of the new r . r (256 threads, grid-stride: the thread-to-element map of ptap_vec_dot_partial)
+extern "C" __global__ void ptap_cg_update(const double* __restrict__ s, unsigned int rz_at, unsigned int pap_at, const double* __restrict__ p, const double* __restrict__ ap, double* __restrict__ x, double* __restrict__ r, double* __restrict__ part, unsigned long long n) {
+  __shared__ double sh[256];
+  double alpha = s[rz_at] / s[pap_at];
+  double acc = 0.0;
+  u64 stride = (u64)gridDim.x * blockDim.x;
+  for (u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x; t < n; t += stride) {
+    x[t] = alpha * p[t] + x[t];
+    double v = -alpha * ap[t] + r[t];
+    r[t] = v;
+    acc += v * v;
+  }
+  sh[threadIdx.x] = acc;
+  __syncthreads();
+  for (u32 h = 128; h > 0; h >>= 1) { if (threadIdx.x < h) sh[threadIdx.x] += sh[threadIdx.x + h]; __syncthreads(); }
+  if (threadIdx.x == 0) part[blockIdx.x] = sh[0];
+}
+
+// beta = s[num_at] / s[den_at]; p = z + beta p
+extern "C" __global__ void ptap_cg_direction(const double* __restrict__ s, unsigned int num_at, unsigned int den_at, const double* __restrict__ z, double* __restrict__ pv, unsigned long long n) {
+  u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  double beta = s[num_at] / s[den_at];
+  pv[t] = 1.0 * z[t] + beta * pv[t];
+}
+
+// W = L^-1 (lower triangular, row-major) and W^T from the Cholesky factor L: one warp per column c (blocks of one warp, n doubles of dynamic shared memory, n <= 6144); row i of the column is (delta_ic - sum_k L_ik W_kc) / L_ii, the sum over lanes in a fixed tree
+extern "C" __global__ void ptap_chol_inverse(const double* __restrict__ l, double* __restrict__ w, double* __restrict__ wt, unsigned int n) {
+  extern __shared__ double col[];
+  u32 c = blockIdx.x, lane = threadIdx.x;
+  if (c >= n) return;
+  for (u32 i = lane; i < n; i += 32) col[i] = 0.0;
+  __syncwarp();
+  for (u32 i = c; i < n; ++i) {
+    const double* li = l + (u64)i * n;
+    double acc = 0.0;
+    for (u32 k = c + lane; k < i; k += 32) acc += li[k] * col[k];
+    for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+    if (lane == 0) col[i] = ((i == c ? 1.0 : 0.0) - acc) / li[i];
+    __syncwarp();
+  }
+  for (u32 i = lane; i < n; i += 32) { w[(u64)i * n + c] = col[i]; wt[(u64)c * n + i] = col[i]; }
+}
+
+// y_i = sum over the lower (k <= i) or upper (k >= i) triangle of row i of the row-major n x n m times x_k; one warp per row, 8 warps per block, lanes summed in a fixed tree
+extern "C" __global__ void ptap_tri_mv(const double* __restrict__ m, const double* __restrict__ x, double* __restrict__ y, unsigned int n, unsigned int lower) {
+  u32 i = blockIdx.x * 8 + (threadIdx.x >> 5), lane = threadIdx.x & 31;
+  if (i >= n) return;
+  u32 k0 = lower ? 0 : i, k1 = lower ? i + 1 : n;
+  const double* mi = m + (u64)i * n;
+  double acc = 0.0;
+  for (u32 k = k0 + lane; k < k1; k += 32) acc += mi[k] * x[k];
+  for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+  if (lane == 0) y[i] = acc;
+}
+

@@ -92,7 +92,7 @@ impl SolverBuilder {
         self
     }
     /// Prolongator filter threshold on level 0 (the paper's `pf`, 0.03 in its
-    /// runs; scaled by `pf_scale` per level). 0 keeps every block.
+    /// runs and ptap's default; scaled by `pf_scale` per level). 0 keeps every block.
     pub fn pf(mut self, pf: f64) -> Self {
         self.options.hierarchy.amg.pf = pf;
         self
@@ -237,12 +237,12 @@ impl Prepared {
             Target::Cpu => {
                 let h = Hierarchy::new(Cpu::new(hopts.kernels.clone()), setup, progress)?;
                 let ws = h.workspace(max_it)?;
-                Inner::Cpu(Box::new(h), ws)
+                Inner::Cpu(Box::new(h), Box::new(ws))
             }
             Target::Cuda(dev) => {
                 let h = Hierarchy::new(Cuda::new(dev)?, setup, progress)?;
                 let ws = h.workspace(max_it)?;
-                Inner::Cuda(Box::new(h), ws)
+                Inner::Cuda(Box::new(h), Box::new(ws))
             }
         };
         Ok(Solver {
@@ -342,8 +342,8 @@ fn check_symmetric(a: &BlockCsr, tol: f64) -> Result<(), Error> {
 }
 
 enum Inner {
-    Cpu(Box<Hierarchy<Cpu>>, CgWorkspace<Cpu>),
-    Cuda(Box<Hierarchy<Cuda>>, CgWorkspace<Cuda>),
+    Cpu(Box<Hierarchy<Cpu>>, Box<CgWorkspace<Cpu>>),
+    Cuda(Box<Hierarchy<Cuda>>, Box<CgWorkspace<Cuda>>),
 }
 
 /// One solve's outcome. A CG that did not converge is reported

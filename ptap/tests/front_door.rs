@@ -309,7 +309,7 @@ fn a_solver_from_its_bundle_is_the_built_solver_bitwise() {
     assert!(e.to_string().contains("pattern"), "{e}");
     let e = Solver::builder(p.a.clone())
         .near_null(near_null)
-        .pf(0.03)
+        .pf(0.0)
         .build_from_bundle(&bundle, &mut |_| {})
         .map(|_| ())
         .unwrap_err();

@@ -24,6 +24,9 @@ pub trait Backend: Sized {
     type Vector;
     /// A block-CSR matrix (pattern and values).
     type Matrix;
+    /// A recorded sequence of operations replayed as one unit
+    /// ([`Backend::begin_capture`]; `()` where nothing is recorded).
+    type Graph;
     /// A numeric Galerkin product bound to one schedule (the executor).
     type Product;
     /// Point-block Jacobi: the inverted diagonal blocks of one operator.
@@ -122,6 +125,54 @@ pub trait Backend: Sized {
         Ok(self.dot(x, x)?.sqrt())
     }
 
+    // Scalars kept on the backend: CG's reductions and coefficients live in a
+    // short vector `s` (slots [`cg_slot`]) so that no operation waits for the
+    // host; the host reads `s` only where it decides something.
+
+    /// `s[slot] = x . y` (the reduction of [`Backend::dot`], bit for bit); when
+    /// `keep` is given, the old `s[slot]` moves to `s[keep]` first.
+    fn dot_into(
+        &self,
+        x: &Self::Vector,
+        y: &Self::Vector,
+        s: &mut Self::Vector,
+        slot: usize,
+        keep: Option<usize>,
+    ) -> Result<(), Self::Error>;
+    /// CG's update after `ap = A p` and `s[PAP] = p . ap`: with
+    /// `alpha = s[RZ] / s[PAP]`, `x += alpha p`, `r -= alpha ap`, then
+    /// `s[RR] = r . r` (as [`Backend::axpy`] twice and [`Backend::dot_into`]).
+    fn cg_update(
+        &self,
+        s: &mut Self::Vector,
+        p: &Self::Vector,
+        ap: &Self::Vector,
+        x: &mut Self::Vector,
+        r: &mut Self::Vector,
+    ) -> Result<(), Self::Error>;
+    /// CG's new direction `p = z + beta p` with `beta = s[RZ] / s[RZ_OLD]` (as
+    /// [`Backend::xpby`]).
+    fn cg_direction(&self, s: &Self::Vector, z: &Self::Vector, p: &mut Self::Vector) -> Result<(), Self::Error>;
+
+    // Recording (setup of a replayable sequence).
+
+    /// Starts recording the operations that follow instead of running them,
+    /// until [`Backend::end_capture`]; `false` (the default) where this
+    /// backend runs every operation at once and records nothing. Recorded
+    /// operations read scalars and vectors when replayed, so only their
+    /// storage (not their values) must stay the same.
+    fn begin_capture(&self) -> Result<bool, Self::Error> {
+        Ok(false)
+    }
+    /// Ends the recording [`Backend::begin_capture`] started; `discard` drops
+    /// it (after a failed operation) and returns `None`.
+    fn end_capture(&self, discard: bool) -> Result<Option<Self::Graph>, Self::Error>;
+    /// Runs a recorded sequence once more.
+    fn replay(&self, graph: &Self::Graph) -> Result<(), Self::Error>;
+    /// A number that tells `v`'s storage apart from every other live vector's
+    /// (what a recording is keyed on).
+    fn storage_id(&self, v: &Self::Vector) -> usize;
+
     // Point-block Jacobi.
 
     /// Storage for the diagonal-block inverses of `a` (`nrows` blocks of `b x b`).
@@ -135,6 +186,19 @@ pub trait Backend: Sized {
         alpha: f64,
         r: &Self::Vector,
         beta: f64,
+        t: &Self::Vector,
+        x: &mut Self::Vector,
+    ) -> Result<(), Self::Error>;
+    /// [`Backend::jacobi_update`] with `alpha = coef[alpha_at]` and `beta =
+    /// coef[beta_at]` (0 when `None`) read from the backend's scalars `coef`.
+    #[allow(clippy::too_many_arguments)]
+    fn jacobi_update_at(
+        &self,
+        j: &Self::Jacobi,
+        coef: &Self::Vector,
+        alpha_at: usize,
+        beta_at: Option<usize>,
+        r: &Self::Vector,
         t: &Self::Vector,
         x: &mut Self::Vector,
     ) -> Result<(), Self::Error>;
@@ -162,4 +226,18 @@ pub trait Backend: Sized {
     fn coarse_factor(&self, a: &Self::Matrix, c: &mut Self::Coarse, level: usize) -> Result<(), Self::Error>;
     /// `x = A_coarse^-1 x`.
     fn coarse_solve(&self, c: &Self::Coarse, x: &mut Self::Vector) -> Result<(), Self::Error>;
+}
+
+/// The slots of CG's scalar vector on the backend ([`Backend::cg_update`]).
+pub mod cg_slot {
+    /// `r . z` of the current iteration.
+    pub const RZ: usize = 0;
+    /// `r . z` of the previous iteration.
+    pub const RZ_OLD: usize = 1;
+    /// `p . A p`.
+    pub const PAP: usize = 2;
+    /// `r . r` after the update.
+    pub const RR: usize = 3;
+    /// Length of the vector.
+    pub const LEN: usize = 4;
 }

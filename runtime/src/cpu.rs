@@ -5,7 +5,7 @@
 //! kernels of the registered shape sets; size-generic loops for any other
 //! shape), so the SpMV, the smoother and the products of a declared set run
 //! its own kernels. Every kernel is deterministic whatever the thread count.
-use crate::backend::Backend;
+use crate::backend::{cg_slot, Backend};
 use crate::block_ops::update_dyn;
 use crate::registry::{JacobiEntry, KernelRegistry};
 use crate::variants::GalerkinProduct;
@@ -122,6 +122,7 @@ impl DenseCoarse {
 impl Backend for Cpu {
     type Vector = Vec<f64>;
     type Matrix = BlockCsr;
+    type Graph = ();
     type Product = Box<dyn GalerkinProduct>;
     type Jacobi = PointBlockJacobi;
     type Coarse = DenseCoarse;
@@ -198,6 +199,47 @@ impl Backend for Cpu {
     fn norm2(&self, x: &Vec<f64>) -> Result<f64, RuntimeError> {
         Ok(norm2(x))
     }
+    fn dot_into(
+        &self,
+        x: &Vec<f64>,
+        y: &Vec<f64>,
+        s: &mut Vec<f64>,
+        slot: usize,
+        keep: Option<usize>,
+    ) -> Result<(), RuntimeError> {
+        if let Some(k) = keep {
+            s[k] = s[slot];
+        }
+        s[slot] = dot(x, y);
+        Ok(())
+    }
+    fn cg_update(
+        &self,
+        s: &mut Vec<f64>,
+        p: &Vec<f64>,
+        ap: &Vec<f64>,
+        x: &mut Vec<f64>,
+        r: &mut Vec<f64>,
+    ) -> Result<(), RuntimeError> {
+        let alpha = s[cg_slot::RZ] / s[cg_slot::PAP];
+        axpy(alpha, p, x);
+        axpy(-alpha, ap, r);
+        s[cg_slot::RR] = dot(r, r);
+        Ok(())
+    }
+    fn cg_direction(&self, s: &Vec<f64>, z: &Vec<f64>, p: &mut Vec<f64>) -> Result<(), RuntimeError> {
+        xpby(z, s[cg_slot::RZ] / s[cg_slot::RZ_OLD], p);
+        Ok(())
+    }
+    fn end_capture(&self, _discard: bool) -> Result<Option<()>, RuntimeError> {
+        Ok(None)
+    }
+    fn replay(&self, _graph: &()) -> Result<(), RuntimeError> {
+        Ok(())
+    }
+    fn storage_id(&self, v: &Vec<f64>) -> usize {
+        v.as_ptr() as usize
+    }
 
     fn jacobi(&self, a: &BlockCsr) -> Result<PointBlockJacobi, RuntimeError> {
         Ok(PointBlockJacobi::with_registry(a, &self.kernels))
@@ -215,6 +257,19 @@ impl Backend for Cpu {
         x: &mut Vec<f64>,
     ) -> Result<(), RuntimeError> {
         j.update(alpha, r, beta, t, x);
+        Ok(())
+    }
+    fn jacobi_update_at(
+        &self,
+        j: &PointBlockJacobi,
+        coef: &Vec<f64>,
+        alpha_at: usize,
+        beta_at: Option<usize>,
+        r: &Vec<f64>,
+        t: &Vec<f64>,
+        x: &mut Vec<f64>,
+    ) -> Result<(), RuntimeError> {
+        j.update(coef[alpha_at], r, beta_at.map_or(0.0, |b| coef[b]), t, x);
         Ok(())
     }
     fn jacobi_values(&self, j: &PointBlockJacobi) -> Result<Vec<f64>, RuntimeError> {

@@ -7,27 +7,32 @@ use ptap_amg::eig::{cg_lanczos, LanczosOps};
 /// Seed of the eigen-estimate's start vector (`ptap_amg::eig::pseudo_random_vector`).
 pub const EIG_SEED: u64 = 0x5eed_ca11_ab1e;
 
-/// Chebyshev interval `[lo, hi] * lambda_max` as the polynomial's scalars.
-struct ChebyshevSteps {
-    s: f64,
-    w: f64,
+/// Slots of the Chebyshev coefficients [`chebyshev_coefficients`] returns:
+/// `s` (step 1's `alpha`), `w s` and `w - 1` (step 2's `alpha` and `beta`).
+pub mod cheb_slot {
+    pub const S: usize = 0;
+    pub const WS: usize = 1;
+    pub const W_MINUS_1: usize = 2;
+    pub const LEN: usize = 3;
 }
 
-impl ChebyshevSteps {
-    fn new(bounds: (f64, f64), lambda_max: f64) -> Self {
-        let (emin, emax) = (bounds.0 * lambda_max, bounds.1 * lambda_max);
-        let s = 2.0 / (emax + emin);
-        let a = 1.0 - s * emin;
-        let mu = 1.0 / a;
-        let c2 = 2.0 * mu * mu - 1.0;
-        let w = 2.0 * mu / (a * c2);
-        Self { s, w }
-    }
+/// The scalars of two Chebyshev steps over `[lo, hi] * lambda_max` (`bounds
+/// = (lo, hi)`), in the order of [`cheb_slot`].
+pub fn chebyshev_coefficients(bounds: (f64, f64), lambda_max: f64) -> [f64; cheb_slot::LEN] {
+    let (emin, emax) = (bounds.0 * lambda_max, bounds.1 * lambda_max);
+    let s = 2.0 / (emax + emin);
+    let a = 1.0 - s * emin;
+    let mu = 1.0 / a;
+    let c2 = 2.0 * mu * mu - 1.0;
+    let w = 2.0 * mu / (a * c2);
+    [s, w * s, w - 1.0]
 }
 
 /// Two Chebyshev (first kind) steps preconditioned by point-block Jacobi on
 /// `a x = rhs` over `[lo, hi] * lambda_max` (`bounds = (lo, hi)`); `x` is
 /// taken as zero when `zero_guess`. `r` and `t` are scratch of `x`'s length.
+/// (The V-cycle keeps the coefficients on the backend and calls
+/// [`chebyshev_smooth_at`]; this puts them there first.)
 #[allow(clippy::too_many_arguments)]
 pub fn chebyshev_smooth<B: Backend>(
     be: &B,
@@ -41,20 +46,39 @@ pub fn chebyshev_smooth<B: Backend>(
     r: &mut B::Vector,
     t: &mut B::Vector,
 ) -> Result<(), B::Error> {
-    let ChebyshevSteps { s, w } = ChebyshevSteps::new(bounds, lambda_max);
+    let coef = be.vector_from(&chebyshev_coefficients(bounds, lambda_max))?;
+    chebyshev_smooth_at(be, a, jacobi, &coef, rhs, x, zero_guess, r, t)
+}
+
+/// [`chebyshev_smooth`] with its coefficients ([`chebyshev_coefficients`])
+/// already on the backend in `coef`: nothing is read from the host, so a
+/// recording of it stays valid when the coefficients change.
+#[allow(clippy::too_many_arguments)]
+pub fn chebyshev_smooth_at<B: Backend>(
+    be: &B,
+    a: &B::Matrix,
+    jacobi: &B::Jacobi,
+    coef: &B::Vector,
+    rhs: &B::Vector,
+    x: &mut B::Vector,
+    zero_guess: bool,
+    r: &mut B::Vector,
+    t: &mut B::Vector,
+) -> Result<(), B::Error> {
+    use cheb_slot::{S, WS, W_MINUS_1};
     // Step 1: t = x1 - x0 = s D^-1 (rhs - A x0); x = x1.
     be.fill(t, 0.0)?;
     if zero_guess {
-        be.jacobi_update(jacobi, s, rhs, 0.0, rhs, t)?;
+        be.jacobi_update_at(jacobi, coef, S, None, rhs, rhs, t)?;
         be.copy(t, x)?;
     } else {
         be.residual(a, x, rhs, r)?;
-        be.jacobi_update(jacobi, s, r, 0.0, r, t)?;
+        be.jacobi_update_at(jacobi, coef, S, None, r, r, t)?;
         be.axpy(1.0, t, x)?;
     }
     // Step 2: x2 = (1-w) x0 + w x1 + w s D^-1 (rhs - A x1) = x1 + (w-1) t + w s D^-1 r1.
     be.residual(a, x, rhs, r)?;
-    be.jacobi_update(jacobi, w * s, r, w - 1.0, t, x)
+    be.jacobi_update_at(jacobi, coef, WS, Some(W_MINUS_1), r, t, x)
 }
 
 /// Why an eigen-estimate stopped short (a backend error, or a CG-Lanczos breakdown).

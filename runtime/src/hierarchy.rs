@@ -17,7 +17,7 @@
 //!    aggregates and `P` are frozen.
 use crate::backend::Backend;
 use crate::cpu::Cpu;
-use crate::cycle::{estimate_lambda_max, EigenError, EIG_SEED};
+use crate::cycle::{cheb_slot, chebyshev_coefficients, estimate_lambda_max, EigenError, EIG_SEED};
 use crate::registry::KernelRegistry;
 use crate::RuntimeError;
 use ptap_amg::eig::pseudo_random_vector;
@@ -402,6 +402,9 @@ pub struct Smoother<B: Backend> {
     pub lambda_max: f64,
     /// The eigen-estimate's fixed start vector.
     start: B::Vector,
+    /// The Chebyshev coefficients of `lambda_max` on the backend
+    /// ([`crate::cycle::chebyshev_coefficients`]), written by each matrix setup.
+    pub(crate) coef: B::Vector,
 }
 
 /// Per-level vectors of the V-cycle: solution, right-hand side, two scratch
@@ -456,6 +459,11 @@ pub struct Hierarchy<B: Backend = Cpu> {
     pub(crate) backend: B,
     pub(crate) levels: Vec<Level<B>>,
     pub(crate) coarse: B::Coarse,
+    /// Recordings of the V-cycle and the CG iteration, keyed by what they
+    /// touch beyond the hierarchy (see [`Self::recorded`]).
+    pub(crate) graphs: Vec<(Vec<usize>, B::Graph)>,
+    /// Whether the solve records and replays ([`Self::set_recording`]).
+    pub(crate) recording: bool,
     pub timings: SetupTimings,
     options: HierarchyOptions,
     modes: usize,
@@ -557,6 +565,7 @@ impl<B: Backend> Hierarchy<B> {
                     jacobi: backend.jacobi(&a)?,
                     lambda_max: 0.0,
                     start: backend.vector_from(&pseudo_random_vector(n, EIG_SEED))?,
+                    coef: backend.vector(cheb_slot::LEN)?,
                 })
             } else {
                 None
@@ -639,6 +648,8 @@ impl<B: Backend> Hierarchy<B> {
             backend,
             levels,
             coarse,
+            graphs: Vec::new(),
+            recording: true,
             timings,
             options,
             modes,
@@ -727,6 +738,8 @@ impl<B: Backend> Hierarchy<B> {
                     EigenError::Breakdown(why) => RuntimeError::from(AmgError::EigenBreakdown { level: l, why }).into(),
                 },
             )?;
+            let coef = chebyshev_coefficients(self.options.chebyshev_bounds, sm.lambda_max);
+            be.write(&coef, &mut sm.coef)?;
         }
         let l = nl - 1;
         be.coarse_factor(&self.levels[l].a, &mut self.coarse, l)?;

@@ -2,7 +2,7 @@
 //! over a [`Backend`].
 use crate::backend::Backend;
 use crate::cpu::Cpu;
-use crate::cycle::chebyshev_smooth;
+use crate::cycle::chebyshev_smooth_at;
 use crate::hierarchy::{Hierarchy, LevelWork};
 use crate::RuntimeError;
 use serde::Serialize;
@@ -72,6 +72,8 @@ pub struct CgWorkspace<B: Backend = Cpu> {
     z: B::Vector,
     p: B::Vector,
     ap: B::Vector,
+    /// CG's scalars on the backend ([`crate::backend::cg_slot`]).
+    s: B::Vector,
     history: Vec<f64>,
 }
 
@@ -93,6 +95,7 @@ impl<B: Backend> CgWorkspace<B> {
             z: backend.vector(n)?,
             p: backend.vector(n)?,
             ap: backend.vector(n)?,
+            s: backend.vector(crate::backend::cg_slot::LEN)?,
             history: Vec::with_capacity(max_iterations.min(MAX_HISTORY) + 1),
         })
     }
@@ -161,21 +164,14 @@ impl<B: Backend> Hierarchy<B> {
     }
 
     fn cg(&mut self, ws: &mut CgWorkspace<B>, opts: &CgOptions) -> Result<CgReport, B::Error> {
-        let CgWorkspace {
-            b,
-            x,
-            r,
-            z,
-            p,
-            ap,
-            history,
-        } = ws;
-        history.clear();
-        self.backend.residual(&self.levels[0].a, x, b, r)?;
-        let bnorm = self.backend.norm2(b)?;
+        use crate::backend::cg_slot::{PAP, RR, RZ};
+        ws.history.clear();
+        let be = &self.backend;
+        be.residual(&self.levels[0].a, &ws.x, &ws.b, &mut ws.r)?;
+        let bnorm = be.norm2(&ws.b)?;
         let target = opts.rtol * bnorm;
-        let mut rnorm = self.backend.norm2(r)?;
-        history.push(if bnorm > 0.0 { rnorm / bnorm } else { 0.0 });
+        let rnorm0 = be.norm2(&ws.r)?;
+        ws.history.push(if bnorm > 0.0 { rnorm0 / bnorm } else { 0.0 });
         let report = |iterations, converged, residual_norm| CgReport {
             iterations,
             converged,
@@ -183,13 +179,27 @@ impl<B: Backend> Hierarchy<B> {
             rhs_norm: bnorm,
             solve_s: 0.0,
         };
-        if rnorm <= target {
-            return Ok(report(0, true, rnorm));
+        if rnorm0 <= target {
+            return Ok(report(0, true, rnorm0));
         }
-        self.vcycle(r, z)?;
-        self.backend.copy(z, p)?;
-        let mut rz = self.backend.dot(r, z)?;
+        {
+            let CgWorkspace { r, z, p, s, .. } = &mut *ws;
+            self.vcycle(r, z)?;
+            let be = &self.backend;
+            be.copy(z, p)?;
+            be.dot_into(r, z, s, RZ, None)?;
+        }
+        let mut rnorm = rnorm0;
+        // Every iteration runs on the backend; the host reads `s` once to
+        // check the scalars and decide convergence.
+        let mut host = [0.0; crate::backend::cg_slot::LEN];
         for it in 1..=opts.max_iterations {
+            if it > 1 {
+                self.cg_next_direction(ws)?;
+            }
+            self.cg_step(ws)?;
+            self.backend.read(&ws.s, &mut host)?;
+            let (rz, pap) = (host[RZ], host[PAP]);
             if !(rz > 0.0) {
                 return Err(RuntimeError::NotSpd {
                     iteration: it,
@@ -197,9 +207,6 @@ impl<B: Backend> Hierarchy<B> {
                 }
                 .into());
             }
-            let be = &self.backend;
-            be.spmv(&self.levels[0].a, p, ap)?;
-            let pap = be.dot(p, ap)?;
             if !pap.is_finite() {
                 return Err(RuntimeError::NotFinite {
                     what: format!("CG iteration {it}"),
@@ -213,43 +220,131 @@ impl<B: Backend> Hierarchy<B> {
                 }
                 .into());
             }
-            let alpha = rz / pap;
-            be.axpy(alpha, p, x)?;
-            be.axpy(-alpha, ap, r)?;
-            rnorm = be.norm2(r)?;
-            if history.len() < history.capacity() {
-                history.push(rnorm / bnorm);
+            rnorm = host[RR].sqrt();
+            if ws.history.len() < ws.history.capacity() {
+                ws.history.push(rnorm / bnorm);
             }
             if rnorm <= target {
                 return Ok(report(it, true, rnorm));
             }
-            self.vcycle(r, z)?;
-            let rz_new = self.backend.dot(r, z)?;
-            let beta = rz_new / rz;
-            rz = rz_new;
-            self.backend.xpby(z, beta, p)?;
         }
         Ok(report(opts.max_iterations, false, rnorm))
+    }
+
+    /// `ap = A p`, `s[PAP] = p . ap`, then `x += alpha p`, `r -= alpha ap`,
+    /// `s[RR] = r . r` (one recording where the backend records).
+    fn cg_step(&mut self, ws: &mut CgWorkspace<B>) -> Result<(), B::Error> {
+        use crate::backend::cg_slot::PAP;
+        let key = self.key(1, &[&ws.x, &ws.r, &ws.p, &ws.ap, &ws.s]);
+        self.recorded(key, |h| {
+            let CgWorkspace { x, r, p, ap, s, .. } = &mut *ws;
+            let be = &h.backend;
+            be.spmv(&h.levels[0].a, p, ap)?;
+            be.dot_into(p, ap, s, PAP, None)?;
+            be.cg_update(s, p, ap, x, r)
+        })
+    }
+
+    /// `z = M^-1 r` (the V-cycle), `s[RZ] = r . z` keeping the old one, and
+    /// `p = z + beta p` (one recording where the backend records).
+    fn cg_next_direction(&mut self, ws: &mut CgWorkspace<B>) -> Result<(), B::Error> {
+        use crate::backend::cg_slot::{RZ, RZ_OLD};
+        let key = self.key(2, &[&ws.r, &ws.z, &ws.p, &ws.s]);
+        self.recorded(key, |h| {
+            let CgWorkspace { r, z, p, s, .. } = &mut *ws;
+            h.vcycle_now(r, z)?;
+            let be = &h.backend;
+            be.dot_into(r, z, s, RZ, Some(RZ_OLD))?;
+            be.cg_direction(s, z, p)
+        })
+    }
+
+    /// What a recording of operation `kind` on `vectors` is keyed on.
+    fn key(&self, kind: usize, vectors: &[&B::Vector]) -> Vec<usize> {
+        std::iter::once(kind)
+            .chain(vectors.iter().map(|v| self.backend.storage_id(v)))
+            .collect()
+    }
+
+    /// Runs `f` through a recording keyed on `key`: replays the one recorded
+    /// before, or records `f` now and replays it; runs `f` directly where the
+    /// backend does not record or [`Self::set_recording`] turned it off. The
+    /// hierarchy's own storage never moves, and what `f` reads from the host
+    /// is fixed, so a recording stays valid across refreshes.
+    fn recorded(&mut self, key: Vec<usize>, f: impl FnOnce(&mut Self) -> Result<(), B::Error>) -> Result<(), B::Error> {
+        if !self.recording {
+            return f(self);
+        }
+        if let Some((_, g)) = self.graphs.iter().find(|(k, _)| *k == key) {
+            return self.backend.replay(g);
+        }
+        if !self.backend.begin_capture()? {
+            return f(self);
+        }
+        if let Err(e) = f(self) {
+            self.backend.end_capture(true)?;
+            return Err(e);
+        }
+        let Some(g) = self.backend.end_capture(false)? else {
+            return Ok(());
+        };
+        self.backend.replay(&g)?;
+        // A few keys at most (the V-cycle, the two CG halves, per workspace).
+        if self.graphs.len() >= 16 {
+            self.graphs.remove(0);
+        }
+        self.graphs.push((key, g));
+        Ok(())
+    }
+
+    /// Whether solves record their operations once and replay them (on by
+    /// default; a backend that records nothing ignores it). Turning it off
+    /// drops the recordings.
+    pub fn set_recording(&mut self, on: bool) {
+        self.recording = on;
+        self.graphs.clear();
     }
 }
 
 impl<B: Backend> Hierarchy<B> {
     /// Two Chebyshev steps on level `l`'s work vectors (`x` from `rhs`).
     fn smooth_level(&mut self, l: usize, zero_guess: bool) -> Result<(), B::Error> {
-        let bounds = self.options().chebyshev_bounds;
         let (be, levels) = (&self.backend, &mut self.levels);
         let lev = &mut levels[l];
         let sm = lev.smoother.as_ref().expect("smoother on every level but the coarsest");
         let LevelWork { x, rhs, r, t } = &mut lev.work;
-        chebyshev_smooth(be, &lev.a, &sm.jacobi, bounds, sm.lambda_max, rhs, x, zero_guess, r, t)
+        chebyshev_smooth_at(be, &lev.a, &sm.jacobi, &sm.coef, rhs, x, zero_guess, r, t)
     }
 
     /// One V-cycle `z = M^-1 r`: Chebyshev(2) pre/post smoothing, `R = P^T`
-    /// restriction, `P` prolongation, the dense coarse solve.
+    /// restriction, `P` prolongation, the dense coarse solve (one recording
+    /// where the backend records).
     pub fn vcycle(&mut self, r: &B::Vector, z: &mut B::Vector) -> Result<(), B::Error> {
+        let key = self.key(0, &[r, z]);
+        self.recorded(key, |h| h.vcycle_now(r, z))
+    }
+
+    fn vcycle_now(&mut self, r: &B::Vector, z: &mut B::Vector) -> Result<(), B::Error> {
+        self.vcycle_marked(r, z, &mut |_, _| Ok(()))
+    }
+
+    /// [`Self::vcycle`] run directly (never recorded), calling `mark(backend,
+    /// at)` where each part begins: `VcyclePart::Down(l)` (pre-smoothing and
+    /// restriction of level `l`), `Coarse`, `Up(l)` (prolongation and
+    /// post-smoothing of level `l`), and `End`; a bench records timing events there.
+    pub fn vcycle_marked(
+        &mut self,
+        r: &B::Vector,
+        z: &mut B::Vector,
+        mark: &mut VcycleMark<'_, B>,
+    ) -> Result<(), B::Error> {
         let nl = self.levels.len();
+        mark(&self.backend, VcyclePart::Down(0))?;
         self.backend.copy(r, &mut self.levels[0].work.rhs)?;
         for l in 0..nl - 1 {
+            if l > 0 {
+                mark(&self.backend, VcyclePart::Down(l))?;
+            }
             self.smooth_level(l, true)?;
             let (fine, coarse) = self.levels.split_at_mut(l + 1);
             let lev = &mut fine[l];
@@ -258,12 +353,14 @@ impl<B: Backend> Hierarchy<B> {
             let tr = lev.transfer.as_ref().expect("transfer on every level but the coarsest");
             self.backend.spmv(&tr.r, &w.r, &mut coarse[0].work.rhs)?;
         }
+        mark(&self.backend, VcyclePart::Coarse)?;
         {
             let w = &mut self.levels[nl - 1].work;
             self.backend.copy(&w.rhs, &mut w.x)?;
             self.backend.coarse_solve(&self.coarse, &mut w.x)?;
         }
         for l in (0..nl - 1).rev() {
+            mark(&self.backend, VcyclePart::Up(l))?;
             let (fine, coarse) = self.levels.split_at_mut(l + 1);
             let lev = &mut fine[l];
             let tr = lev.transfer.as_ref().unwrap();
@@ -272,8 +369,21 @@ impl<B: Backend> Hierarchy<B> {
             self.backend.axpy(1.0, &lev.work.t, &mut lev.work.x)?;
             self.smooth_level(l, false)?;
         }
-        self.backend.copy(&self.levels[0].work.x, z)
+        self.backend.copy(&self.levels[0].work.x, z)?;
+        mark(&self.backend, VcyclePart::End)
     }
+}
+
+/// What [`Hierarchy::vcycle_marked`] calls where each part begins.
+pub type VcycleMark<'a, B> = dyn FnMut(&B, VcyclePart) -> Result<(), <B as Backend>::Error> + 'a;
+
+/// Where a part of the V-cycle begins ([`Hierarchy::vcycle_marked`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VcyclePart {
+    Down(usize),
+    Coarse,
+    Up(usize),
+    End,
 }
 
 #[cfg(test)]

@@ -146,7 +146,10 @@ fn translation_lumping_loses_the_rotations_that_the_projection_keeps() {
 fn zero_threshold_keeps_p_and_options_scale_pf_per_level() {
     // Arrange
     let l = level0(3, 1);
-    let mut opts = AmgOptions::default();
+    let mut opts = AmgOptions {
+        pf: 0.0,
+        ..AmgOptions::default()
+    };
     // Act
     let f = filter_prolongator(&l.p, &l.coarse_near_null, 0.0, 1e-6);
     let off = opts.filter_for_level(l.p.clone(), &l.coarse_near_null, 0);
@@ -155,7 +158,7 @@ fn zero_threshold_keeps_p_and_options_scale_pf_per_level() {
     assert_eq!(f.p, l.p);
     assert_eq!(f.stats.filtered_rows, 0);
     assert_eq!(off, l.p);
-    assert_eq!(AmgOptions::default().pf, 0.0);
+    assert_eq!(AmgOptions::default().pf, 0.03);
     assert_eq!(opts.pf_scale, 0.5);
     assert!((opts.pf_at(2) - 0.0075).abs() < 1e-15);
 }

@@ -714,10 +714,18 @@ pub fn set_module(s: ShapeSet) -> CudaModule {
         product_kernels(&mut u, ShapeSet { bf, bc });
     }
     for (r, c) in s.block_shapes() {
-        u.add(&spmv_name(r, c), |o| spmv(o, r, c));
+        u.add(&spmv_name(r, c), |o| crate::gpu_spmv::spmv(o, r, c, false));
+        if r == c {
+            u.add(&crate::gpu_spmv::residual_name(r), |o| {
+                crate::gpu_spmv::spmv(o, r, c, true)
+            });
+        }
     }
     for b in s.square_blocks() {
         u.add_all(|o| crate::gpu_solve::jacobi(o, b));
+        u.add(&crate::gpu_cg::jacobi_update_at_name(b), |o| {
+            crate::gpu_cg::jacobi_update_at(o, b)
+        });
     }
     u.finish(format!("ptap_{}", s.stem()))
 }
@@ -734,168 +742,12 @@ pub fn common_module() -> CudaModule {
     let mut u = Unit::new();
     u.add_all(vector_kernels);
     u.add_all(crate::gpu_solve::coarse);
+    u.add_all(crate::gpu_cg::common);
     u.finish(COMMON_MODULE.into())
 }
 
 /// File stem of [`common_module`].
 pub const COMMON_MODULE: &str = "ptap_common";
-
-/// Merge-path block SpMV `y = A x` for `br x bc` blocks (paper,
-/// `sec:perf-spmv`): each warp owns an equal, block-aligned range of the block
-/// stream; 32 blocks at a time are staged through shared memory with 16-byte
-/// loads, each lane multiplies one block at compile-time positions, and a
-/// warp-segmented scan (by block row) combines row partials before memory is
-/// touched. Rows wholly inside the warp's range are stored; rows that cross a
-/// range boundary are added atomically, so `y` must be zeroed before the
-/// launch. When a range is at least as long as the longest row, no row has more
-/// than two partial sums, and the result is deterministic.
-fn spmv(src: &mut String, br: usize, bc: usize) -> KernelEntry {
-    use ParamTy::*;
-    let bl = br * bc;
-    let (warps, staged) = (spmv_warps(br, bc), spmv_staged(br, bc));
-    let e = KernelEntry {
-        name: spmv_name(br, bc),
-        params: vec![
-            p("av", PtrF64),
-            p("ci", PtrU32),
-            p("brow", PtrU32),
-            p("rp", PtrU32),
-            p("x", PtrF64),
-            p("y", PtrMutF64),
-            p("nblocks", U32),
-            p("per_warp", U32),
-        ],
-        doc: format!(
-            "merge-path block SpMV y = A x, {br}x{bc} blocks, {warps} warps per block{}",
-            if staged {
-                ""
-            } else {
-                ", blocks read from global memory (too large to stage)"
-            }
-        ),
-    };
-    e.write_signature(src, " {");
-    if staged {
-        writeln!(
-            src,
-            "  __shared__ double2 stage2[{warps}][{half}];",
-            half = spmv_stage_doubles(br, bc) / 2
-        )
-        .unwrap();
-    }
-    writeln!(
-        src,
-        "  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;\n{}  \
-         u64 b0 = ((u64)blockIdx.x * {warps} + wl) * per_warp;\n  if (b0 >= nblocks) return;\n  \
-         u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;\n  \
-         u32 carry_row = 0xffffffffu;",
-        if staged {
-            "  double* stage = (double*)stage2[wl];\n"
-        } else {
-            ""
-        }
-    )
-    .unwrap();
-    for r in 0..br {
-        writeln!(src, "  double k{r} = 0.0;").unwrap();
-    }
-    writeln!(
-        src,
-        "  for (u64 base = b0; base < b1; base += 32) {{\n    \
-         u32 cnt = (u32)(b1 - base < 32 ? b1 - base : 32);"
-    )
-    .unwrap();
-    if staged {
-        writeln!(
-            src,
-            "    u32 nd = cnt * {bl};\n    \
-             const double2* src2 = (const double2*)(av + base * {bl});\n    \
-             for (u32 h = lane; h < nd / 2; h += 32) stage2[wl][h] = src2[h];\n    \
-             if ((nd & 1) && lane == 0) stage[nd - 1] = av[base * {bl} + nd - 1];\n    \
-             __syncwarp();"
-        )
-        .unwrap();
-    }
-    writeln!(
-        src,
-        "    bool valid = lane < cnt;\n    u64 b = base + lane;\n    \
-         u32 row = valid ? brow[b] : 0xfffffffeu;"
-    )
-    .unwrap();
-    for r in 0..br {
-        writeln!(src, "    double v{r} = 0.0;").unwrap();
-    }
-    writeln!(
-        src,
-        "    if (valid) {{\n      u64 col = ci[b];\n      const double* a = {};",
-        if staged {
-            format!("stage + lane * {bl}")
-        } else {
-            format!("av + b * {bl}")
-        }
-    )
-    .unwrap();
-    for c in 0..bc {
-        writeln!(src, "      double x{c} = x[col * {bc} + {c}];").unwrap();
-    }
-    for r in 0..br {
-        let terms: Vec<String> = (0..bc).map(|c| format!("a[{}] * x{c}", r * bc + c)).collect();
-        // Left-to-right sum over the block's columns, as the CPU's gemv_acc.
-        writeln!(src, "      v{r} = {};", terms.join(" + ")).unwrap();
-    }
-    writeln!(src, "    }}\n    __syncwarp();").unwrap();
-    // Segmented inclusive scan by row (Hillis-Steele with shuffles).
-    writeln!(
-        src,
-        "    #pragma unroll\n    for (u32 d = 1; d < 32; d <<= 1) {{\n      \
-         u32 orow = __shfl_up_sync(0xffffffffu, row, d);"
-    )
-    .unwrap();
-    for r in 0..br {
-        writeln!(src, "      double o{r} = __shfl_up_sync(0xffffffffu, v{r}, d);").unwrap();
-    }
-    writeln!(src, "      if (lane >= d && orow == row) {{").unwrap();
-    for r in 0..br {
-        writeln!(src, "        v{r} = o{r} + v{r};").unwrap();
-    }
-    writeln!(
-        src,
-        "      }}\n    }}\n    u32 next = __shfl_down_sync(0xffffffffu, row, 1);\n    \
-         bool last = valid && (lane == cnt - 1 || next != row);\n    \
-         if (last && row == carry_row) {{"
-    )
-    .unwrap();
-    for r in 0..br {
-        writeln!(src, "      v{r} = k{r} + v{r};").unwrap();
-    }
-    // The tail segment continues into the next 32 blocks of this warp: carry it.
-    writeln!(
-        src,
-        "    }}\n    u32 tail_row = __shfl_sync(0xffffffffu, row, cnt - 1);\n    \
-         bool cont = base + 32 < b1 && (u64)rp[tail_row + 1] > base + cnt;\n    \
-         carry_row = cont ? tail_row : 0xffffffffu;"
-    )
-    .unwrap();
-    for r in 0..br {
-        writeln!(src, "    k{r} = __shfl_sync(0xffffffffu, v{r}, cnt - 1);").unwrap();
-    }
-    writeln!(
-        src,
-        "    if (last && !(cont && lane == cnt - 1)) {{\n      \
-         bool own = (u64)rp[row] >= b0 && (u64)rp[row + 1] <= b1;\n      \
-         double* yr = y + (u64)row * {br};\n      if (own) {{"
-    )
-    .unwrap();
-    for r in 0..br {
-        writeln!(src, "        yr[{r}] = v{r};").unwrap();
-    }
-    writeln!(src, "      }} else {{").unwrap();
-    for r in 0..br {
-        writeln!(src, "        atomicAdd(yr + {r}, v{r});").unwrap();
-    }
-    writeln!(src, "      }}\n    }}\n    __syncwarp();\n  }}\n}}\n").unwrap();
-    e
-}
 
 /// Names of the vector kernels of the device solve.
 pub mod vector {
@@ -1004,9 +856,17 @@ mod tests {
         }
         for (r, c) in s.block_shapes() {
             v.push(spmv_name(r, c));
+            if r == c {
+                v.push(crate::gpu_spmv::residual_name(r));
+            }
         }
         for b in s.square_blocks() {
-            v.extend([jacobi_invert_name(b), jacobi_update_name(b), densify_name(b)]);
+            v.extend([
+                jacobi_invert_name(b),
+                jacobi_update_name(b),
+                densify_name(b),
+                crate::gpu_cg::jacobi_update_at_name(b),
+            ]);
         }
         v
     }
@@ -1038,14 +898,14 @@ mod tests {
             assert_eq!(set_entries(s), m.entries);
         }
         // 3x3 / 3x6 / 6x6: 13 kernels of the fine product, 12 of the coarse one
-        // (its R W stage is its A P stage), 4 SpMV, 2 x 3 Jacobi.
+        // (its R W stage is its A P stage), 4 SpMV, 2 residuals, 2 x 4 Jacobi.
         let m = set_module(ShapeSet { bf: 3, bc: 6 });
-        assert_eq!(m.entries.len(), 13 + 12 + 4 + 6);
+        assert_eq!(m.entries.len(), 13 + 12 + 4 + 2 + 8);
         assert!(m.source.contains("ptap_column_split_6x3x6t"));
         // Transposed access of P in the coarse stage: x(i,k) = xb[k*M + i].
         assert!(m.source.contains("xb[(2)*6+(5)]"));
         // 1x1: one product, one block shape, one Jacobi.
-        assert_eq!(set_module(ShapeSet { bf: 1, bc: 1 }).entries.len(), 12 + 1 + 3);
+        assert_eq!(set_module(ShapeSet { bf: 1, bc: 1 }).entries.len(), 12 + 1 + 1 + 4);
     }
 
     #[test]
@@ -1063,20 +923,14 @@ mod tests {
                 crate::gpu_solve::CHOL_SCALE,
                 crate::gpu_solve::CHOL_COLUMN,
                 crate::gpu_solve::CHOL_SOLVE,
+                crate::gpu_cg::SUM_PARTIAL_KEEP,
+                crate::gpu_cg::CG_UPDATE,
+                crate::gpu_cg::CG_DIRECTION,
+                crate::gpu_cg::CHOL_INVERSE,
+                crate::gpu_cg::TRI_MV,
             ]
         );
         assert_eq!(m.name, "ptap_common");
-    }
-
-    #[test]
-    fn spmv_unrolls_every_block_position() {
-        let mut src = String::new();
-        let e = spmv(&mut src, 3, 6);
-        assert_eq!(e.name, "ptap_spmv_merge_3x6");
-        for q in 0..18 {
-            assert!(src.contains(&format!("a[{q}]")), "position {q} is unrolled");
-        }
-        assert!(!src.contains("a[18]"));
     }
 
     #[test]

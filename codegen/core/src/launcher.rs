@@ -117,8 +117,8 @@ mod tests {
         let text = launchers(&m);
         assert!(text.contains(
             "pub unsafe fn ptap_spmv_merge_3x6(&self, stream: &CudaStream, cfg: LaunchConfig, av: &CudaSlice<f64>, \
-             ci: &CudaSlice<u32>, brow: &CudaSlice<u32>, rp: &CudaSlice<u32>, x: &CudaSlice<f64>, \
-             y: &mut CudaSlice<f64>, nblocks: u32, per_warp: u32)"
+             ci: &CudaSlice<u32>, brow: &CudaSlice<u32>, x: &CudaSlice<f64>, y: &mut CudaSlice<f64>, \
+             carry: &mut CudaSlice<f64>, ticket: &mut CudaSlice<u32>, nblocks: u32, per_warp: u32)"
         ));
         assert_eq!(text.matches("pub unsafe fn ").count(), m.entries.len());
         assert!(text.contains("ptap_jacobi_update_6: module.load_function(\"ptap_jacobi_update_6\")?,"));

@@ -15,7 +15,9 @@
 
 pub mod entry;
 pub mod gpu;
+pub mod gpu_cg;
 pub mod gpu_solve;
+pub mod gpu_spmv;
 pub mod launcher;
 pub mod rust;
 pub mod shape;

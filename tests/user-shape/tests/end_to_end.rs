@@ -209,11 +209,13 @@ fn declared_set_carries_the_cuda_source_the_device_launches() {
         "ptap_jacobi_invert_4",
         "ptap_jacobi_update_10",
         "ptap_densify_10",
+        "ptap_residual_merge_10x10",
+        "ptap_jacobi_update_at_4",
     ] {
         assert!(names.contains(&want), "{want}");
     }
-    // Products (4, 10) and (10, 10): 13 + 12 kernels, 4 SpMV, 2 x 3 Jacobi.
-    assert_eq!(names.len(), 35);
+    // Products (4, 10) and (10, 10): 13 + 12 kernels, 4 SpMV, 2 residuals, 2 x 4 Jacobi.
+    assert_eq!(names.len(), 39);
     // The registry hands the device this set for the user shapes, and the shipped one none.
     let kernels = registry();
     let set = kernels

@@ -1,0 +1,212 @@
+//! CUDA C for a solve that keeps its scalars on the device: CG's fused
+//! update and direction kernels reading `alpha` and `beta` from a scalar
+//! vector, the reduction that stores into a slot of it, the Chebyshev /
+//! point-block Jacobi update reading its coefficients from device memory, and
+//! the coarse solve as two triangular matrix-vector products with the
+//! inverse Cholesky factor (computed once per factorization).
+//!
+//! Every kernel here reads nothing from its launch arguments that changes
+//! between iterations or matrix setups, so a recorded launch (a CUDA graph)
+//! replays unchanged.
+use crate::entry::{param as p, KernelEntry, ParamTy};
+use crate::gpu::DOT_THREADS;
+use std::fmt::Write;
+
+/// `out[keep] = out[slot]; out[slot] = sum of n partials` (one block).
+pub const SUM_PARTIAL_KEEP: &str = "ptap_vec_sum_partial_keep";
+/// CG's `x += alpha p`, `r -= alpha ap` and the partial sums of `r . r`.
+pub const CG_UPDATE: &str = "ptap_cg_update";
+/// CG's `p = z + beta p`.
+pub const CG_DIRECTION: &str = "ptap_cg_direction";
+/// Columns of `L^-1`, one warp per column.
+pub const CHOL_INVERSE: &str = "ptap_chol_inverse";
+/// A triangle of a dense row-major matrix times a vector, one warp per row.
+pub const TRI_MV: &str = "ptap_tri_mv";
+/// Largest coarse order whose inverse-factor column fits one warp's shared memory.
+pub const CHOL_INVERSE_MAX_N: usize = 48 * 1024 / 8;
+/// Warps per block of [`TRI_MV`].
+pub const TRI_MV_WARPS: usize = 8;
+
+/// The point-block Jacobi update reading `alpha`, `beta` from device memory.
+pub fn jacobi_update_at_name(b: usize) -> String {
+    format!("ptap_jacobi_update_at_{b}")
+}
+
+/// The shape-free kernels of this module (the common module's).
+pub(crate) fn common(src: &mut String) -> Vec<KernelEntry> {
+    use ParamTy::*;
+    let mut entries = Vec::new();
+    let half = DOT_THREADS / 2;
+    let tree = format!(
+        "  sh[threadIdx.x] = acc;\n  __syncthreads();\n  \
+         for (u32 h = {half}; h > 0; h >>= 1) {{ if (threadIdx.x < h) sh[threadIdx.x] += sh[threadIdx.x + h]; __syncthreads(); }}\n"
+    );
+
+    let keep = KernelEntry {
+        name: SUM_PARTIAL_KEEP.into(),
+        params: vec![
+            p("part", PtrF64),
+            p("out", PtrMutF64),
+            p("slot", U32),
+            p("keep", U32),
+            p("n", U32),
+        ],
+        doc: format!(
+            "out[keep] = out[slot], then out[slot] = sum of n partials (one block of {DOT_THREADS} threads, \
+             the fixed tree of ptap_vec_sum_partial)"
+        ),
+    };
+    keep.write_signature(src, " {");
+    writeln!(
+        src,
+        "  __shared__ double sh[{DOT_THREADS}];\n  double acc = 0.0;\n  \
+         for (u32 t = threadIdx.x; t < n; t += {DOT_THREADS}) acc += part[t];\n{tree}  \
+         if (threadIdx.x == 0) {{ out[keep] = out[slot]; out[slot] = sh[0]; }}\n}}\n"
+    )
+    .unwrap();
+    entries.push(keep);
+
+    let upd = KernelEntry {
+        name: CG_UPDATE.into(),
+        params: vec![
+            p("s", PtrF64),
+            p("rz_at", U32),
+            p("pap_at", U32),
+            p("p", PtrF64),
+            p("ap", PtrF64),
+            p("x", PtrMutF64),
+            p("r", PtrMutF64),
+            p("part", PtrMutF64),
+            p("n", U64),
+        ],
+        doc: format!(
+            "alpha = s[rz_at] / s[pap_at]; x += alpha p; r -= alpha ap; per-block partial sums of the new r . r \
+             ({DOT_THREADS} threads, grid-stride: the thread-to-element map of ptap_vec_dot_partial)"
+        ),
+    };
+    upd.write_signature(src, " {");
+    writeln!(
+        src,
+        "  __shared__ double sh[{DOT_THREADS}];\n  double alpha = s[rz_at] / s[pap_at];\n  double acc = 0.0;\n  \
+         u64 stride = (u64)gridDim.x * blockDim.x;\n  \
+         for (u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x; t < n; t += stride) {{\n    \
+           x[t] = alpha * p[t] + x[t];\n    double v = -alpha * ap[t] + r[t];\n    r[t] = v;\n    acc += v * v;\n  }}\n\
+         {tree}  if (threadIdx.x == 0) part[blockIdx.x] = sh[0];\n}}\n"
+    )
+    .unwrap();
+    entries.push(upd);
+
+    let dir = KernelEntry {
+        name: CG_DIRECTION.into(),
+        params: vec![
+            p("s", PtrF64),
+            p("num_at", U32),
+            p("den_at", U32),
+            p("z", PtrF64),
+            p("pv", PtrMutF64),
+            p("n", U64),
+        ],
+        doc: "beta = s[num_at] / s[den_at]; p = z + beta p".into(),
+    };
+    dir.write_signature(src, " {");
+    writeln!(
+        src,
+        "  u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (t >= n) return;\n  \
+         double beta = s[num_at] / s[den_at];\n  pv[t] = 1.0 * z[t] + beta * pv[t];\n}}\n"
+    )
+    .unwrap();
+    entries.push(dir);
+
+    let inv = KernelEntry {
+        name: CHOL_INVERSE.into(),
+        params: vec![p("l", PtrF64), p("w", PtrMutF64), p("wt", PtrMutF64), p("n", U32)],
+        doc: format!(
+            "W = L^-1 (lower triangular, row-major) and W^T from the Cholesky factor L: one warp per column c \
+             (blocks of one warp, n doubles of dynamic shared memory, n <= {CHOL_INVERSE_MAX_N}); row i of the \
+             column is (delta_ic - sum_k L_ik W_kc) / L_ii, the sum over lanes in a fixed tree"
+        ),
+    };
+    inv.write_signature(src, " {");
+    writeln!(
+        src,
+        "  extern __shared__ double col[];\n  u32 c = blockIdx.x, lane = threadIdx.x;\n  if (c >= n) return;\n  \
+         for (u32 i = lane; i < n; i += 32) col[i] = 0.0;\n  __syncwarp();\n  \
+         for (u32 i = c; i < n; ++i) {{\n    const double* li = l + (u64)i * n;\n    double acc = 0.0;\n    \
+           for (u32 k = c + lane; k < i; k += 32) acc += li[k] * col[k];\n    \
+           for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);\n    \
+           if (lane == 0) col[i] = ((i == c ? 1.0 : 0.0) - acc) / li[i];\n    __syncwarp();\n  }}\n  \
+         for (u32 i = lane; i < n; i += 32) {{ w[(u64)i * n + c] = col[i]; wt[(u64)c * n + i] = col[i]; }}\n}}\n"
+    )
+    .unwrap();
+    entries.push(inv);
+
+    let mv = KernelEntry {
+        name: TRI_MV.into(),
+        params: vec![
+            p("m", PtrF64),
+            p("x", PtrF64),
+            p("y", PtrMutF64),
+            p("n", U32),
+            p("lower", U32),
+        ],
+        doc: format!(
+            "y_i = sum over the lower (k <= i) or upper (k >= i) triangle of row i of the row-major n x n m \
+             times x_k; one warp per row, {TRI_MV_WARPS} warps per block, lanes summed in a fixed tree"
+        ),
+    };
+    mv.write_signature(src, " {");
+    writeln!(
+        src,
+        "  u32 i = blockIdx.x * {TRI_MV_WARPS} + (threadIdx.x >> 5), lane = threadIdx.x & 31;\n  if (i >= n) return;\n  \
+         u32 k0 = lower ? 0 : i, k1 = lower ? i + 1 : n;\n  const double* mi = m + (u64)i * n;\n  double acc = 0.0;\n  \
+         for (u32 k = k0 + lane; k < k1; k += 32) acc += mi[k] * x[k];\n  \
+         for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);\n  \
+         if (lane == 0) y[i] = acc;\n}}\n"
+    )
+    .unwrap();
+    entries.push(mv);
+    entries
+}
+
+/// The point-block Jacobi update of `b x b` blocks with its scalars read from
+/// `coef` (`beta_at == u32::MAX`: `beta = 0`, `t` unread), the arithmetic of
+/// `ptap_jacobi_update_{b}`.
+pub(crate) fn jacobi_update_at(src: &mut String, b: usize) -> KernelEntry {
+    use ParamTy::*;
+    let bb = b * b;
+    let e = KernelEntry {
+        name: jacobi_update_at_name(b),
+        params: vec![
+            p("dinv", PtrF64),
+            p("coef", PtrF64),
+            p("alpha_at", U32),
+            p("beta_at", U32),
+            p("r", PtrF64),
+            p("t", PtrF64),
+            p("x", PtrMutF64),
+            p("nrows", U32),
+        ],
+        doc: format!(
+            "x += coef[alpha_at] D^-1 r + coef[beta_at] t ({b}x{b} blocks; beta_at = 0xffffffff: no t term), \
+             one thread per scalar"
+        ),
+    };
+    e.write_signature(src, " {");
+    writeln!(
+        src,
+        "  u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (s >= (u64)nrows * {b}) return;\n  \
+         double alpha = coef[alpha_at], beta = beta_at == 0xffffffffu ? 0.0 : coef[beta_at];\n  \
+         u64 i = s / {b}; u32 q = (u32)(s % {b});\n  \
+         const double* d = dinv + i * {bb} + q * {b};\n  const double* ri = r + i * {b};\n  double y = 0.0;"
+    )
+    .unwrap();
+    for c in 0..b {
+        writeln!(src, "  y = y + d[{c}] * ri[{c}];").unwrap();
+    }
+    writeln!(
+        src,
+        "  double v = alpha * y + (beta != 0.0 ? beta * t[s] : 0.0);\n  x[s] = x[s] + v;\n}}\n"
+    )
+    .unwrap();
+    e
+}

@@ -1,0 +1,295 @@
+//! The merge-path block SpMV (paper, `sec:perf-spmv`), `y = A x` and the
+//! fused residual `r = b - A x`.
+//!
+//! Each warp owns an equal, block-aligned range of the block stream. It walks
+//! it 32 blocks at a time: the next 32 blocks' values (16-byte loads), block
+//! columns and block rows are loaded into registers while the current ones,
+//! staged in shared memory, are multiplied (one block per lane at
+//! compile-time positions) and combined by a warp-segmented scan by block row
+//! before memory is touched. A row wholly inside the range is stored once. A
+//! row that crosses a range boundary (at most one per boundary, since a range
+//! is at least as long as the longest row) has two partial sums: each warp
+//! stores its part in the boundary's slot, and the second to arrive (an atomic
+//! ticket) stores `tail + head` in that order, so the result does not depend
+//! on which warp finishes first and nothing needs zeroing beforehand. Which
+//! rows cross is known from the block rows at the range ends; no row pointer
+//! is read.
+use crate::entry::{param as p, KernelEntry, ParamTy};
+use crate::gpu::{spmv_name, spmv_staged, spmv_warps};
+use std::fmt::Write;
+
+/// Most `double2` registers per lane the prefetch of 32 blocks may take (6x6 blocks).
+pub const PREFETCH_MAX: usize = 18;
+
+/// The fused residual `r = b - A x` of `b x b` blocks.
+pub fn residual_name(b: usize) -> String {
+    format!("ptap_residual_merge_{b}x{b}")
+}
+
+/// `y = A x` (`residual`: `y = b - A x`) for `br x bc` blocks.
+pub(crate) fn spmv(src: &mut String, br: usize, bc: usize, residual: bool) -> KernelEntry {
+    use ParamTy::*;
+    let bl = br * bc;
+    let (warps, staged) = (spmv_warps(br, bc), spmv_staged(br, bc));
+    let mut params = vec![p("av", PtrF64), p("ci", PtrU32), p("brow", PtrU32), p("x", PtrF64)];
+    if residual {
+        params.push(p("bv", PtrF64));
+    }
+    params.extend([
+        p("y", PtrMutF64),
+        p("carry", PtrMutF64),
+        p("ticket", PtrMutU32),
+        p("nblocks", U32),
+        p("per_warp", U32),
+    ]);
+    let e = KernelEntry {
+        name: if residual { residual_name(br) } else { spmv_name(br, bc) },
+        params,
+        doc: format!(
+            "merge-path block SpMV {}, {br}x{bc} blocks, {warps} warps per block, the next 32 blocks loaded \
+             while the current ones are multiplied{}; rows crossing a warp range meet in carry[boundary] \
+             (tail + head, stored by the second warp to take the boundary's ticket)",
+            if residual { "y = b - A x" } else { "y = A x" },
+            if staged {
+                ""
+            } else {
+                ", blocks read from global memory (too large to stage)"
+            }
+        ),
+    };
+    e.write_signature(src, " {");
+    // The prefetch registers: whole double2s of 32 blocks spread over the lanes.
+    let half = (32 * bl).div_ceil(2);
+    let q = half.div_ceil(32);
+    // Blocks of more than 36 scalars stage straight from memory: their
+    // prefetch would take more registers than it saves latency.
+    let prefetch = staged && q <= PREFETCH_MAX;
+    if staged {
+        writeln!(src, "  __shared__ double2 stage2[{warps}][{half}];").unwrap();
+    }
+    writeln!(
+        src,
+        "  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;\n  \
+         u64 w = (u64)blockIdx.x * {warps} + wl;\n  u64 b0 = w * per_warp;\n  if (b0 >= nblocks) return;\n  \
+         u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;\n  \
+         u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;\n  \
+         u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;\n  \
+         u32 carry_row = 0xffffffffu;"
+    )
+    .unwrap();
+    if staged {
+        writeln!(src, "  double* stage = (double*)stage2[wl];").unwrap();
+    }
+    if prefetch {
+        for i in 0..q {
+            writeln!(src, "  double2 pf{i};").unwrap();
+        }
+        writeln!(src, "  double pf_odd = 0.0;").unwrap();
+    }
+    for r in 0..br {
+        writeln!(src, "  double k{r} = 0.0;").unwrap();
+    }
+    // Loads of the chunk at `at` (count `n`) into the prefetch registers.
+    let load = |src: &mut String, at: &str, n: &str, indent: &str| {
+        writeln!(src, "{indent}{{").unwrap();
+        if prefetch {
+            writeln!(
+                src,
+                "{indent}  u32 nd = {n} * {bl};\n{indent}  const double2* src2 = (const double2*)(av + {at} * {bl});"
+            )
+            .unwrap();
+            for i in 0..q {
+                writeln!(
+                    src,
+                    "{indent}  if (lane + {o} < nd / 2) pf{i} = src2[lane + {o}];",
+                    o = 32 * i
+                )
+                .unwrap();
+            }
+            writeln!(
+                src,
+                "{indent}  if ((nd & 1) && lane == 0) pf_odd = av[{at} * {bl} + nd - 1];"
+            )
+            .unwrap();
+        }
+        writeln!(
+            src,
+            "{indent}  pci = lane < {n} ? ci[{at} + lane] : 0;\n{indent}  prow = lane < {n} ? brow[{at} + lane] : 0xfffffffeu;\n{indent}}}"
+        )
+        .unwrap();
+    };
+    writeln!(
+        src,
+        "  u32 pci = 0, prow = 0xfffffffeu;\n  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);"
+    )
+    .unwrap();
+    load(src, "b0", "pcnt", "  ");
+    writeln!(
+        src,
+        "  for (u64 base = b0; base < b1; base += 32) {{\n    u32 cnt = pcnt;\n    u32 col = pci, row = prow;"
+    )
+    .unwrap();
+    if staged && !prefetch {
+        writeln!(
+            src,
+            "    {{\n      u32 nd = cnt * {bl};\n      const double2* src2 = (const double2*)(av + base * {bl});\n      \
+             for (u32 h = lane; h < nd / 2; h += 32) stage2[wl][h] = src2[h];\n      \
+             if ((nd & 1) && lane == 0) stage[nd - 1] = av[base * {bl} + nd - 1];\n    }}\n    __syncwarp();"
+        )
+        .unwrap();
+    }
+    if prefetch {
+        writeln!(src, "    {{\n      u32 nd = cnt * {bl};").unwrap();
+        for i in 0..q {
+            writeln!(
+                src,
+                "      if (lane + {o} < nd / 2) stage2[wl][lane + {o}] = pf{i};",
+                o = 32 * i
+            )
+            .unwrap();
+        }
+        writeln!(
+            src,
+            "      if ((nd & 1) && lane == 0) stage[nd - 1] = pf_odd;\n    }}\n    __syncwarp();"
+        )
+        .unwrap();
+    }
+    writeln!(
+        src,
+        "    u64 nbase = base + 32;\n    if (nbase < b1) {{\n      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);"
+    )
+    .unwrap();
+    load(src, "nbase", "pcnt", "      ");
+    writeln!(src, "    }}\n    bool valid = lane < cnt;").unwrap();
+    for r in 0..br {
+        writeln!(src, "    double v{r} = 0.0;").unwrap();
+    }
+    writeln!(
+        src,
+        "    if (valid) {{\n      const double* a = {};",
+        if staged {
+            format!("stage + lane * {bl}")
+        } else {
+            format!("av + (base + lane) * {bl}")
+        }
+    )
+    .unwrap();
+    for c in 0..bc {
+        writeln!(src, "      double x{c} = x[(u64)col * {bc} + {c}];").unwrap();
+    }
+    for r in 0..br {
+        let terms: Vec<String> = (0..bc).map(|c| format!("a[{}] * x{c}", r * bc + c)).collect();
+        // Left-to-right sum over the block's columns, as the CPU's gemv_acc.
+        writeln!(src, "      v{r} = {};", terms.join(" + ")).unwrap();
+    }
+    writeln!(src, "    }}\n    __syncwarp();").unwrap();
+    // Segmented inclusive scan by row (Hillis-Steele with shuffles).
+    writeln!(
+        src,
+        "    #pragma unroll\n    for (u32 d = 1; d < 32; d <<= 1) {{\n      \
+         u32 orow = __shfl_up_sync(0xffffffffu, row, d);"
+    )
+    .unwrap();
+    for r in 0..br {
+        writeln!(src, "      double o{r} = __shfl_up_sync(0xffffffffu, v{r}, d);").unwrap();
+    }
+    writeln!(src, "      if (lane >= d && orow == row) {{").unwrap();
+    for r in 0..br {
+        writeln!(src, "        v{r} = o{r} + v{r};").unwrap();
+    }
+    writeln!(
+        src,
+        "      }}\n    }}\n    u32 next = __shfl_down_sync(0xffffffffu, row, 1);\n    \
+         bool last = valid && (lane == cnt - 1 || next != row);\n    \
+         if (last && row == carry_row) {{"
+    )
+    .unwrap();
+    for r in 0..br {
+        writeln!(src, "      v{r} = k{r} + v{r};").unwrap();
+    }
+    // The tail segment continues into the next 32 blocks of this warp: carry it.
+    writeln!(
+        src,
+        "    }}\n    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);\n    \
+         u32 next_first = __shfl_sync(0xffffffffu, prow, 0);\n    \
+         bool cont = nbase < b1 && next_first == tail_c;\n    \
+         carry_row = cont ? tail_c : 0xffffffffu;"
+    )
+    .unwrap();
+    for r in 0..br {
+        writeln!(src, "    k{r} = __shfl_sync(0xffffffffu, v{r}, cnt - 1);").unwrap();
+    }
+    let store = |src: &mut String, indent: &str, val: &dyn Fn(usize) -> String| {
+        for r in 0..br {
+            let v = val(r);
+            if residual {
+                writeln!(src, "{indent}yr[{r}] = 1.0 * br_[{r}] - 1.0 * ({v});").unwrap();
+            } else {
+                writeln!(src, "{indent}yr[{r}] = {v};").unwrap();
+            }
+        }
+    };
+    writeln!(
+        src,
+        "    if (last && !(cont && lane == cnt - 1)) {{\n      \
+         double* yr = y + (u64)row * {br};{}\n      \
+         if (row != head_row && row != tail_row) {{",
+        if residual {
+            format!("\n      const double* br_ = bv + (u64)row * {br};")
+        } else {
+            String::new()
+        }
+    )
+    .unwrap();
+    store(src, "        ", &|r| format!("v{r}"));
+    writeln!(
+        src,
+        "      }} else {{\n        bool is_tail = row == tail_row;\n        \
+         u64 bw = is_tail ? w + 1 : w;\n        \
+         double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * {br};\n        \
+         double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * {br};"
+    )
+    .unwrap();
+    for r in 0..br {
+        writeln!(src, "        mine[{r}] = v{r};").unwrap();
+    }
+    writeln!(
+        src,
+        "        __threadfence();\n        \
+         if (atomicAdd(ticket + bw, 1u) == 1u) {{\n          __threadfence();\n          ticket[bw] = 0u;"
+    )
+    .unwrap();
+    for r in 0..br {
+        writeln!(
+            src,
+            "          double t{r} = is_tail ? v{r} : __ldcg(other + {r});\n          \
+             double h{r} = is_tail ? __ldcg(other + {r}) : v{r};"
+        )
+        .unwrap();
+    }
+    store(src, "          ", &|r| format!("t{r} + h{r}"));
+    writeln!(src, "        }}\n      }}\n    }}\n    __syncwarp();\n  }}\n}}\n").unwrap();
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_block_position_is_unrolled_and_the_residual_reads_b() {
+        let mut src = String::new();
+        let e = spmv(&mut src, 3, 6, false);
+        assert_eq!(e.name, "ptap_spmv_merge_3x6");
+        for q in 0..18 {
+            assert!(src.contains(&format!("a[{q}]")), "position {q} is unrolled");
+        }
+        assert!(!src.contains("a[18]") && !src.contains("rp["));
+        let mut src = String::new();
+        let e = spmv(&mut src, 3, 3, true);
+        assert_eq!(e.name, residual_name(3));
+        assert!(e.params.iter().any(|q| q.name == "bv"));
+        assert!(src.contains("yr[2] = 1.0 * br_[2] - 1.0 * (t2 + h2);"));
+        assert_eq!(src.matches('{').count(), src.matches('}').count());
+    }
+}
