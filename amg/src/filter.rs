@@ -26,6 +26,7 @@
 //! only the translations) restores the constants but not the rotations, which
 //! is the point of the projection.
 use ptap_sparse::dense::thin_qr;
+use ptap_sparse::par::{par_concat, par_offsets, uniform_row_chunks};
 use ptap_sparse::{BlockCsr, BlockPattern};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -75,25 +76,58 @@ pub fn filter_prolongator_preserving(
         "coarse near-null space has the wrong size"
     );
     assert!(preserved <= nm, "cannot preserve more modes than P has columns");
-    let rows: Vec<FilteredRow> = (0..pat.nrows())
-        .into_par_iter()
-        .map(|i| filter_row(p, i, coarse_near_null, threshold, preserved, tol))
+    // Rows in contiguous chunks, each chunk's kept blocks in flat arrays, then
+    // concatenated in parallel: the same prolongator for any thread count.
+    let chunks = uniform_row_chunks(pat.nrows());
+    let parts: Vec<FilteredChunk> = chunks
+        .par_iter()
+        .map(|rows| {
+            let cap = pat.row_ptr()[rows.end] - pat.row_ptr()[rows.start];
+            let mut c = FilteredChunk {
+                lens: Vec::with_capacity(rows.len()),
+                cols: Vec::with_capacity(cap),
+                values: Vec::with_capacity(cap * b * nm),
+                filtered_rows: 0,
+                rank_deficient_rows: 0,
+            };
+            for i in rows.clone() {
+                let start = c.cols.len();
+                match filter_row(
+                    p,
+                    i,
+                    coarse_near_null,
+                    threshold,
+                    preserved,
+                    tol,
+                    &mut c.cols,
+                    &mut c.values,
+                ) {
+                    RowOutcome::Kept => {}
+                    RowOutcome::Projected => c.filtered_rows += 1,
+                    RowOutcome::RankDeficient => c.rank_deficient_rows += 1,
+                }
+                c.lens.push(c.cols.len() - start);
+            }
+            c
+        })
         .collect();
-
-    let mut row_ptr = Vec::with_capacity(pat.nrows() + 1);
-    row_ptr.push(0usize);
     let mut stats = FilterStats {
         blocks_before: pat.nnzb(),
         ..FilterStats::default()
     };
-    for r in &rows {
-        row_ptr.push(row_ptr.last().unwrap() + r.cols.len());
-        stats.filtered_rows += usize::from(r.outcome == RowOutcome::Projected);
-        stats.rank_deficient_rows += usize::from(r.outcome == RowOutcome::RankDeficient);
+    let (mut lens, mut cols, mut vals) = (Vec::new(), Vec::new(), Vec::new());
+    for c in parts {
+        stats.filtered_rows += c.filtered_rows;
+        stats.rank_deficient_rows += c.rank_deficient_rows;
+        lens.push(c.lens);
+        cols.push(c.cols);
+        vals.push(c.values);
     }
+    let (row_ptr, (col_idx, values)) = rayon::join(
+        || par_offsets(&lens),
+        || rayon::join(|| par_concat(&cols), || par_concat(&vals)),
+    );
     stats.blocks_after = row_ptr[pat.nrows()];
-    let col_idx: Vec<u32> = rows.iter().flat_map(|r| r.cols.iter().copied()).collect();
-    let values: Vec<f64> = rows.iter().flat_map(|r| r.values.iter().copied()).collect();
     let pattern = BlockPattern::new(pat.nrows(), pat.ncols(), row_ptr, col_idx)
         .expect("a subset of a valid pattern's columns is a valid pattern");
     let p = BlockCsr::new(Arc::new(pattern), b, nm, values).expect("one b x nm block per kept column");
@@ -108,24 +142,38 @@ enum RowOutcome {
     RankDeficient,
 }
 
-struct FilteredRow {
+/// The kept blocks of a chunk of rows, and what happened to them.
+struct FilteredChunk {
+    lens: Vec<usize>,
     cols: Vec<u32>,
     values: Vec<f64>,
-    outcome: RowOutcome,
+    filtered_rows: usize,
+    rank_deficient_rows: usize,
 }
 
-/// One block row: drop, then `P_iS += E R^-1 Q^T` over the leading `t` modes.
-fn filter_row(p: &BlockCsr, i: usize, b_c: &[f64], threshold: f64, t: usize, tol: f64) -> FilteredRow {
+/// One block row: drop, then `P_iS += E R^-1 Q^T` over the leading `t` modes;
+/// the row's kept columns and values are appended to `cols` and `values`.
+#[allow(clippy::too_many_arguments)]
+fn filter_row(
+    p: &BlockCsr,
+    i: usize,
+    b_c: &[f64],
+    threshold: f64,
+    t: usize,
+    tol: f64,
+    cols: &mut Vec<u32>,
+    values: &mut Vec<f64>,
+) -> RowOutcome {
     let (b, nm) = p.block_shape();
     let pat = p.pattern();
     let range = pat.row_range(i);
     let norm = |k: usize| p.block(k).iter().map(|v| v * v).sum::<f64>().sqrt();
     let max = range.clone().map(norm).fold(0.0, f64::max);
     let (kept, dropped): (Vec<usize>, Vec<usize>) = range.clone().partition(|&k| norm(k) >= threshold * max);
-    let unchanged = |outcome| FilteredRow {
-        cols: pat.row(i).to_vec(),
-        values: range.clone().flat_map(|k| p.block(k).iter().copied()).collect(),
-        outcome,
+    let mut unchanged = |outcome| {
+        cols.extend_from_slice(pat.row(i));
+        values.extend_from_slice(&p.values()[range.start * b * nm..range.end * b * nm]);
+        outcome
     };
     if dropped.is_empty() {
         return unchanged(RowOutcome::Kept);
@@ -163,7 +211,6 @@ fn filter_row(p: &BlockCsr, i: usize, b_c: &[f64], threshold: f64, t: usize, tol
             row[m] = (row[m] - s) / r[m * t + m];
         }
     }
-    let mut values = Vec::with_capacity(s * b * nm);
     for (pos, &k) in kept.iter().enumerate() {
         let blk = p.block(k);
         for row in 0..b {
@@ -174,9 +221,6 @@ fn filter_row(p: &BlockCsr, i: usize, b_c: &[f64], threshold: f64, t: usize, tol
             }
         }
     }
-    FilteredRow {
-        cols: kept.iter().map(|&k| pat.col_idx()[k]).collect(),
-        values,
-        outcome: RowOutcome::Projected,
-    }
+    cols.extend(kept.iter().map(|&k| pat.col_idx()[k]));
+    RowOutcome::Projected
 }

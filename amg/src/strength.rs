@@ -1,4 +1,5 @@
 //! The strength-of-connection graph (amg.md step 1).
+use ptap_sparse::par::{par_concat, par_offsets, uniform_row_chunks};
 use ptap_sparse::{BlockCsr, BlockPattern};
 use rayon::prelude::*;
 
@@ -40,41 +41,43 @@ pub fn strength_graph(a: &BlockCsr, theta: f64) -> StrengthGraph {
         .collect();
     let diag: Vec<f64> = p
         .diagonal_positions()
-        .iter()
+        .par_iter()
         .map(|&k| if k == usize::MAX { 0.0 } else { collapsed[k] })
         .collect();
-    let rows: Vec<(Vec<u32>, Vec<f64>)> = (0..n)
-        .into_par_iter()
-        .with_min_len(1024)
-        .map(|i| {
-            let mut cols = Vec::new();
-            let mut w = Vec::new();
-            for k in p.row_range(i) {
-                let j = p.col_idx()[k] as usize;
-                if j == i {
-                    cols.push(j as u32);
-                    w.push(1.0);
-                    continue;
+    // Rows in contiguous chunks, each chunk's kept entries in flat arrays,
+    // then concatenated in parallel: the same graph for any thread count.
+    let chunks = uniform_row_chunks(n);
+    let parts: Vec<(Vec<usize>, Vec<u32>, Vec<f64>)> = chunks
+        .par_iter()
+        .map(|rows| {
+            let cap = p.row_ptr()[rows.end] - p.row_ptr()[rows.start];
+            let mut lens = Vec::with_capacity(rows.len());
+            let mut cols = Vec::with_capacity(cap);
+            let mut w = Vec::with_capacity(cap);
+            for i in rows.clone() {
+                let start = cols.len();
+                for k in p.row_range(i) {
+                    let j = p.col_idx()[k] as usize;
+                    if j == i {
+                        cols.push(j as u32);
+                        w.push(1.0);
+                        continue;
+                    }
+                    let d = (diag[i] * diag[j]).sqrt();
+                    let g = if d > 0.0 { collapsed[k] / d } else { 0.0 };
+                    if g > theta {
+                        cols.push(j as u32);
+                        w.push(g);
+                    }
                 }
-                let d = (diag[i] * diag[j]).sqrt();
-                let g = if d > 0.0 { collapsed[k] / d } else { 0.0 };
-                if g > theta {
-                    cols.push(j as u32);
-                    w.push(g);
-                }
+                lens.push(cols.len() - start);
             }
-            (cols, w)
+            (lens, cols, w)
         })
         .collect();
-    let mut row_ptr = Vec::with_capacity(n + 1);
-    row_ptr.push(0);
-    let mut col_idx = Vec::new();
-    let mut weights = Vec::new();
-    for (c, w) in rows {
-        col_idx.extend_from_slice(&c);
-        weights.extend_from_slice(&w);
-        row_ptr.push(col_idx.len());
-    }
+    let (lens, (cols, w)): (Vec<_>, (Vec<_>, Vec<_>)) = parts.into_iter().map(|(l, c, w)| (l, (c, w))).unzip();
+    let row_ptr = par_offsets(&lens);
+    let (col_idx, weights) = rayon::join(|| par_concat(&cols), || par_concat(&w));
     let pattern = BlockPattern::new(n, p.ncols(), row_ptr, col_idx).expect("strength graph inherits a valid pattern");
     StrengthGraph { pattern, weights }
 }

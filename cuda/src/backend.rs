@@ -7,14 +7,16 @@
 //! cross the bus. Transfers are counted per phase ([`Device::counters`]).
 use crate::{grid_for, kernels, Arg, CudaError, Device, DeviceBlockCsr, DeviceProduct, DeviceSpmv, Kernel, Kernels};
 use cudarc::driver::{sys, CudaGraph, CudaSlice, DevicePtr, LaunchConfig};
-use ptap_codegen_core::gpu::{vector, DOT_THREADS};
+use ptap_codegen_core::gpu::{self, vector, DOT_THREADS};
 use ptap_codegen_core::gpu_cg as gc;
 use ptap_codegen_core::gpu_solve as gs;
+use ptap_codegen_core::ShapeSet;
 use ptap_runtime::backend::cg_slot;
 use ptap_runtime::{Backend, KernelRegistry, RuntimeError};
 use ptap_schedules::model::MachineParams;
 use ptap_schedules::VariantSchedule;
-use ptap_sparse::BlockCsr;
+use ptap_sparse::{BlockCsr, BlockPattern};
+use rayon::prelude::*;
 use std::sync::Arc;
 
 /// Largest dot-product partial count (one per thread block of the first pass).
@@ -230,6 +232,61 @@ impl Backend for Cuda {
         Ok(CudaMatrix {
             spmv: DeviceSpmv::new(&self.dev, &self.registry, &d)?,
             m: d,
+        })
+    }
+    /// `R = P^T` gathered on the device from its `P` (the product module's
+    /// gather kernel): only `R`'s pattern and the map cross the bus.
+    fn transpose(
+        &self,
+        p: &CudaMatrix,
+        _host_p: &BlockCsr,
+        pattern: &Arc<BlockPattern>,
+        source: &[u32],
+    ) -> Result<CudaMatrix, CudaError> {
+        let (bf, bc, nnzb) = (p.m.br, p.m.bc, p.m.nnzb);
+        let fits = pattern.nrows() == p.m.ncols
+            && pattern.ncols() == p.m.nrows
+            && pattern.nnzb() == nnzb
+            && source.len() == nnzb;
+        // The kernel reads P's block `source[k]`: every one must exist.
+        if !fits
+            || source
+                .par_chunks(1 << 16)
+                .any(|c| c.iter().any(|&s| s as usize >= nnzb))
+        {
+            return Err(RuntimeError::PatternMismatch {
+                what: "R = P^T",
+                detail: format!(
+                    "a transpose of {}x{} blocks with {} stored and {} sources does not fit P of {}x{} blocks with {}",
+                    pattern.nrows(),
+                    pattern.ncols(),
+                    pattern.nnzb(),
+                    source.len(),
+                    p.m.nrows,
+                    p.m.ncols,
+                    nnzb
+                ),
+            }
+            .into());
+        }
+        let r = DeviceBlockCsr::upload_pattern(&self.dev, pattern, bc, bf)?;
+        if nnzb > 0 {
+            let src = self.dev.upload(source)?;
+            let k = kernels::product(&self.dev, &self.registry, bf, bc)?;
+            self.dev.launch(
+                k[&gpu::gather_r_name(ShapeSet { bf, bc })].as_ref(),
+                grid_for((nnzb * bf * bc) as u64, 256),
+                &[
+                    Arg::F64(&p.m.values),
+                    Arg::U32s(&src),
+                    Arg::F64Mut(&r.values),
+                    Arg::U32(nnzb as u32),
+                ],
+            )?;
+        }
+        Ok(CudaMatrix {
+            spmv: DeviceSpmv::new(&self.dev, &self.registry, &r)?,
+            m: r,
         })
     }
     fn set_values(&self, m: &mut CudaMatrix, values: &[f64]) -> Result<(), CudaError> {

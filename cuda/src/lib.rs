@@ -14,12 +14,14 @@ pub mod kernels;
 mod matrix;
 mod product;
 mod spmv;
+mod staging;
 
 pub use backend::{Cuda, CudaCoarse, CudaJacobi, CudaMatrix, DeviceGraph};
 pub use compile::{CompileStats, KernelCache};
 pub use matrix::DeviceBlockCsr;
 pub use product::{DeviceProduct, DEVICE_EXECUTORS, DEVICE_VARIANTS};
 pub use spmv::DeviceSpmv;
+pub use staging::{STAGE_BYTES, STAGE_MIN_BYTES};
 
 use cudarc::driver::{sys, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig};
 use ptap_codegen_core::{CudaModule, KernelEntry, ParamTy};
@@ -44,6 +46,8 @@ pub enum CudaError {
     Signature { name: String, detail: String },
     #[error("{what} has {n} entries, more than the 32-bit indices of the device kernels address")]
     TooLarge { what: String, n: usize },
+    #[error("an upload of {host} elements does not fit its device buffer of {device} elements")]
+    UploadLength { host: usize, device: usize },
     #[error(
         "the device has no {variant} executor; use two-pass, slot-tiled, column-split, flat-stream or outer-product"
     )]
@@ -161,6 +165,8 @@ pub struct Device {
     modules: Mutex<HashMap<String, Kernels>>,
     counters: Mutex<TransferCounters>,
     phase: Mutex<String>,
+    /// Pinned buffers that large uploads are staged through.
+    staging: Mutex<staging::Staging>,
     sm_count: u32,
     l2_bytes: u64,
     clock_hz: f64,
@@ -206,6 +212,7 @@ impl Device {
             modules: Mutex::new(HashMap::new()),
             counters: Mutex::new(TransferCounters::default()),
             phase: Mutex::new("setup".into()),
+            staging: Mutex::new(staging::Staging::new()),
             sm_count,
             l2_bytes,
             clock_hz,
@@ -298,17 +305,35 @@ impl Device {
         &self,
         host: &[T],
     ) -> Result<CudaSlice<T>, CudaError> {
-        self.count(std::mem::size_of_val(host) as u64, 0);
         if host.is_empty() {
             // A one-element placeholder: kernels never read it (their counts are zero).
             return Ok(self.stream.alloc_zeros::<T>(1)?);
         }
-        Ok(self.stream.clone_htod(host)?)
+        if std::mem::size_of_val(host) < STAGE_MIN_BYTES {
+            self.count(std::mem::size_of_val(host) as u64, 0);
+            return Ok(self.stream.clone_htod(host)?);
+        }
+        // SAFETY: every element is written by the upload right after.
+        let mut dev = unsafe { self.stream.alloc::<T>(host.len()) }?;
+        self.upload_into(host, &mut dev)?;
+        Ok(dev)
     }
-    /// Host to an existing device buffer, counted.
+    /// Host to an existing device buffer, counted; large copies go through
+    /// pinned staging buffers ([`STAGE_BYTES`] each, two of them), so they
+    /// run at the bus's rate instead of the pageable path's.
     pub fn upload_into<T: DeviceRepr>(&self, host: &[T], dev: &mut CudaSlice<T>) -> Result<(), CudaError> {
-        self.count(std::mem::size_of_val(host) as u64, 0);
-        Ok(self.stream.memcpy_htod(host, dev)?)
+        let bytes = std::mem::size_of_val(host);
+        self.count(bytes as u64, 0);
+        if bytes < STAGE_MIN_BYTES {
+            return Ok(self.stream.memcpy_htod(host, dev)?);
+        }
+        if host.len() > dev.len() {
+            return Err(CudaError::UploadLength {
+                host: host.len(),
+                device: dev.len(),
+            });
+        }
+        self.staging.lock().unwrap().upload(&self.ctx, &self.stream, host, dev)
     }
     /// Device to host, counted (synchronizes the stream).
     pub fn download<T: DeviceRepr>(&self, dev: &CudaSlice<T>) -> Result<Vec<T>, CudaError> {
@@ -422,8 +447,10 @@ pub fn grid_for(n: u64, threads: u32) -> LaunchConfig {
 }
 
 /// Converts an index array to the kernels' `u32`, refusing what does not fit.
-pub fn to_u32<T: Copy + TryInto<u32>>(what: &str, v: &[T]) -> Result<Vec<u32>, CudaError> {
-    v.iter()
+pub fn to_u32<T: Copy + TryInto<u32> + Send + Sync>(what: &str, v: &[T]) -> Result<Vec<u32>, CudaError> {
+    use rayon::prelude::*;
+    v.par_iter()
+        .with_min_len(1 << 14)
         .map(|&x| x.try_into().map_err(|_| ()))
         .collect::<Result<Vec<u32>, ()>>()
         .map_err(|_| CudaError::TooLarge {

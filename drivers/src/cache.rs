@@ -5,7 +5,7 @@
 //! stale or damaged entry is reported and rebuilt; a cache that cannot be
 //! created or written costs one warning, never the run.
 use anyhow::Result;
-use ptap_schedules::file::{write_bundle, MappedBundle, ScheduleBundle};
+use ptap_schedules::file::{write_bundle, LoadTimings, MappedBundle, ScheduleBundle};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -30,6 +30,12 @@ pub struct CacheReport {
     pub status: &'static str,
     pub reason: Option<String>,
     pub load_s: Option<f64>,
+    /// Of `load_s`: opening the file (`open_s`: the key, mapping, checksum
+    /// and tag, metadata checks; `open` splits it) and loading the setup from
+    /// it (`setup_s`).
+    pub open_s: Option<f64>,
+    pub open: Option<LoadTimings>,
+    pub setup_s: Option<f64>,
     pub write_s: Option<f64>,
 }
 
@@ -72,9 +78,15 @@ pub fn lookup<T>(
         return Lookup::Miss { path, reason: None };
     }
     let t = Instant::now();
-    let attempt = MappedBundle::open(&path)
-        .map_err(anyhow::Error::from)
-        .and_then(|b| load(&Arc::new(b)));
+    let (mut open, mut open_s, mut setup_s) = (None, None, None);
+    let attempt = MappedBundle::open(&path).map_err(anyhow::Error::from).and_then(|b| {
+        open = Some(b.timings());
+        open_s = Some(t.elapsed().as_secs_f64());
+        let t_setup = Instant::now();
+        let loaded = load(&Arc::new(b));
+        setup_s = Some(t_setup.elapsed().as_secs_f64());
+        loaded
+    });
     match attempt {
         Ok(value) => {
             if verbose {
@@ -85,6 +97,9 @@ pub fn lookup<T>(
                 status: "loaded",
                 reason: None,
                 load_s: Some(t.elapsed().as_secs_f64()),
+                open_s,
+                open,
+                setup_s,
                 write_s: None,
             };
             Lookup::Loaded(value, report)
@@ -118,6 +133,9 @@ pub fn store(path: &Path, reason: Option<String>, bundle: &ScheduleBundle, verbo
                 status: if reason.is_some() { "rebuilt" } else { "written" },
                 reason,
                 load_s: None,
+                open_s: None,
+                open: None,
+                setup_s: None,
                 write_s: Some(write_s),
             }
         }
@@ -128,6 +146,9 @@ pub fn store(path: &Path, reason: Option<String>, bundle: &ScheduleBundle, verbo
                 status: "unwritable",
                 reason: Some(e.to_string()),
                 load_s: None,
+                open_s: None,
+                open: None,
+                setup_s: None,
                 write_s: None,
             }
         }

@@ -801,6 +801,7 @@ mod tests {
             levels: 2,
             schedule_cache: None,
             cold: steps[0].phases,
+            setup: Default::default(),
             hot_mean: (n > 1).then(|| phases(2)),
             steps,
             device_variants: None,

@@ -7,7 +7,7 @@ use ptap_amg::{Aggregation, AmgOptions};
 use ptap_cuda::{Cuda, TransferCounters};
 use ptap_fem::BeamProblem;
 use ptap_runtime::{
-    Backend, CgOptions, CgReport, CgWorkspace, Cpu, Hierarchy, HierarchyOptions, LevelSummary, MeshSetup,
+    Backend, CgOptions, CgReport, CgWorkspace, Cpu, Hierarchy, HierarchyOptions, LevelSummary, MeshSetup, SetupTimings,
 };
 use serde::Serialize;
 
@@ -83,6 +83,8 @@ pub struct SolveReport {
     pub pf: f64,
     pub levels: Vec<LevelSummary>,
     pub phases: SolvePhases,
+    /// The setup phases in detail: mesh setup per level and step, upload by kind.
+    pub setup: SetupTimings,
     pub residual_history: Vec<f64>,
     pub device: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -214,7 +216,7 @@ pub fn run(options: &SolveOptions, target: &Target, progress: &mut dyn FnMut(&st
                 s.history,
                 h.summary(),
                 h.operator_complexity(),
-                h.timings,
+                h.timings.clone(),
                 Some(info),
             )
         }
@@ -232,7 +234,14 @@ pub fn run(options: &SolveOptions, target: &Target, progress: &mut dyn FnMut(&st
             )
             .context("solving the beam")?;
             let h = &s.h;
-            (s.cg, s.history, h.summary(), h.operator_complexity(), h.timings, None)
+            (
+                s.cg,
+                s.history,
+                h.summary(),
+                h.operator_complexity(),
+                h.timings.clone(),
+                None,
+            )
         }
     };
     Ok(SolveReport {
@@ -262,6 +271,7 @@ pub fn run(options: &SolveOptions, target: &Target, progress: &mut dyn FnMut(&st
             galerkin_numeric_s: timings.galerkin_numeric_s,
             solve_s: rep.solve_s,
         },
+        setup: timings,
         residual_history: history,
         device: cuda.as_ref().map_or("cpu".into(), |c| c.name.clone()),
         cuda,

@@ -16,7 +16,8 @@ use ptap_cuda::{Cuda, TransferCounters};
 use ptap_fem::device::{DeviceAssembler, Modulus};
 use ptap_fem::{BeamProblem, POISSON_RATIO};
 use ptap_runtime::bundle::hierarchy_bundle;
-use ptap_runtime::{Backend, CgOptions, Cpu, Hierarchy, HierarchyOptions, MeshSetup};
+use ptap_runtime::{Backend, CgOptions, Cpu, Hierarchy, HierarchyOptions, MeshSetup, SetupTimings};
+use ptap_sparse::BlockCsr;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -107,6 +108,9 @@ pub struct TimeLoopReport {
     pub schedule_cache: Option<CacheReport>,
     pub steps: Vec<Step>,
     pub cold: Phases,
+    /// The cold step's setup in detail: mesh setup per level and step (or
+    /// the schedule cache's load per level), the upload by kind of data.
+    pub setup: SetupTimings,
     pub hot_mean: Option<Phases>,
     /// The product variant of each level on the device.
     pub device_variants: Option<Vec<&'static str>>,
@@ -204,7 +208,19 @@ pub fn run_beam(
     problem.reassemble(&stiffening_front(&problem.mesh, 1, options.steps))?;
     let cold_assembly_s = problem.timings.assembly_s + t.elapsed().as_secs_f64();
     let mut say = |m: &str| progress(m, None);
-    let (setup, mut cache, write_to) = mesh_setup(options, &problem, &opts, &mut say)?;
+    // The hierarchy takes the fine operator. The CPU re-assembles into the
+    // problem's own copy every step, so it gets a copy; a device assembles on
+    // the device from here on and never reads the host operator again, so it
+    // is handed over (no copy of hundreds of megabytes) and the problem keeps
+    // a zero-valued placeholder of the same pattern (an untouched allocation).
+    let a0 = match target {
+        Target::Cpu => problem.a.clone(),
+        Target::Cuda(_) => {
+            let (b, pattern) = (problem.a.block_shape().0, problem.a.pattern_arc().clone());
+            std::mem::replace(&mut problem.a, BlockCsr::zeros(pattern, b, b))
+        }
+    };
+    let (setup, mut cache, write_to) = mesh_setup(options, &problem, a0, &opts, &mut say)?;
 
     let mut report = match target {
         Target::Cpu => {
@@ -238,24 +254,34 @@ type CacheWrite = Option<(PathBuf, Option<String>)>;
 
 /// Mesh setup from the cache when it holds this problem, else built (and the
 /// cache file to write once the hierarchy exists, with why it was rebuilt).
+/// `a0` is the fine operator, which the setup takes: a cache entry is loaded
+/// against its pattern first and given its values once it has loaded, so a
+/// bad entry still leaves `a0` for the build.
 fn mesh_setup(
     options: &TimeLoopOptions,
     problem: &BeamProblem,
+    a0: BlockCsr,
     opts: &HierarchyOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(MeshSetup, Option<CacheReport>, CacheWrite)> {
     let modes = problem.modes;
-    let build = |progress: &mut dyn FnMut(&str)| {
-        MeshSetup::build(problem.a.clone(), &problem.near_null, modes, opts, progress)
-            .context("setting up the AMG hierarchy")
+    let build = |a0: BlockCsr, progress: &mut dyn FnMut(&str)| {
+        MeshSetup::build(a0, &problem.near_null, modes, opts, progress).context("setting up the AMG hierarchy")
     };
     let name = cache_name(options.k, opts);
     let dir = options.schedule_cache.as_deref();
-    let load = |b: &_| MeshSetup::from_bundle(problem.a.clone(), modes, b, opts, progress).map_err(anyhow::Error::from);
+    let (pattern, block) = (a0.pattern_arc().clone(), a0.block_shape().0);
+    let load =
+        |b: &_| MeshSetup::from_bundle_pattern(&pattern, block, modes, b, opts, progress).map_err(anyhow::Error::from);
     match cache::lookup(dir, &name, options.verbose, load) {
-        Lookup::Off => Ok((build(progress)?, None, None)),
-        Lookup::Loaded(setup, report) => Ok((setup, Some(report), None)),
-        Lookup::Miss { path, reason } => Ok((build(progress)?, None, Some((path, reason)))),
+        Lookup::Off => Ok((build(a0, progress)?, None, None)),
+        Lookup::Loaded(setup, mut report) => {
+            let t = Instant::now();
+            let setup = setup.with_fine_operator(a0)?;
+            report.load_s = report.load_s.map(|s| s + t.elapsed().as_secs_f64());
+            Ok((setup, Some(report), None))
+        }
+        Lookup::Miss { path, reason } => Ok((build(a0, progress)?, None, Some((path, reason)))),
     }
 }
 
@@ -278,6 +304,7 @@ fn steps_on<B: Backend, A: StepAssembly<B>>(
     let dofs = h.scalar_rows();
     let mut x = vec![0.0; dofs];
     let mut ws = h.workspace(options.cg.max_iterations)?;
+    let setup = h.timings.clone();
     let mut steps = Vec::with_capacity(options.steps);
     let mut peak_device: Option<u64> = None;
     for step in 1..=options.steps {
@@ -345,6 +372,7 @@ fn steps_on<B: Backend, A: StepAssembly<B>>(
         levels: h.num_levels(),
         schedule_cache: None,
         cold: steps[0].phases,
+        setup,
         hot_mean: Phases::mean(&hot),
         steps,
         transfers: assembly.transfers(&h),

@@ -479,6 +479,9 @@ fn inspect(
                     status: "skipped",
                     reason: Some("the hierarchy has one level: there is no mesh setup to cache".into()),
                     load_s: None,
+                    open_s: None,
+                    open: None,
+                    setup_s: None,
                     write_s: None,
                 }
             } else {

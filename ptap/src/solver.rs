@@ -524,14 +524,14 @@ impl Solver {
                 h.operator_complexity(),
                 h.modes(),
                 h.level_variants().iter().map(|v| v.name()).collect(),
-                h.timings,
+                h.timings.clone(),
             ),
             Inner::Cuda(h, _) => make(
                 h.summary(),
                 h.operator_complexity(),
                 h.modes(),
                 h.level_variants().iter().map(|v| v.name()).collect(),
-                h.timings,
+                h.timings.clone(),
             ),
         }
     }

@@ -15,7 +15,8 @@
 //! constructors are setup-time calls.
 use crate::RuntimeError;
 use ptap_schedules::VariantSchedule;
-use ptap_sparse::BlockCsr;
+use ptap_sparse::{BlockCsr, BlockPattern};
+use std::sync::Arc;
 
 /// A place where vectors, block matrices and the numeric work on them live.
 pub trait Backend: Sized {
@@ -69,6 +70,24 @@ pub trait Backend: Sized {
     /// The backend's copy of `m`, values included, keeping `m` with the caller.
     fn matrix_ref(&self, m: &BlockCsr) -> Result<Self::Matrix, Self::Error> {
         self.matrix(m.clone(), true)
+    }
+    /// `R = P^T` on the backend, from the backend's `p` and the host's
+    /// `host_p` (the same matrix): `pattern` is the inspector's transpose of
+    /// `P`'s pattern and `source[k]` the block of `P` that block `k` of `R`
+    /// transposes. The default gathers on the host and copies the result; a
+    /// device gathers from its own `p`, so only the map crosses the bus.
+    fn transpose(
+        &self,
+        p: &Self::Matrix,
+        host_p: &BlockCsr,
+        pattern: &Arc<BlockPattern>,
+        source: &[u32],
+    ) -> Result<Self::Matrix, Self::Error> {
+        let _ = p;
+        let r = host_p
+            .transpose_onto(pattern.clone(), source)
+            .map_err(RuntimeError::from)?;
+        self.matrix(r, true)
     }
     /// `m` itself where the backend keeps host matrices.
     fn host_matrix<'a>(&self, _m: &'a Self::Matrix) -> Option<&'a BlockCsr> {

@@ -12,11 +12,14 @@
 //! options is refused, not silently reused.
 use crate::backend::Backend;
 use crate::cpu::Cpu;
-use crate::hierarchy::{Hierarchy, HierarchyOptions, MeshLevel, MeshSetup, SetupTimings, TransferSetup};
+use crate::hierarchy::{
+    Hierarchy, HierarchyOptions, MeshLevel, MeshLevelTimings, MeshSetup, SetupTimings, TransferSetup,
+};
 use crate::RuntimeError;
 use ptap_schedules::file::{MappedBundle, NamedArray, RecordView, ScheduleBundle, ScheduleFileError, ScheduleRecord};
 use ptap_schedules::VariantSchedule;
 use ptap_sparse::{BlockCsr, BlockPattern};
+use rayon::prelude::*;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -106,7 +109,7 @@ pub fn stored_prolongator(rec: &RecordView<'_>) -> Result<BlockCsr, ScheduleFile
         why: format!("level {}: {why}", rec.level()),
     };
     let (nrows, ncols) = (size(rec, "p.nrows")? as usize, size(rec, "p.ncols")? as usize);
-    let row_ptr: Vec<usize> = rec.array_u64("p.row_ptr")?.iter().map(|&x| x as usize).collect();
+    let row_ptr: Vec<usize> = rec.array_u64("p.row_ptr")?.par_iter().map(|&x| x as usize).collect();
     if row_ptr.len() != nrows + 1 {
         return Err(invalid(
             "the stored P has a row-pointer array of the wrong length".into(),
@@ -115,8 +118,13 @@ pub fn stored_prolongator(rec: &RecordView<'_>) -> Result<BlockCsr, ScheduleFile
     let pattern = BlockPattern::new(nrows, ncols, row_ptr, rec.array_u32("p.col_idx")?.to_vec())
         .map_err(|e| invalid(format!("the stored P is not a valid block pattern ({e})")))?;
     let (bf, bc) = (rec.fine_block() as usize, rec.coarse_block() as usize);
-    let values = rec.array_f64("p.values")?.to_vec();
-    if values.iter().any(|v| !v.is_finite()) {
+    let values: Vec<f64> = rec
+        .array_f64("p.values")?
+        .par_iter()
+        .with_min_len(1 << 14)
+        .copied()
+        .collect();
+    if values.par_chunks(1 << 16).any(|c| c.iter().any(|v| !v.is_finite())) {
         return Err(invalid("the stored P holds NaN or infinity".into()));
     }
     BlockCsr::new(Arc::new(pattern), bf, bc, values)
@@ -153,6 +161,26 @@ impl MeshSetup {
     ) -> Result<Self, RuntimeError> {
         a0.check_finite("the fine operator")
             .map_err(|e| RuntimeError::NotFinite { what: e.to_string() })?;
+        let block = a0.block_shape().0;
+        let mut setup = Self::from_bundle_pattern(a0.pattern_arc(), block, modes, bundle, options, progress)?;
+        setup.levels[0].a = a0;
+        setup.levels[0].has_values = true;
+        Ok(setup)
+    }
+
+    /// [`MeshSetup::from_bundle`] before the fine operator's values are
+    /// given: level 0 holds `pattern` (blocks `block x block`) without values
+    /// until [`MeshSetup::with_fine_operator`] hands them over. A caller that
+    /// owns the operator keeps it until the bundle has loaded, and never
+    /// needs a copy of it for the load.
+    pub fn from_bundle_pattern(
+        pattern: &Arc<BlockPattern>,
+        block: usize,
+        modes: usize,
+        bundle: &Arc<MappedBundle>,
+        options: &HierarchyOptions,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<Self, RuntimeError> {
         let first = bundle.level(0)?;
         let want = options_hash(options, modes);
         if first.size("options_hash") != Some(want) {
@@ -161,9 +189,10 @@ impl MeshSetup {
             });
         }
         let mut timings = SetupTimings::default();
+        // No values yet: a zeroed allocation the operator replaces, never written.
         let mut levels = vec![MeshLevel {
-            a: a0,
-            has_values: true,
+            a: BlockCsr::zeros(pattern.clone(), block, block),
+            has_values: false,
             transfer: None,
         }];
         for l in 0..bundle.len() {
@@ -196,7 +225,13 @@ impl MeshSetup {
                 has_values: false,
                 transfer: None,
             });
-            timings.mesh_setup_s += t_mesh.elapsed().as_secs_f64();
+            let load_s = t_mesh.elapsed().as_secs_f64();
+            timings.mesh_setup_s += load_s;
+            timings.mesh_levels.push(MeshLevelTimings {
+                level: l,
+                load_s,
+                ..MeshLevelTimings::default()
+            });
         }
         Ok(Self {
             levels,
@@ -204,6 +239,38 @@ impl MeshSetup {
             modes,
             timings,
         })
+    }
+}
+
+impl MeshSetup {
+    /// The fine operator's values for a setup from
+    /// [`MeshSetup::from_bundle_pattern`]: refused unless its pattern and
+    /// blocks are level 0's and its values are finite.
+    pub fn with_fine_operator(mut self, a0: BlockCsr) -> Result<Self, RuntimeError> {
+        let l0 = &self.levels[0].a;
+        let same = a0.block_shape() == l0.block_shape()
+            && (Arc::ptr_eq(a0.pattern_arc(), l0.pattern_arc()) || a0.pattern() == l0.pattern());
+        if !same {
+            return Err(RuntimeError::PatternMismatch {
+                what: "fine operator",
+                detail: format!(
+                    "the loaded setup has {}x{} blocks of {:?} with {} stored, the operator {}x{} of {:?} with {}",
+                    l0.pattern().nrows(),
+                    l0.pattern().ncols(),
+                    l0.block_shape(),
+                    l0.pattern().nnzb(),
+                    a0.pattern().nrows(),
+                    a0.pattern().ncols(),
+                    a0.block_shape(),
+                    a0.pattern().nnzb()
+                ),
+            });
+        }
+        a0.check_finite("the fine operator")
+            .map_err(|e| RuntimeError::NotFinite { what: e.to_string() })?;
+        self.levels[0].a = a0;
+        self.levels[0].has_values = true;
+        Ok(self)
     }
 }
 

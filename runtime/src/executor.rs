@@ -26,6 +26,8 @@ struct RowStage {
 impl RowStage {
     fn new(x: &BlockPattern, y: &BlockPattern, c: &BlockPattern) -> Self {
         let work: Vec<usize> = (0..x.nrows())
+            .into_par_iter()
+            .with_min_len(1024)
             .map(|i| x.row(i).iter().map(|&l| y.row(l as usize).len()).sum())
             .collect();
         let chunks = balanced_row_chunks(&work, default_chunk_count(x.nrows()));

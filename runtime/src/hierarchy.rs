@@ -25,7 +25,7 @@ use ptap_amg::prolongator::smoothing_omega;
 use ptap_amg::{merge_rank_deficient, smooth_prolongator, strength_graph, tentative_prolongator, AmgError, AmgOptions};
 use ptap_schedules::model::MachineParams;
 use ptap_schedules::{
-    inspect, inspect_with_base, BlockShape, ProductPolicy, ProductStats, TwoPassSchedule, Variant, VariantSchedule,
+    inspect_with_base, BlockShape, ProductPolicy, ProductStats, TwoPassSchedule, Variant, VariantSchedule,
 };
 use ptap_sparse::{BlockCsr, BlockPattern};
 use serde::Serialize;
@@ -83,8 +83,52 @@ impl Default for HierarchyOptions {
     }
 }
 
-/// Wall time of the setup phases (the paper's four-phase split).
+/// Where one level's mesh setup spent its (host wall) time.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct MeshLevelTimings {
+    pub level: usize,
+    /// The two-pass product that gave this level's operator the values its
+    /// aggregation reads (0 on level 0, and when loaded from a bundle).
+    pub coarse_product_s: f64,
+    pub strength_s: f64,
+    /// MIS aggregation.
+    pub aggregation_s: f64,
+    /// The merge of rank-deficient aggregates into their neighbours.
+    pub merge_s: f64,
+    pub tentative_s: f64,
+    /// The eigen-estimate behind the smoothing weight `omega`.
+    pub omega_s: f64,
+    pub smoothing_s: f64,
+    pub filtering_s: f64,
+    /// The symbolic products (patterns of `W`, `R`, `A_c`: the two-pass schedule).
+    pub symbolic_s: f64,
+    /// The chosen variant's schedule from the symbolic products.
+    pub inspection_s: f64,
+    /// From a schedule bundle: this level's `P` and schedule loaded and checked.
+    pub load_s: f64,
+}
+
+/// Where the one copy of a mesh setup to the backend spent its time.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct UploadTimings {
+    /// Every level's operator: pattern, values where known, SpMV plan.
+    pub operators_s: f64,
+    /// `R = P^T` formed (on the host, or on the backend from `P`).
+    pub transpose_s: f64,
+    /// `P` and `R` copied to the backend.
+    pub prolongators_s: f64,
+    /// Product schedules copied (the backend's product plans).
+    pub products_s: f64,
+    /// Smoother state (Jacobi storage, eigen-estimate start vectors) and the
+    /// coarse solver's buffers.
+    pub smoothers_s: f64,
+    /// The cycle's per-level vectors.
+    pub work_s: f64,
+}
+
+/// Wall time of the setup phases (the paper's four-phase split), with mesh
+/// setup broken down per level and step and the upload per kind of data.
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct SetupTimings {
     /// Strength graphs, aggregation, `P0`, smoothing, symbolic products (and,
     /// for a backend that cannot adopt host values, the coarse operators the
@@ -96,6 +140,11 @@ pub struct SetupTimings {
     pub matrix_setup_s: f64,
     /// Of which the numeric Galerkin products.
     pub galerkin_numeric_s: f64,
+    /// Mesh setup per level, step by step (the coarse products aggregation
+    /// needed included, wherever they are counted).
+    pub mesh_levels: Vec<MeshLevelTimings>,
+    /// `upload_s` by kind of data.
+    pub upload: UploadTimings,
 }
 
 /// The transfer from one level to the next, as mesh setup built it.
@@ -181,6 +230,10 @@ impl MeshSetup {
                     break;
                 }
             }
+            let mut lt = MeshLevelTimings {
+                level: l,
+                ..MeshLevelTimings::default()
+            };
             if !levels[l].has_values {
                 // Aggregation reads values: compute this coarse operator (V0).
                 progress(&format!("level {}: numeric P^T A P", l - 1));
@@ -194,35 +247,53 @@ impl MeshSetup {
                     .executor_for(&VariantSchedule::TwoPass(tr.schedule.clone()), bf, bc)?;
                 v0.numeric(&prev.a, &tr.p, &mut coarse[0].a)?;
                 coarse[0].has_values = true;
-                timings.galerkin_numeric_s += t.elapsed().as_secs_f64();
+                lt.coarse_product_s = t.elapsed().as_secs_f64();
+                timings.galerkin_numeric_s += lt.coarse_product_s;
             }
             let a = &levels[l].a;
             let b = a.block_shape().0;
             progress(&format!("level {l}: aggregating {} block rows", a.nrows()));
             let t_mesh = Instant::now();
+            let mut step = Instant::now();
+            let mut lap = move || {
+                let now = Instant::now();
+                let dt = now.duration_since(step).as_secs_f64();
+                step = now;
+                dt
+            };
             let g = strength_graph(a, opts.threshold_at(l));
+            lt.strength_s = lap();
             let mut aggs = opts.aggregation.aggregate(&g, l < opts.aggressive_levels);
+            lt.aggregation_s = lap();
             let merged = merge_rank_deficient(&mut aggs, &g, b, modes, &near_null, opts.rank_tolerance);
             drop(g);
+            lt.merge_s = lap();
             let coarse_rows = aggs.count * modes;
             if aggs.count == 0 || coarse_rows as f64 > opts.stall_ratio * a.scalar_rows() as f64 {
                 timings.mesh_setup_s += t_mesh.elapsed().as_secs_f64();
+                timings.mesh_levels.push(lt);
                 break; // coarsening stalled: this level is the coarsest
             }
             let tent = tentative_prolongator(&aggs, &near_null, b, modes, opts.rank_tolerance);
+            lt.tentative_s = lap();
             let omega = smoothing_omega(a, opts.smoothing_factor, opts.eig_iterations, l)?;
+            lt.omega_s = lap();
             progress(&format!("level {l}: smoothing the prolongator and inspecting P^T A P"));
             let p = smooth_prolongator(a, &tent.p0, omega, l)?;
+            lt.smoothing_s = lap();
             let p = opts.filter_for_level(p, &tent.coarse_near_null, l);
-            let inspected = inspect(
+            lt.filtering_s = lap();
+            let base = Arc::new(TwoPassSchedule::inspect(
                 a.pattern_arc().clone(),
                 p.pattern_arc().clone(),
-                BlockShape::new(b, modes),
-                &policy,
-            )?;
+            )?);
+            lt.symbolic_s = lap();
+            let inspected = inspect_with_base(base, BlockShape::new(b, modes), &policy)?;
             let (schedule, variant_schedule) = (inspected.base, inspected.schedule);
             let ac = BlockCsr::zeros(schedule.c.clone(), modes, modes);
+            lt.inspection_s = lap();
             timings.mesh_setup_s += t_mesh.elapsed().as_secs_f64();
+            timings.mesh_levels.push(lt);
             levels[l].transfer = Some(TransferSetup {
                 p,
                 schedule,
@@ -572,7 +643,11 @@ impl<B: Backend> Hierarchy<B> {
         let t_up = Instant::now();
         backend.set_phase("mesh setup (upload)");
         let host = backend.host_resident();
+        let mut up = UploadTimings::default();
+        let since = |t: Instant| t.elapsed().as_secs_f64();
+        let t = Instant::now();
         let coarse = backend.coarse(coarse_host)?;
+        up.smoothers_s += since(t);
         let nl = mesh.len();
         let mut adopted = false;
         let mut levels = Vec::with_capacity(nl);
@@ -588,6 +663,7 @@ impl<B: Backend> Hierarchy<B> {
             // its own product is two-pass (the same bits); others recompute.
             let fresh = l > 0 && host && has_values && upper_variant == Some(Variant::TwoPass);
             adopted |= fresh;
+            let t = Instant::now();
             let smoother = if l + 1 < nl {
                 Some(Smoother {
                     jacobi: backend.jacobi(&a)?,
@@ -598,17 +674,28 @@ impl<B: Backend> Hierarchy<B> {
             } else {
                 None
             };
+            up.smoothers_s += since(t);
             let transfer = match transfer {
                 Some(t) => {
                     let (bf, bc) = t.p.block_shape();
                     upper_variant = Some(t.variant_schedule.variant());
+                    let t0 = Instant::now();
                     let product = backend.product(&t.variant_schedule, bf, bc)?;
-                    let r = backend.matrix(t.p.transpose(), true)?;
+                    up.products_s += since(t0);
+                    let t0 = Instant::now();
                     let (p, host_p) = if host {
                         (backend.matrix(t.p, true)?, None)
                     } else {
                         (backend.matrix_ref(&t.p)?, Some(t.p))
                     };
+                    up.prolongators_s += since(t0);
+                    let t0 = Instant::now();
+                    let hp = host_p
+                        .as_ref()
+                        .or_else(|| backend.host_matrix(&p))
+                        .expect("P is kept on the host, or the backend's P is a host matrix");
+                    let r = backend.transpose(&p, hp, &t.schedule.r, &t.schedule.r_source)?;
+                    up.transpose_s += since(t0);
                     Some(Transfer {
                         p,
                         r,
@@ -624,14 +711,19 @@ impl<B: Backend> Hierarchy<B> {
                 }
                 None => None,
             };
+            let t = Instant::now();
             let work = LevelWork {
                 x: backend.vector(n)?,
                 rhs: backend.vector(n)?,
                 r: backend.vector(n)?,
                 t: backend.vector(n)?,
             };
+            up.work_s += since(t);
+            let t = Instant::now();
+            let a = backend.matrix(a, l == 0)?;
+            up.operators_s += since(t);
             levels.push(Level {
-                a: backend.matrix(a, l == 0)?,
+                a,
                 pattern,
                 block,
                 transfer,
@@ -644,6 +736,8 @@ impl<B: Backend> Hierarchy<B> {
         let mut timings = SetupTimings {
             mesh_setup_s: mesh_timings.mesh_setup_s,
             upload_s: t_up.elapsed().as_secs_f64(),
+            mesh_levels: mesh_timings.mesh_levels,
+            upload: up,
             ..SetupTimings::default()
         };
         // Coarse operators mesh setup computed count as matrix setup where the

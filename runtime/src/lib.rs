@@ -66,7 +66,9 @@ pub mod variants;
 pub use backend::Backend;
 pub use cpu::Cpu;
 pub use executor::TwoPassExecutor;
-pub use hierarchy::{Hierarchy, HierarchyOptions, LevelParts, LevelSummary, MeshSetup, SetupTimings};
+pub use hierarchy::{
+    Hierarchy, HierarchyOptions, LevelParts, LevelSummary, MeshLevelTimings, MeshSetup, SetupTimings, UploadTimings,
+};
 pub use registry::executor_for;
 pub use registry::KernelRegistry;
 pub use solver::CgWorkspace;

@@ -647,7 +647,7 @@ impl Backing {
 }
 
 /// Wall-clock seconds spent in the phases of [`MappedBundle::open`].
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct LoadTimings {
     /// Opening and mapping the file.
     pub map_s: f64,

@@ -260,8 +260,9 @@ fn load_pattern(rec: &RecordView<'_>, name: &str, nrows: usize, ncols: usize) ->
             row_ptr.len()
         )));
     }
-    let row_ptr: Vec<usize> = row_ptr.iter().map(|&x| x as usize).collect();
-    BlockPattern::new(nrows, ncols, row_ptr, col_idx.to_vec())
+    let row_ptr: Vec<usize> = row_ptr.par_iter().with_min_len(1 << 14).map(|&x| x as usize).collect();
+    let col_idx: Vec<u32> = col_idx.par_iter().with_min_len(1 << 14).copied().collect();
+    BlockPattern::new(nrows, ncols, row_ptr, col_idx)
         .map_err(|e| rec.invalid(format!("pattern `{name}` is not a valid block pattern ({e})")))
 }
 
@@ -344,7 +345,16 @@ fn check_below(rec: &RecordView<'_>, name: &str, v: &[u32], bound: usize) -> Res
 
 /// `ptr` has `n + 1` entries, starts at zero, never decreases and ends at `end`.
 fn check_ptr(rec: &RecordView<'_>, name: &str, ptr: &[u64], n: usize, end: usize) -> Result<()> {
-    let ok = ptr.len() == n + 1 && ptr[0] == 0 && ptr[n] == end as u64 && ptr.par_windows(2).all(|w| w[0] <= w[1]);
+    // In chunks (overlapping by one entry): a per-element parallel search costs more than the check.
+    const CHUNK: usize = 1 << 16;
+    let monotone = || {
+        (0..ptr.len().div_ceil(CHUNK)).into_par_iter().all(|c| {
+            ptr[c * CHUNK..ptr.len().min((c + 1) * CHUNK + 1)]
+                .windows(2)
+                .all(|w| w[0] <= w[1])
+        })
+    };
+    let ok = ptr.len() == n + 1 && ptr[0] == 0 && ptr[n] == end as u64 && monotone();
     if ok {
         Ok(())
     } else {

@@ -2,6 +2,7 @@
 use crate::{ScheduleError, SharedArray};
 use ptap_sparse::spgemm::spgemm_symbolic;
 use ptap_sparse::BlockPattern;
+use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -87,14 +88,18 @@ impl TwoPassSchedule {
                 p_rows: p.nrows(),
             });
         }
-        let w = Arc::new(spgemm_symbolic(&a, &p)?);
-        let (r, r_source) = p.transpose();
+        // W = A P and R = P^T are independent; integer sums in any order.
+        let (w, (r, r_source)) = rayon::join(|| spgemm_symbolic(&a, &p), || p.transpose());
+        let w = Arc::new(w?);
         let r = Arc::new(r);
         let c = Arc::new(spgemm_symbolic(&r, &w)?);
         let ap: usize = (0..a.nrows())
+            .into_par_iter()
+            .with_min_len(1024)
             .map(|i| a.row(i).iter().map(|&j| p.row(j as usize).len()).sum::<usize>())
             .sum();
         let rw: usize = (0..r.nrows())
+            .into_par_iter()
             .map(|i| r.row(i).iter().map(|&j| w.row(j as usize).len()).sum::<usize>())
             .sum();
         let stats = ProductStats::from_counts(a.nrows(), a.nnzb(), p.nnzb(), w.nnzb(), c.nrows(), c.nnzb(), ap + rw);

@@ -9,7 +9,7 @@
 //! bit for bit; the docs of each schedule say whether it does.
 use crate::two_pass::TwoPassSchedule;
 use crate::SharedArray;
-use ptap_sparse::par::{balanced_row_chunks, default_chunk_count};
+use ptap_sparse::par::{balanced_row_chunks, default_chunk_count, par_offsets};
 use ptap_sparse::BlockPattern;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -54,13 +54,31 @@ fn slot_runs(
     c: &BlockPattern,
     x_block: &(dyn Fn(usize) -> u32 + Sync),
 ) -> SlotRuns {
-    let chunks = balanced_row_chunks(&row_work(x, y), default_chunk_count(x.nrows()));
-    let parts: Vec<(Vec<u64>, Vec<u32>, Vec<u32>)> = chunks
+    let work = row_work(x, y);
+    let chunks = balanced_row_chunks(&work, default_chunk_count(x.nrows()));
+    // Every block product is one contribution, so each chunk's share of the
+    // output is known up front: chunks write their contributions straight
+    // into disjoint slices of the final arrays (no second copy).
+    let sizes: Vec<usize> = chunks.par_iter().map(|r| work[r.clone()].iter().sum()).collect();
+    let total: usize = sizes.iter().sum();
+    let (mut rx, mut ry) = (vec![0u32; total], vec![0u32; total]);
+    let mut slices = Vec::with_capacity(chunks.len());
+    let (mut xrest, mut yrest) = (&mut rx[..], &mut ry[..]);
+    for &n in &sizes {
+        let (xh, xt) = xrest.split_at_mut(n);
+        let (yh, yt) = yrest.split_at_mut(n);
+        slices.push((xh, yh));
+        (xrest, yrest) = (xt, yt);
+    }
+    let counts: Vec<Vec<u64>> = chunks
         .par_iter()
-        .map(|rows| {
+        .zip(slices.into_par_iter())
+        .map(|(rows, (xs, ys))| {
             let mut map = vec![u32::MAX; c.ncols()];
-            let (mut counts, mut xs, mut ys) = (Vec::new(), Vec::new(), Vec::new());
+            let slots = c.row_ptr()[rows.end] - c.row_ptr()[rows.start];
+            let mut counts = Vec::with_capacity(slots);
             let mut cursor: Vec<usize> = Vec::new();
+            let mut start = 0;
             for i in rows.clone() {
                 let cr = c.row_range(i);
                 for k in cr.clone() {
@@ -75,14 +93,11 @@ fn slot_runs(
                 }
                 // Exclusive prefix within the row, then place in traversal order.
                 cursor.clear();
-                let start = xs.len();
                 let mut acc = start;
                 for s in 0..cr.len() {
                     cursor.push(acc);
                     acc += counts[base_count + s] as usize;
                 }
-                xs.resize(acc, 0);
-                ys.resize(acc, 0);
                 for kx in x.row_range(i) {
                     let l = x.col_idx()[kx] as usize;
                     for ky in y.row_range(l) {
@@ -92,20 +107,12 @@ fn slot_runs(
                         cursor[s] += 1;
                     }
                 }
+                start = acc;
             }
-            (counts, xs, ys)
+            counts
         })
         .collect();
-    let mut ptr = Vec::with_capacity(c.nnzb() + 1);
-    let (mut rx, mut ry) = (Vec::new(), Vec::new());
-    ptr.push(0);
-    for (counts, xs, ys) in parts {
-        for n in counts {
-            ptr.push(ptr.last().unwrap() + n);
-        }
-        rx.extend_from_slice(&xs);
-        ry.extend_from_slice(&ys);
-    }
+    let ptr = par_offsets(&counts);
     let runs = SlotRuns {
         ptr: ptr.into(),
         x: rx.into(),
@@ -118,6 +125,7 @@ fn slot_runs(
 /// Block multiplies of each row of `X Y`.
 pub fn row_work(x: &BlockPattern, y: &BlockPattern) -> Vec<usize> {
     (0..x.nrows())
+        .into_par_iter()
         .map(|i| x.row(i).iter().map(|&l| y.row(l as usize).len()).sum())
         .collect()
 }

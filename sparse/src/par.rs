@@ -108,3 +108,89 @@ pub fn xpby(x: &[f64], beta: f64, y: &mut [f64]) {
         }
     });
 }
+
+/// `parts` concatenated into one vector, copied in parallel (what the
+/// chunked builders of patterns and schedules end with: the order is the
+/// parts' order, whatever the thread count).
+pub fn par_concat<T: Copy + Default + Send + Sync>(parts: &[Vec<T>]) -> Vec<T> {
+    let total = parts.iter().map(Vec::len).sum();
+    let mut out = vec![T::default(); total];
+    let mut slices = Vec::with_capacity(parts.len());
+    let mut rest = &mut out[..];
+    for p in parts {
+        let (head, tail) = rest.split_at_mut(p.len());
+        slices.push(head);
+        rest = tail;
+    }
+    slices
+        .into_par_iter()
+        .zip(parts.par_iter())
+        .for_each(|(dst, src)| dst.copy_from_slice(src));
+    out
+}
+
+/// Pointers `[0, l_0, l_0 + l_1, ...]` of the lengths in `parts` taken in
+/// order (one entry per length, plus the leading 0), built in parallel.
+pub fn par_offsets<T>(parts: &[Vec<T>]) -> Vec<T>
+where
+    T: Copy + Default + Send + Sync + std::ops::Add<Output = T>,
+{
+    let sums: Vec<T> = parts
+        .par_iter()
+        .map(|p| p.iter().fold(T::default(), |a, &b| a + b))
+        .collect();
+    let mut bases = Vec::with_capacity(parts.len());
+    let mut acc = T::default();
+    for &s in &sums {
+        bases.push(acc);
+        acc = acc + s;
+    }
+    let total: usize = parts.iter().map(Vec::len).sum();
+    let mut out = vec![T::default(); total + 1];
+    let mut slices = Vec::with_capacity(parts.len());
+    let mut rest = &mut out[1..];
+    for p in parts {
+        let (head, tail) = rest.split_at_mut(p.len());
+        slices.push(head);
+        rest = tail;
+    }
+    slices
+        .into_par_iter()
+        .zip(parts.par_iter().zip(bases.par_iter()))
+        .for_each(|(dst, (src, &base))| {
+            let mut acc = base;
+            for (d, &l) in dst.iter_mut().zip(src) {
+                acc = acc + l;
+                *d = acc;
+            }
+        });
+    out
+}
+
+/// Contiguous row ranges of about equal size, `default_chunk_count` of them
+/// (for row loops whose rows cost about the same).
+pub fn uniform_row_chunks(nrows: usize) -> Vec<Range<usize>> {
+    let target = default_chunk_count(nrows);
+    let per = nrows.div_ceil(target.max(1)).max(1);
+    (0..nrows).step_by(per).map(|s| s..(s + per).min(nrows)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn concat_and_offsets_follow_the_parts_in_order() {
+        let parts = vec![vec![3u64, 1], vec![], vec![4, 1, 5]];
+        assert_eq!(par_concat(&parts), vec![3, 1, 4, 1, 5]);
+        assert_eq!(par_offsets(&parts), vec![0, 3, 4, 8, 9, 14]);
+        let none: Vec<Vec<usize>> = Vec::new();
+        assert_eq!(par_concat(&none), Vec::<usize>::new());
+        assert_eq!(par_offsets(&none), vec![0]);
+        for n in [0, 1, 7, 1000] {
+            let chunks = uniform_row_chunks(n);
+            assert_eq!(chunks.iter().map(|c| c.len()).sum::<usize>(), n);
+            assert!(chunks.windows(2).all(|w| w[0].end == w[1].start));
+        }
+    }
+}

@@ -10,7 +10,7 @@
 use crate::csr::BlockCsr;
 use crate::dense::{gemm_acc, gemm_acc_dyn};
 use crate::error::SparseError;
-use crate::par::{balanced_row_chunks, default_chunk_count, for_each_row_chunk};
+use crate::par::{balanced_row_chunks, default_chunk_count, for_each_row_chunk, par_concat, par_offsets};
 use crate::pattern::BlockPattern;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -24,6 +24,8 @@ pub fn spgemm_symbolic(x: &BlockPattern, y: &BlockPattern) -> Result<BlockPatter
         });
     }
     let work: Vec<usize> = (0..x.nrows())
+        .into_par_iter()
+        .with_min_len(1024)
         .map(|i| x.row(i).iter().map(|&l| y.row(l as usize).len()).sum())
         .collect();
     let chunks = balanced_row_chunks(&work, default_chunk_count(x.nrows()));
@@ -49,15 +51,9 @@ pub fn spgemm_symbolic(x: &BlockPattern, y: &BlockPattern) -> Result<BlockPatter
             (lens, cols)
         })
         .collect();
-    let mut row_ptr = Vec::with_capacity(x.nrows() + 1);
-    row_ptr.push(0);
-    let mut col_idx = Vec::with_capacity(parts.iter().map(|p| p.1.len()).sum());
-    for (lens, cols) in parts {
-        for l in lens {
-            row_ptr.push(row_ptr.last().unwrap() + l);
-        }
-        col_idx.extend_from_slice(&cols);
-    }
+    // Concatenated in chunk order, in parallel (the same pattern for any thread count).
+    let (lens, cols): (Vec<_>, Vec<_>) = parts.into_iter().unzip();
+    let (row_ptr, col_idx) = rayon::join(|| par_offsets(&lens), || par_concat(&cols));
     BlockPattern::new(x.nrows(), y.ncols(), row_ptr, col_idx)
 }
 
@@ -73,6 +69,8 @@ impl SpgemmWorkspace {
     /// Splits `C`'s rows into chunks of equal block-multiply work.
     pub fn new(x: &BlockPattern, y: &BlockPattern, c: &BlockPattern) -> Self {
         let work: Vec<usize> = (0..x.nrows())
+            .into_par_iter()
+            .with_min_len(1024)
             .map(|i| x.row(i).iter().map(|&l| y.row(l as usize).len()).sum())
             .collect();
         let flops = work.iter().sum();
