@@ -241,6 +241,9 @@ fn declared_set_carries_the_cuda_source_the_device_launches() {
     ) -> Result<(), DriverError>;
     let _: GatherR = four_field::launch::Functions::ptap_gather_r_4x10;
     // Left beside the test binaries for the NVRTC check on the GPU machine.
-    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ptap_4x4_4x10_10x10.cu");
-    std::fs::write(path, four_field::CUDA_SOURCE).unwrap();
+    // (Created when missing: a test binary copied to the GPU machine runs
+    // where the build's target directory does not exist.)
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("ptap_4x4_4x10_10x10.cu"), four_field::CUDA_SOURCE).unwrap();
 }
