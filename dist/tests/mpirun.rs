@@ -167,7 +167,7 @@ fn amg_runs_agree(args: &[&str], tag: &str, a: &BlockCsr, b: &[f64]) -> Vec<Run>
 #[test]
 fn amg_on_the_beam_agrees_on_one_two_and_three_ranks() {
     let beam = BeamProblem::build(2).unwrap();
-    let runs = amg_runs_agree(&["--k", "2"], "beam2", &beam.a, &beam.rhs);
+    let runs = amg_runs_agree(&["--k", "2", "--pf", "0"], "beam2", &beam.a, &beam.rhs);
     // Level 0 distributed, its coarse level whole on every rank.
     let levels = runs[0].report["levels"].as_array().unwrap();
     assert_eq!(levels.len(), 2);
@@ -177,8 +177,8 @@ fn amg_on_the_beam_agrees_on_one_two_and_three_ranks() {
         serde_json::json!([334, 333, 333])
     );
 
-    // Filtered prolongators (pf 0.03): fewer blocks in P, the same agreement.
-    let filtered = amg_runs_agree(&["--k", "2", "--pf", "0.03"], "beam2-pf", &beam.a, &beam.rhs);
+    // Filtered prolongators (pf 0.03, the default): fewer blocks in P, the same agreement.
+    let filtered = amg_runs_agree(&["--k", "2"], "beam2-pf", &beam.a, &beam.rhs);
     let blocks = |r: &Run| r.report["levels"][0]["p_blocks"].as_u64().unwrap();
     eprintln!(
         "pf 0.03: {} blocks in P (unfiltered {}), {} iterations (unfiltered {})",

@@ -70,8 +70,9 @@ struct Args {
     /// Scalar rows at or below which a level is the coarsest (gathered on every rank).
     #[arg(long)]
     coarse_eq_limit: Option<usize>,
-    /// Prolongator filter threshold on level 0 (halved per level); 0 keeps P whole.
-    #[arg(long, default_value_t = 0.0)]
+    /// Prolongator filter threshold on level 0 (halved per level; the default
+    /// is `ptap solve`'s, 0.03); 0 keeps P whole.
+    #[arg(long, default_value_t = ptap_amg::AmgOptions::default().pf)]
     pf: f64,
     /// Consolidation: a distributed coarse level with fewer scalar rows per
     /// rank moves onto fewer ranks (PETSc's -pc_gamg_process_eq_limit); 0 never.
