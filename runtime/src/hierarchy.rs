@@ -454,6 +454,11 @@ pub struct LevelSummary {
     pub chebyshev_lambda_max: Option<f64>,
 }
 
+/// Slots of a recording's key: the operation's kind and up to five vectors'
+/// storage ids (an array: looking a recording up allocates nothing).
+pub(crate) const RECORDING_KEY: usize = 6;
+pub(crate) type RecordingKey = [usize; RECORDING_KEY];
+
 /// An AMG hierarchy resident on backend `B` (the CPU by default).
 pub struct Hierarchy<B: Backend = Cpu> {
     pub(crate) backend: B,
@@ -461,7 +466,7 @@ pub struct Hierarchy<B: Backend = Cpu> {
     pub(crate) coarse: B::Coarse,
     /// Recordings of the V-cycle and the CG iteration, keyed by what they
     /// touch beyond the hierarchy (see [`Self::recorded`]).
-    pub(crate) graphs: Vec<(crate::solver::RecordingKey, B::Graph)>,
+    pub(crate) graphs: Vec<(RecordingKey, B::Graph)>,
     /// Whether the solve records and replays ([`Self::set_recording`]).
     pub(crate) recording: bool,
     pub timings: SetupTimings,

@@ -3,7 +3,7 @@
 use crate::backend::Backend;
 use crate::cpu::Cpu;
 use crate::cycle::chebyshev_smooth_at;
-use crate::hierarchy::{Hierarchy, LevelWork};
+use crate::hierarchy::{Hierarchy, LevelWork, RecordingKey, RECORDING_KEY};
 use crate::RuntimeError;
 use serde::Serialize;
 use std::time::Instant;
@@ -23,11 +23,6 @@ pub const MIN_RTOL: f64 = 1e-15;
 pub const MAX_ITERATIONS: usize = 1_000_000;
 /// Residual-history entries a workspace keeps at most (later ones are dropped).
 const MAX_HISTORY: usize = 100_000;
-
-/// Slots of a recording's key: the operation's kind and up to five vectors'
-/// storage ids.
-pub(crate) const RECORDING_KEY: usize = 6;
-pub(crate) type RecordingKey = [usize; RECORDING_KEY];
 
 impl CgOptions {
     /// Checks `rtol` in `[MIN_RTOL, 1)` and `max_iterations` in `1..=MAX_ITERATIONS`.
