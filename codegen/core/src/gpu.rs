@@ -13,70 +13,16 @@
 //! order-preserving kernels (two-pass, slot-tiled, column-split, flat stream)
 //! therefore reproduce the CPU two-pass product bit for bit.
 use crate::entry::{param as p, CudaModule, KernelEntry, ParamTy};
+use crate::gpu_base::x_stride;
+pub use crate::gpu_base::{spmv_name, spmv_staged, spmv_warps, Stage, DOT_THREADS, SMEM_LIMIT, SPMV_WARPS};
 use crate::shape::ShapeSet;
 use std::fmt::Write;
-
-/// One stage of a product: `M x K` times `K x N`, `X` transposed when `xt`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Stage {
-    pub m: usize,
-    pub k: usize,
-    pub n: usize,
-    pub xt: bool,
-}
-
-impl Stage {
-    /// `W = A P`: `bf x bf` times `bf x bc`.
-    pub fn ap(s: ShapeSet) -> Self {
-        Stage {
-            m: s.bf,
-            k: s.bf,
-            n: s.bc,
-            xt: false,
-        }
-    }
-    /// `A_c = P^T W` reading `P`'s blocks transposed.
-    pub fn ptw(s: ShapeSet) -> Self {
-        Stage {
-            m: s.bc,
-            k: s.bf,
-            n: s.bc,
-            xt: true,
-        }
-    }
-    /// `A_c = R W` with an explicit `R = P^T` (`bc x bf` blocks).
-    pub fn rw(s: ShapeSet) -> Self {
-        Stage {
-            m: s.bc,
-            k: s.bf,
-            n: s.bc,
-            xt: false,
-        }
-    }
-    pub(crate) fn tag(&self) -> String {
-        format!("{}x{}x{}{}", self.m, self.k, self.n, if self.xt { "t" } else { "" })
-    }
-    /// C expression of `x(i,k)` for block pointer `xb`.
-    fn x_at(&self, xb: &str, i: &str, k: &str) -> String {
-        if self.xt {
-            format!("{xb}[({k})*{m}+({i})]", m = self.m)
-        } else {
-            format!("{xb}[({i})*{kk}+({k})]", kk = self.k)
-        }
-    }
-}
 
 /// Threads per block of the slot-tiled kernel (slots per tile) where the
 /// tile's output blocks fit the static shared memory; see [`slot_tile`].
 pub const SLOT_TILE: usize = 128;
 /// Largest column-split window the kernels' shared memory is sized for.
 pub const COLUMN_SPLIT_WINDOW_MAX: usize = 48;
-/// Warps per block of the merge-path SpMV where their staging fits the static
-/// shared memory; see [`spmv_warps`].
-pub const SPMV_WARPS: usize = 4;
-/// Shared memory a block may use without the sm_70+ opt-in: the static limit,
-/// and the dynamic size a launch gets without raising the function's attribute.
-pub const SMEM_LIMIT: usize = 48 * 1024;
 
 /// Slots per block of the slot-tiled stage `st`: [`SLOT_TILE`], halved until the
 /// tile of `M x N` output blocks fits [`SMEM_LIMIT`] (10x10 blocks: 32 slots).
@@ -88,26 +34,7 @@ pub fn slot_tile(st: Stage) -> usize {
     tile
 }
 
-/// Doubles one warp of the merge-path SpMV stages: 32 blocks, whole `double2`s.
-fn spmv_stage_doubles(br: usize, bc: usize) -> usize {
-    (32 * br * bc).div_ceil(2) * 2
-}
-
-/// Warps per block of the merge-path SpMV of `br x bc` blocks: [`SPMV_WARPS`],
-/// fewer where their staging would pass [`SMEM_LIMIT`], and one (reading blocks
-/// straight from global memory, see [`spmv_staged`]) where one warp's would.
-pub fn spmv_warps(br: usize, bc: usize) -> usize {
-    let per_warp = spmv_stage_doubles(br, bc) * 8;
-    (SMEM_LIMIT / per_warp).clamp(1, SPMV_WARPS)
-}
-
-/// Whether the SpMV of `br x bc` blocks stages them through shared memory
-/// (32 blocks per warp fit [`SMEM_LIMIT`]: blocks of up to 192 scalars).
-pub fn spmv_staged(br: usize, bc: usize) -> bool {
-    spmv_stage_doubles(br, bc) * 8 <= SMEM_LIMIT
-}
-
-/// Kernel names of the families, per stage.
+/// Kernel names of the families, per stage (the SpMV's: [`spmv_name`]).
 pub fn gather_r_name(s: ShapeSet) -> String {
     format!("ptap_gather_r_{}x{}", s.bf, s.bc)
 }
@@ -128,9 +55,6 @@ pub fn flat_stream_name(st: Stage) -> String {
 }
 pub fn scatter_name(st: Stage) -> String {
     format!("ptap_scatter_{}", st.tag())
-}
-pub fn spmv_name(br: usize, bc: usize) -> String {
-    format!("ptap_spmv_merge_{br}x{bc}")
 }
 
 const PRELUDE: &str = "typedef unsigned int u32;\ntypedef unsigned long long u64;\n";
@@ -293,11 +217,6 @@ pub fn column_split_config(st: Stage) -> ColumnSplitConfig {
         unroll: if st.m * st.k <= 18 { 2 } else { 1 },
         index_rounds: 1,
     }
-}
-
-/// Doubles of one staged `x` block: even, so each starts on 16 bytes.
-fn x_stride(mk: usize) -> usize {
-    mk + (mk & 1)
 }
 
 /// The configuration actually generated for `st`: the unroll is halved until a
@@ -766,10 +685,6 @@ pub mod vector {
     pub const SCALE_CHEB: &str = "ptap_vec_cheb_update";
 }
 
-/// Threads per block of the dot-product partial sums (and how many partials
-/// one reduction block folds).
-pub const DOT_THREADS: usize = 256;
-
 /// Vector kernels: `y = a x + b y`, copies, and a two-stage deterministic dot
 /// product (fixed-shape block partials, then one block folds them in order).
 fn vector_kernels(src: &mut String) -> Vec<KernelEntry> {
@@ -842,6 +757,7 @@ fn vector_kernels(src: &mut String) -> Vec<KernelEntry> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gpu_base::spmv_stage_doubles;
     use crate::gpu_solve::{densify_name, jacobi_invert_name, jacobi_update_name};
 
     const SETS: [(usize, usize); 4] = [(1, 1), (2, 3), (3, 6), (4, 10)];

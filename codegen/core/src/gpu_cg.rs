@@ -9,7 +9,7 @@
 //! between iterations or matrix setups, so a recorded launch (a CUDA graph)
 //! replays unchanged.
 use crate::entry::{param as p, KernelEntry, ParamTy};
-use crate::gpu::DOT_THREADS;
+use crate::gpu_base::DOT_THREADS;
 use std::fmt::Write;
 
 /// `out[keep] = out[slot]; out[slot] = sum of n partials` (one block).

@@ -25,7 +25,7 @@
 //! trades global requests for shared reads; measured, neither issues
 //! materially fewer wavefronts, and both are slower than column split.
 use crate::entry::{param as p, KernelEntry, ParamTy};
-use crate::gpu::Stage;
+use crate::gpu_base::Stage;
 use std::fmt::Write;
 
 /// Warps per block of the lane-tiled stage.
@@ -303,10 +303,13 @@ mod tests {
         assert_eq!(g(Stage::ap(ShapeSet { bf: 2, bc: 3 })).0, 1);
         let u = k_split(Stage::ap(ShapeSet { bf: 10, bc: 10 })).unwrap();
         assert_eq!((u.b, u.lanes), (5, 20));
-        assert!(u.warps * u.groups * u.group_bytes <= crate::gpu::SMEM_LIMIT);
+        assert!(u.warps * u.groups * u.group_bytes <= crate::gpu_base::SMEM_LIMIT);
         for st in [Stage::ap(s), Stage::ptw(s), Stage::ap(c), Stage::ptw(c)] {
             let k = k_split(st).unwrap();
-            assert!(k.warps * k.groups * k.group_bytes <= crate::gpu::SMEM_LIMIT, "{st:?}");
+            assert!(
+                k.warps * k.groups * k.group_bytes <= crate::gpu_base::SMEM_LIMIT,
+                "{st:?}"
+            );
             assert_eq!(k.group_bytes % 8, 0);
         }
     }
@@ -398,7 +401,7 @@ pub fn k_split(st: Stage) -> Option<KSplit> {
     let partials = k * m * n * 8;
     let piece = if mk % 2 == 0 { 16 } else { 8 };
     let group_bytes = staging.max(partials).div_ceil(128) * 128 + (lanes * piece) % 128;
-    let warps = (crate::gpu::SMEM_LIMIT / (groups * group_bytes)).min(K_SPLIT_WARPS);
+    let warps = (crate::gpu_base::SMEM_LIMIT / (groups * group_bytes)).min(K_SPLIT_WARPS);
     (warps > 0).then_some(KSplit {
         b,
         lanes,

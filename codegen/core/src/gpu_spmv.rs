@@ -15,7 +15,7 @@
 //! rows cross is known from the block rows at the range ends; no row pointer
 //! is read.
 use crate::entry::{param as p, KernelEntry, ParamTy};
-use crate::gpu::{spmv_name, spmv_staged, spmv_warps};
+use crate::gpu_base::{spmv_name, spmv_staged, spmv_warps};
 use std::fmt::Write;
 
 /// Most `double2` registers per lane the prefetch of 32 blocks may take (6x6 blocks).

@@ -17,6 +17,7 @@
 
 pub mod entry;
 pub mod gpu;
+pub mod gpu_base;
 pub mod gpu_cg;
 pub mod gpu_lane;
 pub mod gpu_solve;
