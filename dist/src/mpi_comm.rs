@@ -194,3 +194,16 @@ impl Comm for MpiComm {
         result
     }
 }
+
+/// Writes `line` and a newline to stderr in one write. Standard error is
+/// unbuffered, so `eprintln!` writes its formatted pieces one by one, and
+/// `mpirun`, which forwards each rank's writes as they arrive, can then
+/// interleave two ranks' messages inside a line.
+pub fn eprint_line(line: &str) {
+    use std::io::Write;
+    let mut s = String::with_capacity(line.len() + 1);
+    s.push_str(line);
+    s.push('\n');
+    // Nothing better to do if stderr itself fails.
+    let _ = std::io::stderr().lock().write_all(s.as_bytes());
+}

@@ -91,7 +91,7 @@ fn main() -> ExitCode {
     match run(&args, &comm) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error (rank {}): {e}", comm.rank());
+            mpi_comm::eprint_line(&format!("error (rank {}): {e}", comm.rank()));
             ExitCode::FAILURE
         }
     }
