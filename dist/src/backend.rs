@@ -222,6 +222,11 @@ impl<C: Comm + ?Sized> Backend for DistBackend<'_, C> {
     fn name(&self) -> &'static str {
         "mpi-cpu"
     }
+    /// One all-reduce ([`crate::comm::agree`]): a rank whose own check
+    /// failed keeps its error, the others get "other rank(s) failed".
+    fn agree(&self, r: Result<(), DistError>) -> Result<(), DistError> {
+        crate::comm::agree(self.comm, r)
+    }
 
     fn vector(&self, n: usize) -> Result<Vec<f64>, DistError> {
         Ok(vec![0.0; n])

@@ -144,3 +144,74 @@ fn what_the_distributed_setup_cannot_do_is_refused_in_one_sentence() {
     let e = Hierarchy::new(backend, setup, &mut |_| {}).err().unwrap().to_string();
     assert!(e.contains("ptap_dist::build_hierarchy"), "{e}");
 }
+
+/// One rank whose reductions can report that another rank failed (the
+/// "failed" flag [`ptap_dist::comm::agree`] reduces), armed for one call.
+struct OtherRankFails {
+    armed: std::cell::Cell<bool>,
+}
+
+impl ptap_dist::Comm for OtherRankFails {
+    fn rank(&self) -> usize {
+        0
+    }
+    fn size(&self) -> usize {
+        1
+    }
+    fn exchange(
+        &self,
+        sends: &[ptap_dist::Link],
+        send: &[f64],
+        recvs: &[ptap_dist::Link],
+        recv: &mut [f64],
+        overlap: &mut dyn FnMut(),
+    ) {
+        SingleRank.exchange(sends, send, recvs, recv, overlap)
+    }
+    fn all_reduce_sum(&self, values: &mut [f64]) {
+        if self.armed.replace(false) {
+            values[0] += 1.0;
+        }
+    }
+    fn broadcast(&self, root: usize, values: &mut [f64]) {
+        SingleRank.broadcast(root, values)
+    }
+    fn gather(&self, root: usize, local: &[f64]) -> Option<Vec<f64>> {
+        SingleRank.gather(root, local)
+    }
+    fn all_to_all_u64(&self, send: &[Vec<u64>]) -> Vec<Vec<u64>> {
+        SingleRank.all_to_all_u64(send)
+    }
+}
+
+/// A refresh checks each rank's own values, and every rank takes the same
+/// branch: a NaN here is this rank's sentence; a failure on another rank
+/// (the agreement's all-reduce says so) stops this one too, before any
+/// collective of the matrix setup could wait for the rank that left.
+#[test]
+fn a_refresh_fails_on_every_rank_when_one_rank_s_values_are_bad() {
+    use ptap_dist::Comm;
+    let beam = BeamProblem::build(2).unwrap();
+    let comm = OtherRankFails {
+        armed: std::cell::Cell::new(false),
+    };
+    let (mut h, _) = build_hierarchy(
+        &comm,
+        one_rank(&beam),
+        &HierarchyOptions::default(),
+        &DistOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(comm.size(), 1);
+    let mut bad = beam.a.values().to_vec();
+    bad[7] = f64::NAN;
+    let e = h.refresh(&bad).unwrap_err().to_string();
+    assert!(e.contains("NaN") && e.contains("value 7"), "{e}");
+    comm.armed.set(true);
+    let e = h.refresh(beam.a.values()).unwrap_err().to_string();
+    assert!(e.contains("1 other rank(s) failed"), "{e}");
+    assert!(!comm.armed.get(), "the agreement reduced once");
+    // And with every rank well, the refresh goes through.
+    h.refresh(beam.a.values()).unwrap();
+}

@@ -52,6 +52,13 @@ pub trait Backend: Sized {
     fn synchronize(&self) -> Result<(), Self::Error> {
         Ok(())
     }
+    /// A check of this process's own input (`r`), made where every process
+    /// of a collective backend must take the same branch: such a backend
+    /// fails everywhere when it failed anywhere, so that no process waits in
+    /// a collective the others left. One process: `r` itself.
+    fn agree(&self, r: Result<(), Self::Error>) -> Result<(), Self::Error> {
+        r
+    }
 
     // Data (setup time).
 

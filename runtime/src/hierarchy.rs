@@ -788,19 +788,20 @@ impl<B: Backend> Hierarchy<B> {
     /// backend (phase `fine values upload`), without the matrix setup.
     pub fn set_fine_values(&mut self, a0_values: &[f64]) -> Result<(), B::Error> {
         let expected = self.levels[0].pattern.nnzb() * self.levels[0].block * self.levels[0].block;
-        if a0_values.len() != expected {
-            return Err(RuntimeError::ValuesLength {
+        let checked = if a0_values.len() != expected {
+            Err(RuntimeError::ValuesLength {
                 got: a0_values.len(),
                 expected,
-            }
-            .into());
-        }
-        if let Some(i) = a0_values.iter().position(|v| !v.is_finite()) {
-            return Err(RuntimeError::NotFinite {
+            })
+        } else if let Some(i) = a0_values.iter().position(|v| !v.is_finite()) {
+            Err(RuntimeError::NotFinite {
                 what: format!("new fine-operator value {i}"),
-            }
-            .into());
-        }
+            })
+        } else {
+            Ok(())
+        };
+        // Over ranks, each checks its own rows: all fail if one does.
+        self.backend.agree(checked.map_err(Into::into))?;
         self.backend.set_phase("fine values upload");
         self.backend.set_values(&mut self.levels[0].a, a0_values)
     }
