@@ -322,8 +322,9 @@ impl<C: Comm + ?Sized> Backend for DistBackend<'_, C> {
         Ok(v[0])
     }
 
-    /// `s[slot]` = the distributed dot ([`Backend::dot`]'s rank-order
-    /// reduction); `s` is a short vector of scalars every rank holds alike.
+    /// The CPU's `s[slot] = x . y` on this rank's part, then the partial
+    /// dots summed over the ranks in rank order ([`Backend::dot`]'s bits);
+    /// `s` is a short vector of scalars every rank holds alike.
     fn dot_into(
         &self,
         x: &Vec<f64>,
@@ -332,12 +333,11 @@ impl<C: Comm + ?Sized> Backend for DistBackend<'_, C> {
         slot: usize,
         keep: Option<usize>,
     ) -> Result<(), DistError> {
-        if let Some(k) = keep {
-            s[k] = s[slot];
-        }
-        s[slot] = self.dot(x, y)?;
+        self.cpu.dot_into(x, y, s, slot, keep)?;
+        self.comm.all_reduce_sum(&mut s[slot..=slot]);
         Ok(())
     }
+    /// The CPU's update on this rank's part, its `r . r` reduced over the ranks.
     fn cg_update(
         &self,
         s: &mut Vec<f64>,
@@ -346,15 +346,12 @@ impl<C: Comm + ?Sized> Backend for DistBackend<'_, C> {
         x: &mut Vec<f64>,
         r: &mut Vec<f64>,
     ) -> Result<(), DistError> {
-        let alpha = s[cg_slot::RZ] / s[cg_slot::PAP];
-        axpy(alpha, p, x);
-        axpy(-alpha, ap, r);
-        s[cg_slot::RR] = self.dot(r, r)?;
+        self.cpu.cg_update(s, p, ap, x, r)?;
+        self.comm.all_reduce_sum(&mut s[cg_slot::RR..=cg_slot::RR]);
         Ok(())
     }
     fn cg_direction(&self, s: &Vec<f64>, z: &Vec<f64>, p: &mut Vec<f64>) -> Result<(), DistError> {
-        xpby(z, s[cg_slot::RZ] / s[cg_slot::RZ_OLD], p);
-        Ok(())
+        Ok(self.cpu.cg_direction(s, z, p)?)
     }
     fn end_capture(&self, _discard: bool) -> Result<Option<()>, DistError> {
         Ok(None)
