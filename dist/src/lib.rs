@@ -80,4 +80,4 @@ pub use comm::{agree, Comm, Link, SingleRank};
 pub use error::DistError;
 pub use local::{DistMatrix, HaloPlan, LocalMatrix};
 pub use partition::Partition;
-pub use setup::{build_hierarchy, DistOptions, DistProblem, DistSetupReport};
+pub use setup::{build_hierarchy, build_levels, DistLevels, DistOptions, DistProblem, DistSetupReport};

@@ -822,9 +822,9 @@ pub struct DistSetupReport {
     pub mesh_setup_s: f64,
 }
 
-/// The distributed hierarchy over `comm` (module docs): mesh setup, then
-/// [`Hierarchy::from_levels`] runs the matrix setup on [`DistBackend`].
-/// Collective.
+/// The distributed hierarchy over `comm` (module docs): mesh setup
+/// ([`build_levels`]), then [`Hierarchy::from_levels`] runs the matrix setup
+/// on [`DistBackend`]. Collective.
 pub fn build_hierarchy<'c, C: Comm + ?Sized>(
     comm: &'c C,
     problem: DistProblem,
@@ -832,6 +832,39 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
     dist: &DistOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(Hierarchy<DistBackend<'c, C>>, DistSetupReport), DistError> {
+    let (levels, report) = build_levels(comm, problem, options, dist, progress)?;
+    let DistLevels {
+        backend,
+        parts,
+        coarse,
+        modes,
+        mesh_setup_s,
+    } = levels;
+    let h = Hierarchy::from_levels(backend, parts, coarse, options.clone(), modes, mesh_setup_s, progress)?;
+    Ok((h, report))
+}
+
+/// The distributed mesh setup's levels, before the matrix setup: what
+/// [`Hierarchy::from_levels`] takes (on [`DistBackend`], or moved onto
+/// another backend first, as the GPU ranks' `device_amg` does).
+pub struct DistLevels<'c, C: Comm + ?Sized> {
+    pub backend: DistBackend<'c, C>,
+    pub parts: Vec<LevelParts<DistBackend<'c, C>>>,
+    pub coarse: ptap_runtime::cpu::DenseCoarse,
+    pub modes: usize,
+    pub mesh_setup_s: f64,
+}
+
+/// The distributed mesh setup (module docs) over `comm`: every level's rows,
+/// transfers, products (inspected; the coarse values the aggregation needs
+/// computed) and smoother storage. Collective.
+pub fn build_levels<'c, C: Comm + ?Sized>(
+    comm: &'c C,
+    problem: DistProblem,
+    options: &HierarchyOptions,
+    dist: &DistOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(DistLevels<'c, C>, DistSetupReport), DistError> {
     let t0 = Instant::now();
     let opts = &options.amg;
     let DistProblem {
@@ -1070,9 +1103,14 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
         }
     };
     let mesh_setup_s = t0.elapsed().as_secs_f64();
-    let h = Hierarchy::from_levels(backend, parts, coarse, options.clone(), modes, mesh_setup_s, progress)?;
     Ok((
-        h,
+        DistLevels {
+            backend,
+            parts,
+            coarse,
+            modes,
+            mesh_setup_s,
+        },
         DistSetupReport {
             levels: summaries,
             mesh_setup_s,
