@@ -48,12 +48,21 @@
 //! moves only the reduced scalars between host and device. The program
 //! `ptap-mpi-cuda` runs it under `mpirun`.
 //!
+//! **The AMG on the GPU ranks (feature `nccl`).** `device_amg` puts the
+//! hierarchy of [`setup::build_levels`] (the CPU ranks' mesh setup) on
+//! `device_amg::DeviceDistBackend`: every level's operator, `P`, `R`,
+//! Jacobi inverses and work vectors on each rank's GPU, the halo, the
+//! reverse halo of `R` and the distributed Galerkin product's exchanges by
+//! NCCL from device buffers, the local products by `ptap-cuda`'s executors,
+//! the coarsest level whole and factored on every GPU; the runtime's matrix
+//! setup, V-cycle and CG run on it unchanged (`ptap-mpi-cuda --solver amg`).
+//!
 //! **Not yet.** The rank-deficiency merge of aggregates, rebalancing middle
 //! levels by measured time, per-rank schedules in the schedule cache, and
-//! the AMG hierarchy on device-resident ranks (the NCCL slice runs
-//! Jacobi-PCG). `ptap-mpi` and `ptap-mpi-cuda` assemble the whole beam on
-//! every rank (a user's PETSc operator is read in parallel, each rank its
-//! rows).
+//! the mesh setup on the GPUs (the GPU ranks' AMG takes the CPU ranks'
+//! aggregates, `P` and plans, uploaded once). `ptap-mpi` and `ptap-mpi-cuda`
+//! assemble the whole beam on every rank (a user's PETSc operator is read in
+//! parallel, each rank its rows).
 //!
 //! [`reference::jacobi_pcg`] is the single-process reference the
 //! distributed solver is tested against.
@@ -63,6 +72,8 @@ pub mod cg;
 pub mod comm;
 #[cfg(feature = "nccl")]
 pub mod device;
+#[cfg(feature = "nccl")]
+pub mod device_amg;
 mod error;
 pub mod local;
 #[cfg(feature = "mpi")]
