@@ -587,27 +587,49 @@ impl Backend for Cuda {
             one,
             &[Arg::F64(&c.a), Arg::F64Mut(&c.scale), Arg::U32(n as u32)],
         )?;
-        let col = Self::k(&self.coarse, gs::CHOL_COLUMN);
-        for j in 0..n {
-            let rows = n - j;
+        // Blocked right-looking: per panel of CHOL_NB columns, the panel
+        // (its diagonal block and the rows below), then the trailing update.
+        let panel = Self::k(&self.coarse, gs::CHOL_PANEL);
+        let update = Self::k(&self.coarse, gs::CHOL_UPDATE);
+        let nb = gs::CHOL_NB;
+        for k0 in (0..n).step_by(nb) {
+            let below = n.saturating_sub(k0 + nb);
             let cfg = LaunchConfig {
-                grid_dim: (rows.div_ceil(gs::CHOL_WARPS) as u32, 1, 1),
-                block_dim: (32 * gs::CHOL_WARPS as u32, 1, 1),
+                grid_dim: (below.div_ceil(gs::CHOL_PANEL_WARPS).max(1) as u32, 1, 1),
+                block_dim: (32 * gs::CHOL_PANEL_WARPS as u32, 1, 1),
                 shared_mem_bytes: 0,
             };
             self.dev.launch(
-                col,
+                panel,
                 cfg,
                 &[
-                    Arg::F64(&c.a),
+                    Arg::F64Mut(&c.a),
                     Arg::F64Mut(&c.l),
                     Arg::F64Mut(&c.lt),
                     Arg::F64(&c.scale),
                     Arg::U32sMut(&c.status),
                     Arg::U32(n as u32),
-                    Arg::U32(j as u32),
+                    Arg::U32(k0 as u32),
                 ],
             )?;
+            if below > 0 {
+                let tiles = below.div_ceil(nb) as u32;
+                let cfg = LaunchConfig {
+                    grid_dim: (tiles, tiles, 1),
+                    block_dim: (nb as u32, 8, 1),
+                    shared_mem_bytes: 0,
+                };
+                self.dev.launch(
+                    update,
+                    cfg,
+                    &[
+                        Arg::F64Mut(&c.a),
+                        Arg::F64(&c.l),
+                        Arg::U32(n as u32),
+                        Arg::U32(k0 as u32),
+                    ],
+                )?;
+            }
         }
         if let Some((w, wt)) = &c.inverse {
             let cfg = LaunchConfig {

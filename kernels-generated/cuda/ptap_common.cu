@@ -56,23 +56,59 @@ extern "C" __global__ void ptap_chol_scale(const double* __restrict__ a, double*
   if (threadIdx.x == 0) out[0] = sh[0];
 }
 
-// column j of the Cholesky factor L (left-looking, as Cholesky::refactor), one warp per row i >= j, 8 warps per block; writes L (row-major) and L^T; a pivot below 1e-14 max|a_ii| or not finite records j in status[0]
-extern "C" __global__ void ptap_chol_column(const double* __restrict__ a, double* __restrict__ l, double* __restrict__ lt, const double* __restrict__ scale, unsigned int* __restrict__ status, unsigned int n, unsigned int j) {
-  u32 w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
-  u32 i = j + w;
+// columns k0 .. k0 + 32 of the Cholesky factor (blocked right-looking; a holds the operator less the earlier panels' updates): every block factors the diagonal block in shared memory, block 0 writes it; then one warp per row i below it, 8 warps per block, solves the row against it, lane c owning column k0 + c. Each entry subtracts its terms in the order of Cholesky::refactor. Writes L (row-major) and L^T; a pivot below 1e-14 max|a_ii| or not finite records its row in status[0]
+extern "C" __global__ void ptap_chol_panel(double* __restrict__ a, double* __restrict__ l, double* __restrict__ lt, const double* __restrict__ scale, unsigned int* __restrict__ status, unsigned int n, unsigned int k0) {
+  __shared__ double d[32][33];
+  u32 tid = threadIdx.x, nt = blockDim.x;
+  u32 w = n - k0 < 32u ? n - k0 : 32u;
+  for (u32 q = tid; q < w * w; q += nt) { u32 i = q / w, c = q % w; d[i][c] = a[(u64)(k0 + i) * n + k0 + c]; }
+  __syncthreads();
+  for (u32 j = 0; j < w; ++j) {
+    if (tid == 0) {
+      double v = d[j][j];
+      if (blockIdx.x == 0 && (!isfinite(v) || v <= 1e-14 * scale[0])) atomicMax(status, 0xffffffffu - (k0 + j));
+      d[j][j] = sqrt(v);
+    }
+    __syncthreads();
+    for (u32 i = j + 1 + tid; i < w; i += nt) d[i][j] = d[i][j] / d[j][j];
+    __syncthreads();
+    u32 m = w - j - 1;
+    for (u32 q = tid; q < m * m; q += nt) { u32 i = j + 1 + q / m, c = j + 1 + q % m; if (c <= i) d[i][c] = d[i][c] - d[i][j] * d[c][j]; }
+    __syncthreads();
+  }
+  if (blockIdx.x == 0)
+    for (u32 q = tid; q < w * w; q += nt) { u32 i = q / w, c = q % w; if (c <= i) { double v = d[i][c]; l[(u64)(k0 + i) * n + k0 + c] = v; lt[(u64)(k0 + c) * n + k0 + i] = v; } }
+  u32 lane = tid & 31;
+  u32 i = k0 + w + blockIdx.x * 8 + (tid >> 5);
   if (i >= n) return;
-  const double* lj = l + (u64)j * n;
-  const double* li = l + (u64)i * n;
-  double d = 0.0, s = 0.0;
-  for (u32 k = lane; k < j; k += 32) { double x = lj[k]; d += x * x; s += li[k] * x; }
-  for (int o = 16; o > 0; o >>= 1) { d += __shfl_xor_sync(0xffffffffu, d, o); s += __shfl_xor_sync(0xffffffffu, s, o); }
-  d = a[(u64)j * n + j] - d;
-  if (lane == 0 && i == j && (!isfinite(d) || d <= 1e-14 * scale[0])) atomicMax(status, 0xffffffffu - j);
-  double r = sqrt(d);
-  if (lane == 0) {
-    double v = i == j ? r : (a[(u64)i * n + j] - s) / r;
-    l[(u64)i * n + j] = v;
-    lt[(u64)j * n + i] = v;
+  double acc = lane < w ? a[(u64)i * n + k0 + lane] : 0.0;
+  for (u32 j = 0; j < w; ++j) {
+    double x = __shfl_sync(0xffffffffu, acc, j) / d[j][j];
+    if (lane == j) acc = x;
+    else if (lane > j && lane < w) acc = acc - x * d[lane][j];
+  }
+  if (lane < w) { l[(u64)i * n + k0 + lane] = acc; lt[(u64)(k0 + lane) * n + i] = acc; }
+}
+
+// trailing update after the panel of columns k0 .. k0 + 32: a_ic -= L_i,k0+m L_c,k0+m for m in order, i >= c >= k0 + 32; one 32x32 tile of a per block of 32x8 threads (tiles above the diagonal exit)
+extern "C" __global__ void ptap_chol_update(double* __restrict__ a, const double* __restrict__ l, unsigned int n, unsigned int k0) {
+  __shared__ double li[32][33], lc[32][33];
+  if (blockIdx.y < blockIdx.x) return;
+  u32 k1 = k0 + 32, tx = threadIdx.x, ty = threadIdx.y;
+  u32 r0 = k1 + blockIdx.y * 32, c0 = k1 + blockIdx.x * 32;
+  for (u32 q = ty; q < 32; q += 8) {
+    li[q][tx] = r0 + q < n ? l[(u64)(r0 + q) * n + k0 + tx] : 0.0;
+    lc[q][tx] = c0 + q < n ? l[(u64)(c0 + q) * n + k0 + tx] : 0.0;
+  }
+  __syncthreads();
+  u32 c = c0 + tx;
+  if (c >= n) return;
+  for (u32 q = ty; q < 32; q += 8) {
+    u32 i = r0 + q;
+    if (i >= n || i < c) continue;
+    double acc = a[(u64)i * n + c];
+    for (u32 m = 0; m < 32; ++m) acc = acc - li[q][m] * lc[tx][m];
+    a[(u64)i * n + c] = acc;
   }
 }
 
