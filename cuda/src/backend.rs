@@ -170,6 +170,32 @@ impl Cuda {
         )
     }
 
+    /// [`gc::AXPBY_RATIO`] in `mode`.
+    fn ratio(
+        &self,
+        s: &CudaSlice<f64>,
+        num: usize,
+        den: usize,
+        mode: u32,
+        x: &CudaSlice<f64>,
+        y: &CudaSlice<f64>,
+    ) -> Result<(), CudaError> {
+        let n = y.len();
+        self.dev.launch(
+            Self::k(&self.vec, gc::AXPBY_RATIO),
+            grid_for(n as u64, 256),
+            &[
+                Arg::F64(s),
+                Arg::U32(num as u32),
+                Arg::U32(den as u32),
+                Arg::U32(mode),
+                Arg::F64(x),
+                Arg::F64Mut(y),
+                Arg::U64(n as u64),
+            ],
+        )
+    }
+
     fn status_row(&self, status: &CudaSlice<u32>) -> Result<Option<usize>, CudaError> {
         let mut v = [0u32];
         self.dev.download_into(status, &mut v)?;
@@ -409,6 +435,33 @@ impl Backend for Cuda {
                 Arg::U64(n as u64),
             ],
         )
+    }
+
+    fn axpy_ratio(
+        &self,
+        s: &CudaSlice<f64>,
+        num: usize,
+        den: usize,
+        negate: bool,
+        x: &CudaSlice<f64>,
+        y: &mut CudaSlice<f64>,
+    ) -> Result<(), CudaError> {
+        let mode = if negate {
+            gc::ratio_mode::AXPY_NEG
+        } else {
+            gc::ratio_mode::AXPY
+        };
+        self.ratio(s, num, den, mode, x, y)
+    }
+    fn xpby_ratio(
+        &self,
+        s: &CudaSlice<f64>,
+        num: usize,
+        den: usize,
+        x: &CudaSlice<f64>,
+        y: &mut CudaSlice<f64>,
+    ) -> Result<(), CudaError> {
+        self.ratio(s, num, den, gc::ratio_mode::XPBY, x, y)
     }
 
     /// Stream capture into a CUDA graph (thread-local mode: this thread's

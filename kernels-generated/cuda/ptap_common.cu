@@ -171,6 +171,15 @@ extern "C" __global__ void ptap_cg_direction(const double* __restrict__ s, unsig
   pv[t] = 1.0 * z[t] + beta * pv[t];
 }
 
+// c = s[num_at] / s[den_at]; mode 0: y = c x + y, 1: y = (-c) x + y, 2: y = x + c y (y = a x + b y as ptap_vec_axpby computes it)
+extern "C" __global__ void ptap_axpby_ratio(const double* __restrict__ s, unsigned int num_at, unsigned int den_at, unsigned int mode, const double* __restrict__ x, double* __restrict__ y, unsigned long long n) {
+  u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  double c = s[num_at] / s[den_at];
+  double a = mode == 2u ? 1.0 : (mode == 1u ? -c : c), b = mode == 2u ? c : 1.0;
+  y[t] = b == 0.0 ? a * x[t] : a * x[t] + b * y[t];
+}
+
 // W = L^-1 (lower triangular, row-major) and W^T from the Cholesky factor L: one warp per column c (blocks of one warp, n doubles of dynamic shared memory, n <= 6144); row i of the column is (delta_ic - sum_k L_ik W_kc) / L_ii, the sum over lanes in a fixed tree
 extern "C" __global__ void ptap_chol_inverse(const double* __restrict__ l, double* __restrict__ w, double* __restrict__ wt, unsigned int n) {
   extern __shared__ double col[];

@@ -17,7 +17,9 @@
 //!    aggregates and `P` are frozen.
 use crate::backend::Backend;
 use crate::cpu::Cpu;
-use crate::cycle::{cheb_slot, chebyshev_coefficients, estimate_lambda_max, EigenError, EIG_SEED};
+use crate::cycle::{
+    cheb_slot, chebyshev_coefficients, finish_lambda_max, lanczos_scalars, queue_lambda_max, EigenError, EIG_SEED,
+};
 use crate::registry::KernelRegistry;
 use crate::RuntimeError;
 use ptap_amg::eig::pseudo_random_vector;
@@ -402,6 +404,9 @@ pub struct Smoother<B: Backend> {
     pub lambda_max: f64,
     /// The eigen-estimate's fixed start vector.
     start: B::Vector,
+    /// The eigen-estimate's CG scalars on the backend
+    /// ([`crate::cycle::lanczos_scalars`]), read once per estimate.
+    eig: B::Vector,
     /// The Chebyshev coefficients of `lambda_max` on the backend
     /// ([`crate::cycle::chebyshev_coefficients`]), written by each matrix setup.
     pub(crate) coef: B::Vector,
@@ -596,6 +601,7 @@ impl<B: Backend> Hierarchy<B> {
                             jacobi,
                             lambda_max: 0.0,
                             start,
+                            eig: backend.vector(lanczos_scalars(options.amg.eig_iterations))?,
                             coef: backend.vector(cheb_slot::LEN)?,
                         })
                     })
@@ -674,6 +680,7 @@ impl<B: Backend> Hierarchy<B> {
                     jacobi: backend.jacobi(&a)?,
                     lambda_max: 0.0,
                     start: backend.vector_from(&pseudo_random_vector(n, EIG_SEED))?,
+                    eig: backend.vector(lanczos_scalars(options.amg.eig_iterations))?,
                     coef: backend.vector(cheb_slot::LEN)?,
                 })
             } else {
@@ -842,12 +849,11 @@ impl<B: Backend> Hierarchy<B> {
             let Some(sm) = lev.smoother.as_mut() else { continue };
             be.jacobi_invert(&lev.a, &mut sm.jacobi, l)?;
             let LevelWork { x, rhs, r, t } = &mut lev.work;
-            sm.lambda_max = estimate_lambda_max(be, &lev.a, &sm.jacobi, &sm.start, iterations, r, x, rhs, t).map_err(
-                |e| match e {
-                    EigenError::Ops(e) => e,
-                    EigenError::Breakdown(why) => RuntimeError::from(AmgError::EigenBreakdown { level: l, why }).into(),
-                },
-            )?;
+            queue_lambda_max(be, &lev.a, &sm.jacobi, &sm.start, iterations, &mut sm.eig, r, x, rhs, t)?;
+            sm.lambda_max = finish_lambda_max(be, &sm.eig, iterations).map_err(|e| match e {
+                EigenError::Ops(e) => e,
+                EigenError::Breakdown(why) => RuntimeError::from(AmgError::EigenBreakdown { level: l, why }).into(),
+            })?;
             let coef = chebyshev_coefficients(self.options.chebyshev_bounds, sm.lambda_max);
             be.write(&coef, &mut sm.coef)?;
         }

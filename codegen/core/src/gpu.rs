@@ -853,6 +853,7 @@ mod tests {
                 crate::gpu_cg::SUM_PARTIAL_KEEP,
                 crate::gpu_cg::CG_UPDATE,
                 crate::gpu_cg::CG_DIRECTION,
+                crate::gpu_cg::AXPBY_RATIO,
                 crate::gpu_cg::CHOL_INVERSE,
                 crate::gpu_cg::TRI_MV,
             ]

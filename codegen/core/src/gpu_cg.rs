@@ -18,6 +18,18 @@ pub const SUM_PARTIAL_KEEP: &str = "ptap_vec_sum_partial_keep";
 pub const CG_UPDATE: &str = "ptap_cg_update";
 /// CG's `p = z + beta p`.
 pub const CG_DIRECTION: &str = "ptap_cg_direction";
+/// `y += c x` or `y = x + c y` with `c = s[num] / s[den]` (the arithmetic of
+/// `ptap_vec_axpby`): the eigen-estimate's steps with their scalars on the device.
+pub const AXPBY_RATIO: &str = "ptap_axpby_ratio";
+/// Modes of [`AXPBY_RATIO`].
+pub mod ratio_mode {
+    /// `y += c x`.
+    pub const AXPY: u32 = 0;
+    /// `y -= c x` (`y += (-c) x`).
+    pub const AXPY_NEG: u32 = 1;
+    /// `y = x + c y`.
+    pub const XPBY: u32 = 2;
+}
 /// Columns of `L^-1`, one warp per column.
 pub const CHOL_INVERSE: &str = "ptap_chol_inverse";
 /// A triangle of a dense row-major matrix times a vector, one warp per row.
@@ -116,6 +128,32 @@ pub(crate) fn common(src: &mut String) -> Vec<KernelEntry> {
     )
     .unwrap();
     entries.push(dir);
+
+    let ratio = KernelEntry {
+        name: AXPBY_RATIO.into(),
+        params: vec![
+            p("s", PtrF64),
+            p("num_at", U32),
+            p("den_at", U32),
+            p("mode", U32),
+            p("x", PtrF64),
+            p("y", PtrMutF64),
+            p("n", U64),
+        ],
+        doc: "c = s[num_at] / s[den_at]; mode 0: y = c x + y, 1: y = (-c) x + y, 2: y = x + c y \
+              (y = a x + b y as ptap_vec_axpby computes it)"
+            .into(),
+    };
+    ratio.write_signature(src, " {");
+    writeln!(
+        src,
+        "  u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (t >= n) return;\n  \
+         double c = s[num_at] / s[den_at];\n  \
+         double a = mode == 2u ? 1.0 : (mode == 1u ? -c : c), b = mode == 2u ? c : 1.0;\n  \
+         y[t] = b == 0.0 ? a * x[t] : a * x[t] + b * y[t];\n}}\n"
+    )
+    .unwrap();
+    entries.push(ratio);
 
     let inv = KernelEntry {
         name: CHOL_INVERSE.into(),
