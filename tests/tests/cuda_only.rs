@@ -143,6 +143,44 @@ fn recorded_solves_replay_after_a_refresh_as_launched_one_by_one() {
     dev.synchronize().unwrap();
 }
 
+/// Smoothers queued on the side stream beside the products (the default)
+/// give the bits of the matrix setup run in one stream: the same
+/// eigen-estimates, Jacobi inverses, coarse operators and solve.
+#[test]
+fn smoothers_beside_the_products_give_the_one_stream_bits() {
+    let Some(dev) = device(true) else { return };
+    let (h, rhs) = beam(4);
+    let mut dh = on_device(&dev, &h);
+    let cg = CgOptions::default();
+    let mut ws = dh.workspace(cg.max_iterations).unwrap();
+    let mut run = |dh: &mut Hierarchy<Cuda>, side: bool| {
+        dev.set_side_stream(side);
+        dh.matrix_setup().unwrap();
+        assert_eq!(dh.timings.matrix.overlapped, side);
+        let mut x = vec![0.0; rhs.len()];
+        let rep = dh.solve(&rhs, &mut x, &cg, &mut ws).unwrap();
+        let jacobi: Vec<Vec<f64>> = (0..dh.num_levels() - 1)
+            .map(|l| dh.jacobi_inverses(l).unwrap())
+            .collect();
+        let ops: Vec<Vec<f64>> = (1..dh.num_levels()).map(|l| dh.operator_values(l).unwrap()).collect();
+        (dh.lambda_max(), jacobi, ops, rep.iterations, x)
+    };
+    let one = run(&mut dh, false);
+    let beside = run(&mut dh, true);
+    dev.set_side_stream(true);
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&beside.0), bits(&one.0), "lambda_max");
+    for (l, (a, b)) in beside.1.iter().zip(&one.1).enumerate() {
+        assert_eq!(bits(a), bits(b), "level {l}: Jacobi inverses");
+    }
+    for (l, (a, b)) in beside.2.iter().zip(&one.2).enumerate() {
+        assert_eq!(bits(a), bits(b), "level {}: operator", l + 1);
+    }
+    assert_eq!(beside.3, one.3);
+    Exactness::Bitwise.assert_matches(&beside.4, &one.4, "solution");
+    dev.synchronize().unwrap();
+}
+
 #[test]
 fn cold_device_hierarchy_from_mesh_setup_alone_matches_the_cpu() {
     // The device's matrix setup computes every coarse operator itself: the
