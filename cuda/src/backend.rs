@@ -619,7 +619,8 @@ impl Backend for Cuda {
             scale: self.dev.zeros(1)?,
             status: self.dev.zeros(1)?,
             inverse: if n <= gc::CHOL_INVERSE_MAX_N {
-                // Zero above the diagonal, never written there.
+                // W is zeroed at each factorization; W^T is zero below its
+                // diagonal, never written there.
                 Some((self.dev.zeros(n * n)?, self.dev.zeros(n * n)?))
             } else {
                 None
@@ -700,17 +701,41 @@ impl Backend for Cuda {
                 )?;
             }
         }
-        if let Some((w, wt)) = &c.inverse {
-            let cfg = LaunchConfig {
-                grid_dim: (n as u32, 1, 1),
-                block_dim: (32, 1, 1),
-                shared_mem_bytes: (n * 8) as u32,
-            };
-            self.dev.launch(
-                Self::k(&self.coarse, gc::CHOL_INVERSE),
-                cfg,
-                &[Arg::F64(&c.l), Arg::F64Mut(w), Arg::F64Mut(wt), Arg::U32(n as u32)],
-            )?;
+        // W = L^-1 by the same panels: L W = I forward-substituted a panel of
+        // rows at a time (w holds minus the earlier panels' terms).
+        if let Some((w, wt)) = &mut c.inverse {
+            self.dev.memset_zero(w)?;
+            let panel = Self::k(&self.coarse, gc::CHOL_INVERSE_PANEL);
+            let update = Self::k(&self.coarse, gc::CHOL_INVERSE_UPDATE);
+            for k0 in (0..n).step_by(nb) {
+                let cols = (k0 + nb).min(n);
+                let cfg = LaunchConfig {
+                    grid_dim: (cols.div_ceil(gc::CHOL_INVERSE_WARPS) as u32, 1, 1),
+                    block_dim: (32 * gc::CHOL_INVERSE_WARPS as u32, 1, 1),
+                    shared_mem_bytes: 0,
+                };
+                let args = [
+                    Arg::F64(&c.l),
+                    Arg::F64Mut(w),
+                    Arg::F64Mut(wt),
+                    Arg::U32(n as u32),
+                    Arg::U32(k0 as u32),
+                ];
+                self.dev.launch(panel, cfg, &args)?;
+                let below = n.saturating_sub(k0 + nb);
+                if below > 0 {
+                    let cfg = LaunchConfig {
+                        grid_dim: (((k0 + nb) / nb) as u32, below.div_ceil(nb) as u32, 1),
+                        block_dim: (nb as u32, 8, 1),
+                        shared_mem_bytes: 0,
+                    };
+                    self.dev.launch(
+                        update,
+                        cfg,
+                        &[Arg::F64(&c.l), Arg::F64Mut(w), Arg::U32(n as u32), Arg::U32(k0 as u32)],
+                    )?;
+                }
+            }
         }
         if let Some(row) = self.status_row(&c.status)? {
             return Err(RuntimeError::CoarseFactorization {

@@ -180,22 +180,43 @@ extern "C" __global__ void ptap_axpby_ratio(const double* __restrict__ s, unsign
   y[t] = b == 0.0 ? a * x[t] : a * x[t] + b * y[t];
 }
 
-// W = L^-1 (lower triangular, row-major) and W^T from the Cholesky factor L: one warp per column c (blocks of one warp, n doubles of dynamic shared memory, n <= 6144); row i of the column is (delta_ic - sum_k L_ik W_kc) / L_ii, the sum over lanes in a fixed tree
-extern "C" __global__ void ptap_chol_inverse(const double* __restrict__ l, double* __restrict__ w, double* __restrict__ wt, unsigned int n) {
-  extern __shared__ double col[];
-  u32 c = blockIdx.x, lane = threadIdx.x;
-  if (c >= n) return;
-  for (u32 i = lane; i < n; i += 32) col[i] = 0.0;
-  __syncwarp();
-  for (u32 i = c; i < n; ++i) {
-    const double* li = l + (u64)i * n;
-    double acc = 0.0;
-    for (u32 k = c + lane; k < i; k += 32) acc += li[k] * col[k];
-    for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
-    if (lane == 0) col[i] = ((i == c ? 1.0 : 0.0) - acc) / li[i];
-    __syncwarp();
+// rows k0 .. k0 + 32 of W = L^-1 (row-major, lower) and of W^T's columns: L W = I solved a panel of 32 rows at a time; w holds minus the earlier panels' terms (zero at the start). One warp per column c < k0 + 32, 8 per block, lane j owning row k0 + j: W_rc = (delta_rc + w_rc - sum over earlier rows m of the panel of L_rm W_mc) / L_rr, the terms in row order
+extern "C" __global__ void ptap_chol_inverse_panel(const double* __restrict__ l, double* __restrict__ w, double* __restrict__ wt, unsigned int n, unsigned int k0) {
+  __shared__ double d[32][33];
+  u32 tid = threadIdx.x;
+  u32 h = n - k0 < 32u ? n - k0 : 32u;
+  for (u32 q = tid; q < h * h; q += blockDim.x) { u32 i = q / h, c = q % h; d[i][c] = c <= i ? l[(u64)(k0 + i) * n + k0 + c] : 0.0; }
+  __syncthreads();
+  u32 lane = tid & 31, c = blockIdx.x * 8 + (tid >> 5);
+  if (c >= k0 + h) return;
+  u32 r = k0 + lane;
+  double acc = lane < h ? (r == c ? 1.0 : 0.0) + w[(u64)r * n + c] : 0.0;
+  for (u32 j = 0; j < h; ++j) {
+    double x = __shfl_sync(0xffffffffu, acc, j) / d[j][j];
+    if (lane == j) acc = x;
+    else if (lane > j && lane < h) acc = acc - d[lane][j] * x;
   }
-  for (u32 i = lane; i < n; i += 32) { w[(u64)i * n + c] = col[i]; wt[(u64)c * n + i] = col[i]; }
+  if (lane < h && c <= r) { w[(u64)r * n + c] = acc; wt[(u64)c * n + r] = acc; }
+}
+
+// after the panel of W's rows k0 .. k0 + 32: w_ic -= L_i,k0+m W_k0+m,c for m in order, rows i >= k0 + 32, columns c < k0 + 32; one 32x32 tile per block of 32x8 threads
+extern "C" __global__ void ptap_chol_inverse_update(const double* __restrict__ l, double* __restrict__ w, unsigned int n, unsigned int k0) {
+  __shared__ double li[32][33], wc[32][33];
+  u32 k1 = k0 + 32, tx = threadIdx.x, ty = threadIdx.y;
+  u32 r0 = k1 + blockIdx.y * 32, c0 = blockIdx.x * 32;
+  for (u32 q = ty; q < 32; q += 8) {
+    li[q][tx] = r0 + q < n ? l[(u64)(r0 + q) * n + k0 + tx] : 0.0;
+    wc[q][tx] = w[(u64)(k0 + q) * n + c0 + tx];
+  }
+  __syncthreads();
+  u32 c = c0 + tx;
+  for (u32 q = ty; q < 32; q += 8) {
+    u32 i = r0 + q;
+    if (i >= n) continue;
+    double acc = w[(u64)i * n + c];
+    for (u32 m = 0; m < 32; ++m) acc = acc - li[q][m] * wc[m][tx];
+    w[(u64)i * n + c] = acc;
+  }
 }
 
 // y_i = sum over the lower (k <= i) or upper (k >= i) triangle of row i of the row-major n x n m times x_k; one warp per row, 8 warps per block, lanes summed in a fixed tree

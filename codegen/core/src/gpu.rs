@@ -854,7 +854,8 @@ mod tests {
                 crate::gpu_cg::CG_UPDATE,
                 crate::gpu_cg::CG_DIRECTION,
                 crate::gpu_cg::AXPBY_RATIO,
-                crate::gpu_cg::CHOL_INVERSE,
+                crate::gpu_cg::CHOL_INVERSE_PANEL,
+                crate::gpu_cg::CHOL_INVERSE_UPDATE,
                 crate::gpu_cg::TRI_MV,
             ]
         );
