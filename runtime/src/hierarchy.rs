@@ -508,6 +508,9 @@ pub struct LevelSummary {
 /// Slots of a recording's key: the operation's kind and up to five vectors'
 /// storage ids (an array: looking a recording up allocates nothing).
 pub(crate) const RECORDING_KEY: usize = 6;
+/// The first kind of recording an eigen-estimate is keyed on (`+ 2 l + side`;
+/// the solve's kinds are below).
+const EIGEN_RECORDING: usize = 100;
 pub(crate) type RecordingKey = [usize; RECORDING_KEY];
 
 /// An AMG hierarchy resident on backend `B` (the CPU by default).
@@ -916,7 +919,7 @@ impl<B: Backend> Hierarchy<B> {
             let jacobi_s = t0.elapsed().as_secs_f64();
             let t1 = Instant::now();
             if !queued {
-                self.queue_eigen(l)?;
+                self.queue_eigen_recorded(l, false)?;
             }
             self.finish_eigen(l, jacobi_s, t1, &mut phases)?;
         }
@@ -956,7 +959,18 @@ impl<B: Backend> Hierarchy<B> {
     /// Queues level `l`'s Jacobi inversion and eigen-estimate.
     fn queue_smoother(&mut self, l: usize) -> Result<(), B::Error> {
         self.queue_jacobi(l)?;
-        self.queue_eigen(l)
+        self.queue_eigen_recorded(l, true)
+    }
+
+    /// [`Self::queue_eigen`] through a recording (a CUDA graph on the device;
+    /// what it reads from the host is fixed, so it outlives refreshes), one
+    /// per level and queue: a recording replays on the queue it was made on.
+    fn queue_eigen_recorded(&mut self, l: usize, side: bool) -> Result<(), B::Error> {
+        let key = {
+            let sm = self.levels[l].smoother.as_ref().expect("a smoothed level");
+            self.key(EIGEN_RECORDING + 2 * l + usize::from(side), &[&sm.eig])
+        };
+        self.recorded(key, |h| h.queue_eigen(l))
     }
 
     /// Queues level `l`'s Jacobi inversion (checked by [`Backend::jacobi_check`]).

@@ -145,7 +145,8 @@ fn recorded_solves_replay_after_a_refresh_as_launched_one_by_one() {
 
 /// Smoothers queued on the side stream beside the products (the default)
 /// give the bits of the matrix setup run in one stream: the same
-/// eigen-estimates, Jacobi inverses, coarse operators and solve.
+/// eigen-estimates, Jacobi inverses, coarse operators and solve; the
+/// estimates replayed from their recordings and launched one by one too.
 #[test]
 fn smoothers_beside_the_products_give_the_one_stream_bits() {
     let Some(dev) = device(true) else { return };
@@ -167,9 +168,16 @@ fn smoothers_beside_the_products_give_the_one_stream_bits() {
     };
     let one = run(&mut dh, false);
     let beside = run(&mut dh, true);
+    // Twice more: the estimates replayed from their recordings, then launched one by one.
+    let replayed = run(&mut dh, true);
+    dh.set_recording(false);
+    let eager = run(&mut dh, false);
+    dh.set_recording(true);
     dev.set_side_stream(true);
     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     assert_eq!(bits(&beside.0), bits(&one.0), "lambda_max");
+    assert_eq!(bits(&replayed.0), bits(&one.0), "lambda_max replayed");
+    assert_eq!(bits(&eager.0), bits(&one.0), "lambda_max launched one by one");
     for (l, (a, b)) in beside.1.iter().zip(&one.1).enumerate() {
         assert_eq!(bits(a), bits(b), "level {l}: Jacobi inverses");
     }
