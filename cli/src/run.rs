@@ -206,9 +206,6 @@ pub(crate) fn matrix_phases_line(m: &MatrixSetupTimings) -> String {
         );
     }
     s += &format!(", coarse factor {:.2} ms", 1e3 * m.coarse_factor_s);
-    if m.overlapped {
-        s += " (level 0's smoother ran on a side stream beside the products: its times are what was left of it after them)";
-    }
     s
 }
 

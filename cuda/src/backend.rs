@@ -463,16 +463,6 @@ impl Backend for Cuda {
     ) -> Result<(), CudaError> {
         self.ratio(s, num, den, gc::ratio_mode::XPBY, x, y)
     }
-    fn side_begin(&self) -> Result<bool, CudaError> {
-        self.dev.side_begin()
-    }
-    fn side_end(&self) -> Result<(), CudaError> {
-        self.dev.side_end()
-    }
-    fn side_join(&self) -> Result<(), CudaError> {
-        self.dev.side_join()
-    }
-
     /// Stream capture into a CUDA graph (thread-local mode: this thread's
     /// stream only; the device's stream is never the legacy one, and event
     /// tracking is off).
@@ -512,10 +502,6 @@ impl Backend for Cuda {
         })
     }
     fn jacobi_invert(&self, a: &CudaMatrix, j: &mut CudaJacobi, level: usize) -> Result<(), CudaError> {
-        self.jacobi_invert_queued(a, j, level)?;
-        self.jacobi_check(j, level)
-    }
-    fn jacobi_invert_queued(&self, a: &CudaMatrix, j: &mut CudaJacobi, _level: usize) -> Result<(), CudaError> {
         self.dev.stream().memset_zeros(&mut j.status)?;
         self.dev.launch(
             Self::k(&j.kernels, &gs::jacobi_invert_name(j.b)),
@@ -527,10 +513,7 @@ impl Backend for Cuda {
                 Arg::U32sMut(&j.status),
                 Arg::U32(j.nrows as u32),
             ],
-        )
-    }
-    /// Reads the status word (4 bytes; waits for the inversion).
-    fn jacobi_check(&self, j: &CudaJacobi, level: usize) -> Result<(), CudaError> {
+        )?;
         if let Some(row) = self.status_row(&j.status)? {
             return Err(RuntimeError::SingularDiagonalBlock {
                 level,

@@ -26,7 +26,6 @@ pub use staging::{STAGE_BYTES, STAGE_MIN_BYTES};
 use cudarc::driver::{sys, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig};
 use ptap_codegen_core::{CudaModule, KernelEntry, ParamTy};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use thiserror::Error;
 
@@ -159,15 +158,6 @@ impl Arg<'_> {
 pub struct Device {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
-    /// The side stream ([`Device::side_begin`]) and whether launches go there now.
-    side: Arc<CudaStream>,
-    on_side: AtomicBool,
-    /// Whether [`Device::side_begin`] uses the side stream (`PTAP_SIDE_STREAM=0`
-    /// at open: no; [`Device::set_side_stream`]).
-    side_enabled: AtomicBool,
-    /// Events of the side stream's fork and join, made once.
-    fork_event: CudaEvent,
-    join_event: CudaEvent,
     arch: String,
     name: String,
     options: DeviceOptions,
@@ -207,9 +197,6 @@ impl Device {
         // SAFETY: every buffer of this backend is used on `stream` only.
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.new_stream()?;
-        let side = ctx.new_stream()?;
-        let fork_event = ctx.new_event(None)?;
-        let join_event = ctx.new_event(None)?;
         let (major, minor) = ctx.compute_capability()?;
         let sm_count = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
         let name = ctx.name()?;
@@ -218,11 +205,6 @@ impl Device {
         Ok(Arc::new(Self {
             ctx,
             stream,
-            side,
-            on_side: AtomicBool::new(false),
-            side_enabled: AtomicBool::new(std::env::var_os("PTAP_SIDE_STREAM").is_none_or(|v| v != "0")),
-            fork_event,
-            join_event,
             arch: format!("sm_{major}{minor}"),
             name,
             options,
@@ -283,47 +265,7 @@ impl Device {
         Ok(self.machine.get_or_init(|| m).clone())
     }
 
-    /// The stream launches, small copies, downloads and memsets go to: the
-    /// side stream between [`Device::side_begin`] and [`Device::side_end`],
-    /// the device's one stream otherwise.
     pub fn stream(&self) -> &Arc<CudaStream> {
-        if self.on_side.load(Ordering::Relaxed) {
-            &self.side
-        } else {
-            &self.stream
-        }
-    }
-
-    /// Sends the launches that follow to the side stream, which first waits
-    /// (on the device) for everything queued on the main stream so far;
-    /// `false`, and nothing changes, when `PTAP_SIDE_STREAM=0` was set.
-    pub fn side_begin(&self) -> Result<bool, CudaError> {
-        if !self.side_enabled.load(Ordering::Relaxed) {
-            return Ok(false);
-        }
-        self.fork_event.record(&self.stream)?;
-        self.side.wait(&self.fork_event)?;
-        self.on_side.store(true, Ordering::Relaxed);
-        Ok(true)
-    }
-    /// Whether later matrix setups may use the side stream (for comparisons;
-    /// on by default).
-    pub fn set_side_stream(&self, on: bool) {
-        self.side_enabled.store(on, Ordering::Relaxed);
-    }
-    /// Launches go to the main stream again; the side stream's run beside them.
-    pub fn side_end(&self) -> Result<(), CudaError> {
-        self.on_side.store(false, Ordering::Relaxed);
-        Ok(())
-    }
-    /// The main stream waits (on the device) for the side stream's work so far.
-    pub fn side_join(&self) -> Result<(), CudaError> {
-        self.join_event.record(&self.side)?;
-        Ok(self.stream.wait(&self.join_event)?)
-    }
-
-    /// The device's main stream (allocations, staged uploads, timing events).
-    pub fn main_stream(&self) -> &Arc<CudaStream> {
         &self.stream
     }
     pub fn context(&self) -> &Arc<CudaContext> {
@@ -383,7 +325,7 @@ impl Device {
         let bytes = std::mem::size_of_val(host);
         self.count(bytes as u64, 0);
         if bytes < STAGE_MIN_BYTES {
-            return Ok(self.stream().memcpy_htod(host, dev)?);
+            return Ok(self.stream.memcpy_htod(host, dev)?);
         }
         if host.len() > dev.len() {
             return Err(CudaError::UploadLength {
@@ -396,23 +338,21 @@ impl Device {
     /// Device to host, counted (synchronizes the stream).
     pub fn download<T: DeviceRepr>(&self, dev: &CudaSlice<T>) -> Result<Vec<T>, CudaError> {
         self.count(0, dev.num_bytes() as u64);
-        Ok(self.stream().clone_dtoh(dev)?)
+        Ok(self.stream.clone_dtoh(dev)?)
     }
     /// Device to an existing host slice, counted.
     pub fn download_into<T: DeviceRepr>(&self, dev: &CudaSlice<T>, host: &mut [T]) -> Result<(), CudaError> {
         self.count(0, dev.num_bytes() as u64);
-        Ok(self.stream().memcpy_dtoh(dev, host)?)
+        Ok(self.stream.memcpy_dtoh(dev, host)?)
     }
     /// Zeroed device buffer (no transfer).
     pub fn zeros<T: DeviceRepr + cudarc::driver::ValidAsZeroBits>(&self, n: usize) -> Result<CudaSlice<T>, CudaError> {
         Ok(self.stream.alloc_zeros(n.max(1))?)
     }
     pub fn memset_zero(&self, dev: &mut CudaSlice<f64>) -> Result<(), CudaError> {
-        Ok(self.stream().memset_zeros(dev)?)
+        Ok(self.stream.memset_zeros(dev)?)
     }
-    /// Waits for both streams.
     pub fn synchronize(&self) -> Result<(), CudaError> {
-        self.side.synchronize()?;
         self.stream.synchronize()?;
         self.ctx.check_err()?;
         Ok(())
@@ -480,7 +420,7 @@ impl Device {
             return Ok(());
         }
         use cudarc::driver::PushKernelArg;
-        let mut lb = self.stream().launch_builder(&k.func);
+        let mut lb = self.stream.launch_builder(&k.func);
         for a in args {
             match a {
                 Arg::F64(s) | Arg::F64Mut(s) => lb.arg(*s),

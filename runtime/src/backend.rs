@@ -184,26 +184,6 @@ pub trait Backend: Sized {
         y: &mut Self::Vector,
     ) -> Result<(), Self::Error>;
 
-    // A second queue (matrix setup: independent work beside the products).
-
-    /// Queues the operations that follow on a second queue until
-    /// [`Backend::side_end`]; that queue first waits for everything queued so
-    /// far. `false` (the default) where there is one queue: the operations
-    /// then simply run in order. Nothing queued there may be read by the host
-    /// before [`Backend::side_join`].
-    fn side_begin(&self) -> Result<bool, Self::Error> {
-        Ok(false)
-    }
-    /// Back to the main queue; the side queue's work goes on beside it.
-    fn side_end(&self) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    /// The main queue waits (on the backend, not the host) for the work the
-    /// side queue was given.
-    fn side_join(&self) -> Result<(), Self::Error> {
-        Ok(())
-    }
-
     // Recording (setup of a replayable sequence).
 
     /// Starts recording the operations that follow instead of running them,
@@ -229,16 +209,6 @@ pub trait Backend: Sized {
     fn jacobi(&self, a: &BlockCsr) -> Result<Self::Jacobi, Self::Error>;
     /// Inverts every diagonal block of `a`'s current values.
     fn jacobi_invert(&self, a: &Self::Matrix, j: &mut Self::Jacobi, level: usize) -> Result<(), Self::Error>;
-    /// [`Backend::jacobi_invert`] in two halves: queue the inversion, and
-    /// later check it ([`Backend::jacobi_check`]: the same error), so that the
-    /// host need not wait in between. The default does it all here.
-    fn jacobi_invert_queued(&self, a: &Self::Matrix, j: &mut Self::Jacobi, level: usize) -> Result<(), Self::Error> {
-        self.jacobi_invert(a, j, level)
-    }
-    /// The check of an inversion [`Backend::jacobi_invert_queued`] queued.
-    fn jacobi_check(&self, _j: &Self::Jacobi, _level: usize) -> Result<(), Self::Error> {
-        Ok(())
-    }
     /// `x += alpha D^-1 r + beta t` (`t` unread when `beta == 0`).
     fn jacobi_update(
         &self,

@@ -138,10 +138,6 @@ pub struct MatrixSetupTimings {
     pub levels: Vec<SmootherTimings>,
     /// The coarsest operator's factorization.
     pub coarse_factor_s: f64,
-    /// Level 0's smoother ran on the backend's side queue beside the
-    /// products ([`Backend::side_begin`]): its times are then only what was
-    /// left of it after the products (the products' time includes queueing it).
-    pub overlapped: bool,
 }
 
 impl MatrixSetupTimings {
@@ -451,13 +447,6 @@ pub struct Smoother<B: Backend> {
     pub(crate) coef: B::Vector,
 }
 
-/// Whether a matrix setup queues smoothers on the backend's side queue, and
-/// the first error met in queueing there (reported after the join).
-struct SideQueue<E> {
-    on: bool,
-    error: Option<E>,
-}
-
 /// Per-level vectors of the V-cycle: solution, right-hand side, two scratch
 /// (also the eigen-estimate's `z`, `p`, `r`, `A p` at matrix setup).
 pub(crate) struct LevelWork<V> {
@@ -508,7 +497,7 @@ pub struct LevelSummary {
 /// Slots of a recording's key: the operation's kind and up to five vectors'
 /// storage ids (an array: looking a recording up allocates nothing).
 pub(crate) const RECORDING_KEY: usize = 6;
-/// The first kind of recording an eigen-estimate is keyed on (`+ 2 l + side`;
+/// The first kind of recording an eigen-estimate is keyed on (`+ level`;
 /// the solve's kinds are below).
 const EIGEN_RECORDING: usize = 100;
 pub(crate) type RecordingKey = [usize; RECORDING_KEY];
@@ -874,53 +863,24 @@ impl<B: Backend> Hierarchy<B> {
 
     /// Products (levels not already fresh), smoothers, coarse factor; returns
     /// (seconds of the products, seconds in all) and leaves the phases in
-    /// `self.timings.matrix`. Where the backend has a side queue
-    /// ([`Backend::side_begin`]), each level's smoother (it needs only that
-    /// level's operator) is queued there as soon as its operator's product is
-    /// queued, so it runs beside the products below it; the host reads the
-    /// checks and estimates after both queues are done, in the same order and
-    /// with the same errors as without.
+    /// `self.timings.matrix`.
     fn run_matrix_setup(&mut self) -> Result<(f64, f64), B::Error> {
         self.backend.set_phase("matrix setup");
         let t = Instant::now();
         let nl = self.levels.len();
         let mut phases = std::mem::take(&mut self.timings.matrix);
         phases.levels.clear();
-        let mut side = SideQueue {
-            on: nl > 1 && self.backend.side_begin()?,
-            error: None,
-        };
-        phases.overlapped = side.on;
-        if side.on {
-            side.error = self.queue_smoother(0).err();
-            self.backend.side_end()?;
-        }
-        let products = self.run_products(&mut side);
-        if phases.overlapped {
-            // Joined even after a failure: nothing may use a level's vectors
-            // while the side queue still writes them.
-            self.backend.side_join()?;
-        }
-        let products = products.and_then(|()| self.backend.synchronize());
-        products?;
-        if let Some(e) = side.error {
-            return Err(e);
-        }
+        self.run_products()?;
         let numeric = t.elapsed().as_secs_f64();
         phases.products_s = numeric;
         for l in 0..nl - 1 {
-            let queued = phases.overlapped;
             let t0 = Instant::now();
-            if !queued {
-                self.queue_jacobi(l)?;
-            }
-            self.backend
-                .jacobi_check(&self.levels[l].smoother.as_ref().expect("smoothed").jacobi, l)?;
+            let lev = &mut self.levels[l];
+            let sm = lev.smoother.as_mut().expect("a smoothed level");
+            self.backend.jacobi_invert(&lev.a, &mut sm.jacobi, l)?;
             let jacobi_s = t0.elapsed().as_secs_f64();
             let t1 = Instant::now();
-            if !queued {
-                self.queue_eigen_recorded(l, false)?;
-            }
+            self.queue_eigen_recorded(l)?;
             self.finish_eigen(l, jacobi_s, t1, &mut phases)?;
         }
         let t0 = Instant::now();
@@ -932,52 +892,33 @@ impl<B: Backend> Hierarchy<B> {
         Ok((numeric, t.elapsed().as_secs_f64()))
     }
 
-    /// Every level's numeric product (those not already fresh); with a side
-    /// queue, each smoothed coarse level's smoother queued there after the
-    /// product that makes its operator.
-    fn run_products(&mut self, side: &mut SideQueue<B::Error>) -> Result<(), B::Error> {
-        let nl = self.levels.len();
-        for l in 0..nl - 1 {
+    /// Every level's numeric product (those not already fresh), then one synchronize.
+    fn run_products(&mut self) -> Result<(), B::Error> {
+        let be = &self.backend;
+        for l in 0..self.levels.len() - 1 {
             let (fine, coarse) = self.levels.split_at_mut(l + 1);
             let (lev, next) = (&mut fine[l], &mut coarse[0]);
-            if !std::mem::take(&mut next.fresh) {
-                let tr = lev
-                    .transfer
-                    .as_mut()
-                    .expect("every level but the coarsest has a transfer");
-                self.backend.galerkin(&mut tr.product, &lev.a, &tr.p, &mut next.a)?;
+            if std::mem::take(&mut next.fresh) {
+                continue;
             }
-            if side.on && l + 2 < nl && side.error.is_none() {
-                self.backend.side_begin()?;
-                side.error = self.queue_smoother(l + 1).err();
-                self.backend.side_end()?;
-            }
+            let tr = lev
+                .transfer
+                .as_mut()
+                .expect("every level but the coarsest has a transfer");
+            be.galerkin(&mut tr.product, &lev.a, &tr.p, &mut next.a)?;
         }
-        Ok(())
-    }
-
-    /// Queues level `l`'s Jacobi inversion and eigen-estimate.
-    fn queue_smoother(&mut self, l: usize) -> Result<(), B::Error> {
-        self.queue_jacobi(l)?;
-        self.queue_eigen_recorded(l, true)
+        be.synchronize()
     }
 
     /// [`Self::queue_eigen`] through a recording (a CUDA graph on the device;
     /// what it reads from the host is fixed, so it outlives refreshes), one
-    /// per level and queue: a recording replays on the queue it was made on.
-    fn queue_eigen_recorded(&mut self, l: usize, side: bool) -> Result<(), B::Error> {
+    /// per level.
+    fn queue_eigen_recorded(&mut self, l: usize) -> Result<(), B::Error> {
         let key = {
             let sm = self.levels[l].smoother.as_ref().expect("a smoothed level");
-            self.key(EIGEN_RECORDING + 2 * l + usize::from(side), &[&sm.eig])
+            self.key(EIGEN_RECORDING + l, &[&sm.eig])
         };
         self.recorded(key, |h| h.queue_eigen(l))
-    }
-
-    /// Queues level `l`'s Jacobi inversion (checked by [`Backend::jacobi_check`]).
-    fn queue_jacobi(&mut self, l: usize) -> Result<(), B::Error> {
-        let lev = &mut self.levels[l];
-        let sm = lev.smoother.as_mut().expect("a smoothed level");
-        self.backend.jacobi_invert_queued(&lev.a, &mut sm.jacobi, l)
     }
 
     /// Queues level `l`'s eigen-estimate (nothing read back).

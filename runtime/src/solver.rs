@@ -303,7 +303,7 @@ impl<B: Backend> Hierarchy<B> {
         };
         self.backend.replay(&g)?;
         // A few keys at most (the V-cycle, the two CG halves, per workspace;
-        // each smoothed level's eigen-estimate, per queue).
+        // each smoothed level's eigen-estimate).
         if self.graphs.len() >= 32 {
             self.graphs.remove(0);
         }
