@@ -228,7 +228,11 @@ fn device_coarse_cholesky_factor_matches_the_reference_factor() {
     // The suite checks the coarse solve; the factor itself lives only on the device.
     let Some(dev) = device(true) else { return };
     let (h, _) = beam(4);
-    let dh = on_device(&dev, &h);
+    let mut dh = on_device(&dev, &h);
+    // A refresh replays the factorization recorded by the first matrix setup
+    // on the new values (the operator doubled).
+    let doubled: Vec<f64> = h.operator().values().iter().map(|v| 2.0 * v).collect();
+    dh.refresh(&doubled).unwrap();
     let nl = h.num_levels();
     let ac = &h.levels()[nl - 1].a;
     let n = ac.scalar_rows();
