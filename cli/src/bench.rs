@@ -276,6 +276,10 @@ fn print_cuda_report(rep: &CudaBenchReport, dev: &Device) {
         1e3 * s.solve_s,
         1e3 * s.s_per_iteration
     );
+    outln!(
+        "device matrix setup, best: {}",
+        crate::run::matrix_phases_line(&s.matrix_setup)
+    );
     outln!("transfers per phase (host->device / device->host bytes):");
     for (phase, t) in &rep.transfers.phases {
         outln!("  {phase:<34} {:>14} {:>14}", t.h2d_bytes, t.d2h_bytes);

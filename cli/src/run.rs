@@ -18,7 +18,7 @@ use ptap_drivers::plot;
 use ptap_drivers::target::Target;
 use ptap_drivers::time_loop::{run_beam, Phases, TimeLoopOptions, TimeLoopReport};
 use ptap_drivers::user::{RhsSource, SequenceOptions, SequenceReport, UserOptions, UserPhases};
-use ptap_runtime::CgOptions;
+use ptap_runtime::{CgOptions, MatrixSetupTimings};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -194,6 +194,33 @@ fn print_phases(name: &str, first: &str, [f, mesh, upload, matrix, numeric, solv
     );
 }
 
+/// One matrix setup phase by phase (ms), per smoothed level.
+pub(crate) fn matrix_phases_line(m: &MatrixSetupTimings) -> String {
+    let mut s = format!("products {:.2} ms", 1e3 * m.products_s);
+    for l in &m.levels {
+        s += &format!(
+            ", level {} Jacobi {:.2} + eigen-estimate {:.2} ms",
+            l.level,
+            1e3 * l.jacobi_s,
+            1e3 * l.eigen_s
+        );
+    }
+    s += &format!(", coarse factor {:.2} ms", 1e3 * m.coarse_factor_s);
+    s
+}
+
+/// The matrix setup's split of a step's (or a mean's) phases.
+fn print_matrix_split(name: &str, p: &Phases) {
+    outln!(
+        "{name:<9} matrix setup {:.4} s = numeric PtAP {:.4} s + Jacobi {:.4} s + eigen-estimates {:.4} s + coarse factor {:.4} s",
+        p.matrix_setup_s,
+        p.galerkin_numeric_s,
+        p.jacobi_s,
+        p.eigen_s,
+        p.coarse_factor_s
+    );
+}
+
 fn beam_phases(p: &Phases) -> [f64; 6] {
     [
         p.assembly_s,
@@ -271,6 +298,10 @@ fn print_report(r: &TimeLoopReport) {
     print_phases("cold", "assembly", beam_phases(&r.cold));
     if let Some(h) = &r.hot_mean {
         print_phases("hot mean", "assembly", beam_phases(h));
+        print_matrix_split("hot mean", h);
+    }
+    if let Some(last) = r.steps.last() {
+        outln!("last step's matrix setup: {}", matrix_phases_line(&last.matrix));
     }
 }
 
