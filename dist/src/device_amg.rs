@@ -799,6 +799,28 @@ impl<C: Comm + ?Sized> Backend for DeviceDistBackend<'_, C> {
     fn cg_direction(&self, s: &CudaSlice<f64>, z: &CudaSlice<f64>, p: &mut CudaSlice<f64>) -> Result<(), DeviceError> {
         Ok(self.cuda.cg_direction(s, z, p)?)
     }
+    /// Elementwise with a ratio of reduced scalars: the CUDA backend's on this rank's part.
+    fn axpy_ratio(
+        &self,
+        s: &CudaSlice<f64>,
+        num: usize,
+        den: usize,
+        negate: bool,
+        x: &CudaSlice<f64>,
+        y: &mut CudaSlice<f64>,
+    ) -> Result<(), DeviceError> {
+        Ok(self.cuda.axpy_ratio(s, num, den, negate, x, y)?)
+    }
+    fn xpby_ratio(
+        &self,
+        s: &CudaSlice<f64>,
+        num: usize,
+        den: usize,
+        x: &CudaSlice<f64>,
+        y: &mut CudaSlice<f64>,
+    ) -> Result<(), DeviceError> {
+        Ok(self.cuda.xpby_ratio(s, num, den, x, y)?)
+    }
     /// Nothing is recorded: NCCL calls inside a graph would need every rank
     /// to capture alike.
     fn end_capture(&self, _discard: bool) -> Result<Option<()>, DeviceError> {
