@@ -48,12 +48,18 @@
 //! moves only the reduced scalars between host and device. The program
 //! `ptap-mpi-cuda` runs it under `mpirun`.
 //!
+//! **The programs.** `driver` (feature `mpi`) is the loop `ptap solve` and
+//! `ptap run` run under `mpirun` (ptap-cli's feature `mpi`): each rank loads
+//! its rows (the beam assembled whole on every rank, which keeps its rows; a
+//! user's PETSc operator read in parallel, each rank its rows), step 1 builds
+//! the hierarchy, later steps refresh it (or inspect a new pattern), and rank
+//! 0 gets each step's phases as max and mean over ranks. `ptap-mpi-cuda`
+//! (feature `nccl`) is the device program.
+//!
 //! **Not yet.** The rank-deficiency merge of aggregates, rebalancing middle
-//! levels by measured time, per-rank schedules in the schedule cache, and
-//! the AMG hierarchy on device-resident ranks (the NCCL slice runs
-//! Jacobi-PCG). `ptap-mpi` and `ptap-mpi-cuda` assemble the whole beam on
-//! every rank (a user's PETSc operator is read in parallel, each rank its
-//! rows).
+//! levels by measured time, per-rank schedules in the schedule cache, the
+//! AMG hierarchy on device-resident ranks (the NCCL slice runs Jacobi-PCG),
+//! and assembling only a rank's elements of the beam.
 //!
 //! [`reference::jacobi_pcg`] is the single-process reference the
 //! distributed solver is tested against.
@@ -63,6 +69,8 @@ pub mod cg;
 pub mod comm;
 #[cfg(feature = "nccl")]
 pub mod device;
+#[cfg(feature = "mpi")]
+pub mod driver;
 mod error;
 pub mod local;
 #[cfg(feature = "mpi")]

@@ -1,5 +1,5 @@
-//! `ptap-mpi` under `mpirun -np 1, 2, 3` (feature `mpi`; needs `mpirun` on
-//! PATH).
+//! `ptap solve` and `ptap run` under `mpirun -np 1, 2, 3` (feature `mpi`;
+//! needs `mpirun` on PATH).
 //!
 //! - AMG-CG (the distributed hierarchy on `DistBackend`) on the beam (k = 2:
 //!   two levels; k = 4 with a coarse limit of 100: three distributed levels
@@ -28,23 +28,25 @@ struct Run {
     report: serde_json::Value,
 }
 
+/// `mpirun -np NP ptap ARGS --quiet --json ...` (ARGS start with the
+/// subcommand; `solve` also writes its solution with `--x-out`).
 fn mpirun(np: usize, args: &[&str], dir: &Path, tag: &str) -> Run {
     let json = dir.join(format!("{tag}-np{np}.json"));
-    let vec = dir.join(format!("{tag}-np{np}.vec"));
-    let out = Command::new("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "-np", &np.to_string()])
-        .arg(env!("CARGO_BIN_EXE_ptap-mpi"))
+    let vec = dir.join(format!("{tag}-np{np}.vec.petsc"));
+    let solve = args[0] == "solve";
+    let mut cmd = Command::new("mpirun");
+    cmd.args(["--allow-run-as-root", "--oversubscribe", "-np", &np.to_string()])
+        .arg(env!("CARGO_BIN_EXE_ptap"))
         .args(args)
         .args(["--quiet", "--json"])
-        .arg(&json)
-        .arg("--solution")
-        .arg(&vec)
-        // Ranks share the machine's cores; one rayon thread each.
-        .env("RAYON_NUM_THREADS", "1")
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("mpirun could not be started ({e}); the `mpi` feature needs OpenMPI's mpirun on PATH")
-        });
+        .arg(&json);
+    if solve {
+        cmd.arg("--x-out").arg(&vec);
+    }
+    // Ranks share the machine's cores; one rayon thread each.
+    let out = cmd.env("RAYON_NUM_THREADS", "1").output().unwrap_or_else(|e| {
+        panic!("mpirun could not be started ({e}); the `mpi` feature needs OpenMPI's mpirun on PATH")
+    });
     assert!(
         out.status.success(),
         "mpirun -np {np} {args:?} failed ({}):\n{}\n{}",
@@ -65,7 +67,11 @@ fn mpirun(np: usize, args: &[&str], dir: &Path, tag: &str) -> Run {
     Run {
         iterations: report["iterations"].as_u64().unwrap() as usize,
         tip: report["tip_displacement"].as_f64().unwrap(),
-        solution: ptap_io::read_petsc_vec(&vec).unwrap(),
+        solution: if solve {
+            ptap_io::read_petsc_vec(&vec).unwrap()
+        } else {
+            Vec::new()
+        },
         report,
     }
 }
@@ -167,7 +173,7 @@ fn amg_runs_agree(args: &[&str], tag: &str, a: &BlockCsr, b: &[f64]) -> Vec<Run>
 #[test]
 fn amg_on_the_beam_agrees_on_one_two_and_three_ranks() {
     let beam = BeamProblem::build(2).unwrap();
-    let runs = amg_runs_agree(&["--k", "2", "--pf", "0"], "beam2", &beam.a, &beam.rhs);
+    let runs = amg_runs_agree(&["solve", "--k", "2", "--pf", "0"], "beam2", &beam.a, &beam.rhs);
     // Level 0 distributed, its coarse level whole on every rank.
     let levels = runs[0].report["levels"].as_array().unwrap();
     assert_eq!(levels.len(), 2);
@@ -178,7 +184,7 @@ fn amg_on_the_beam_agrees_on_one_two_and_three_ranks() {
     );
 
     // Filtered prolongators (pf 0.03, the default): fewer blocks in P, the same agreement.
-    let filtered = amg_runs_agree(&["--k", "2"], "beam2-pf", &beam.a, &beam.rhs);
+    let filtered = amg_runs_agree(&["solve", "--k", "2"], "beam2-pf", &beam.a, &beam.rhs);
     let blocks = |r: &Run| r.report["levels"][0]["p_blocks"].as_u64().unwrap();
     eprintln!(
         "pf 0.03: {} blocks in P (unfiltered {}), {} iterations (unfiltered {})",
@@ -194,7 +200,12 @@ fn amg_on_the_beam_agrees_on_one_two_and_three_ranks() {
 #[test]
 fn amg_with_distributed_coarse_levels_agrees_on_one_two_and_three_ranks() {
     let beam = BeamProblem::build(4).unwrap();
-    let runs = amg_runs_agree(&["--k", "4", "--coarse-eq-limit", "100"], "beam4", &beam.a, &beam.rhs);
+    let runs = amg_runs_agree(
+        &["solve", "--k", "4", "--coarse-eq-limit", "100"],
+        "beam4",
+        &beam.a,
+        &beam.rhs,
+    );
     let levels = runs[2].report["levels"].as_array().unwrap();
     assert!(levels.len() >= 3, "{levels:?}");
     // Levels 0 and 1 are split over the 3 ranks; the last is whole.
@@ -216,7 +227,15 @@ fn amg_with_distributed_coarse_levels_agrees_on_one_two_and_three_ranks() {
     // Consolidation below 300 rows per rank: level 1 onto 2 ranks, level 2
     // onto 1; the hierarchy and the solve do not change.
     let dir = scratch("beam4-consolidated");
-    let args = ["--k", "4", "--coarse-eq-limit", "100", "--process-eq-limit", "300"];
+    let args = [
+        "solve",
+        "--k",
+        "4",
+        "--coarse-eq-limit",
+        "100",
+        "--process-eq-limit",
+        "300",
+    ];
     let c = mpirun(3, &args, &dir, "beam4c");
     std::fs::remove_dir_all(&dir).ok();
     let rows: Vec<&serde_json::Value> = c.report["levels"]
@@ -247,6 +266,7 @@ fn amg_on_a_user_operator_agrees_on_one_two_and_three_ranks() {
     let x_ref = ptap_io::read_vector(dir.join("x_ref.mtx")).unwrap();
     let (ap, bp, cp) = (dir.join("A.petsc"), dir.join("b.petsc"), dir.join("coords.mtx"));
     let args = [
+        "solve",
         "--a",
         ap.to_str().unwrap(),
         "--b",
@@ -274,7 +294,7 @@ fn jacobi_pcg_on_one_two_and_three_ranks_matches_the_single_process_reference() 
     let tip_ref = x_ref.iter().fold(0.0f64, |m, v| m.max(v.abs()));
 
     let dir = scratch("jacobi");
-    let args = ["--k", "2", "--solver", "jacobi"];
+    let args = ["solve", "--k", "2", "--solver", "jacobi"];
     let runs: Vec<Run> = (1..=3).map(|np| mpirun(np, &args, &dir, "jacobi")).collect();
     // Run to run, a rank count gives the same bits (reductions in rank order).
     let again = mpirun(3, &args, &dir, "jacobi-again");
@@ -328,8 +348,8 @@ fn a_failure_on_one_rank_stops_every_rank_with_its_sentence() {
     ptap_io::write_petsc_mat(&bad, &a).unwrap();
     let out = Command::new("timeout")
         .args(["120", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3"])
-        .arg(env!("CARGO_BIN_EXE_ptap-mpi"))
-        .arg("--a")
+        .arg(env!("CARGO_BIN_EXE_ptap"))
+        .args(["solve", "--a"])
         .arg(&bad)
         .args(["--coarse-eq-limit", "100", "--quiet"])
         .env("RAYON_NUM_THREADS", "1")
@@ -359,7 +379,7 @@ fn hot_steps_refresh_over_the_ranks_and_agree_with_the_serial_time_loop() {
     // the hierarchy (numeric products over the ranks, no inspection).
     const STEPS: usize = 3;
     let dir = scratch("steps");
-    let args = ["--k", "2", "--steps", "3"];
+    let args = ["run", "--k", "2", "--steps", "3"];
     let runs: Vec<Run> = (1..=3).map(|np| mpirun(np, &args, &dir, "steps")).collect();
     std::fs::remove_dir_all(&dir).ok();
     // The serial solver on the same fields (its own hierarchy, rtol 1e-8).
@@ -382,6 +402,7 @@ fn hot_steps_refresh_over_the_ranks_and_agree_with_the_serial_time_loop() {
             .as_array()
             .unwrap()
             .iter()
+            .skip(1)
             .map(|s| {
                 assert_eq!(s["converged"], true);
                 (
@@ -405,7 +426,116 @@ fn hot_steps_refresh_over_the_ranks_and_agree_with_the_serial_time_loop() {
             assert!((tip - tip1).abs() <= 1e-8 * tip1);
             assert!((tip - serial).abs() <= 1e-7 * serial);
         }
-        // The last step's solution is the one written.
-        assert!((run.tip - mine.last().unwrap().1).abs() <= 1e-15 * run.tip);
+        // The top level is the cold step's.
+        assert_eq!(
+            run.report["steps"][0]["tip_displacement"],
+            run.report["tip_displacement"]
+        );
+        assert_eq!(run.report["steps"][0]["inspected"], true);
+        assert!(run.report["steps"].as_array().unwrap()[1..]
+            .iter()
+            .all(|s| s["inspected"] == false));
     }
+}
+
+#[test]
+fn a_sequence_of_user_operators_is_read_refreshed_and_solved_on_one_two_and_three_ranks() {
+    // `ptap run --a A_1.petsc A_2.petsc A_3.mtx`: the scikit-fem operator,
+    // then 2A (PETSc binary) and 4A (Matrix Market) of the same pattern:
+    // steps 2 and 3 refresh the hierarchy; each solution is x_ref / scale.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/operators/skfem_tet3d_eliminated");
+    let a = ptap_io::read_petsc_mat(src.join("A.petsc"), BlockSpec::Infer).unwrap();
+    let x_ref = ptap_io::read_vector(src.join("x_ref.mtx")).unwrap();
+    let dir = scratch("sequence");
+    let scaled = |f: f64| {
+        let mut s = a.clone();
+        s.values_mut().iter_mut().for_each(|v| *v *= f);
+        s
+    };
+    let files = [dir.join("A_1.petsc"), dir.join("A_2.petsc"), dir.join("A_3.mtx")];
+    ptap_io::write_petsc_mat(&files[0], &a).unwrap();
+    ptap_io::write_petsc_mat(&files[1], &scaled(2.0)).unwrap();
+    ptap_io::write_matrix_market(&files[2], &scaled(4.0), false).unwrap();
+    let (bp, cp) = (src.join("b.petsc"), src.join("coords.mtx"));
+    let mut per_np = Vec::new();
+    for np in 1..=3 {
+        let xs = dir.join(format!("x{np}"));
+        std::fs::create_dir_all(&xs).unwrap();
+        let mut args = vec!["run", "--a"];
+        args.extend(files.iter().map(|f| f.to_str().unwrap()));
+        args.extend(["--b", bp.to_str().unwrap(), "--coords", cp.to_str().unwrap()]);
+        args.extend(["--block-size", "3", "--x-out", xs.to_str().unwrap()]);
+        let run = mpirun(np, &args, &dir, "sequence");
+        let steps = run.report["steps"].as_array().unwrap().clone();
+        assert_eq!(steps.len(), 3);
+        let mut its = Vec::new();
+        for (i, (st, (name, scale))) in steps
+            .iter()
+            .zip([("A_1.x.petsc", 1.0), ("A_2.x.petsc", 2.0), ("A_3.x.mtx", 4.0)])
+            .enumerate()
+        {
+            assert_eq!(st["converged"], true);
+            assert_eq!(st["inspected"], i == 0, "np {np} step {}: {st}", i + 1);
+            let x = ptap_io::read_vector(xs.join(name)).unwrap();
+            let want: Vec<f64> = x_ref.iter().map(|v| v / scale).collect();
+            let d = rel_diff(&x, &want);
+            eprintln!(
+                "sequence np {np} step {}: {} iterations, solution {d:.1e} from x_ref / {scale}",
+                i + 1,
+                st["iterations"]
+            );
+            assert!(d <= 1e-6, "np {np} step {}: {d:e}", i + 1);
+            its.push(st["iterations"].as_u64().unwrap());
+        }
+        per_np.push(its);
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    for its in &per_np[1..] {
+        for (m, o) in its.iter().zip(&per_np[0]) {
+            assert!(m.abs_diff(*o) <= 1, "{per_np:?}");
+        }
+    }
+}
+
+/// `mpirun -np 2 ptap ARGS`, expected to fail on every rank with `sentence`.
+fn fails_on_every_rank(args: &[&str], sentence: &str) {
+    let out = Command::new("timeout")
+        .args(["120", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2"])
+        .arg(env!("CARGO_BIN_EXE_ptap"))
+        .args(args)
+        .env("RAYON_NUM_THREADS", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(124), "mpirun hung:\n{err}");
+    assert!(!out.status.success(), "{args:?} succeeded");
+    for r in [0, 1] {
+        assert!(
+            err.contains(&format!("error (rank {r}): {sentence}")),
+            "{args:?}:\n{err}"
+        );
+    }
+}
+
+#[test]
+fn what_does_not_run_over_ranks_is_refused_in_one_sentence_on_every_rank() {
+    fails_on_every_rank(&["hier", "--k", "2"], "`ptap hier` does not run over MPI ranks");
+    fails_on_every_rank(
+        &["solve", "--k", "2", "--device", "cuda"],
+        "under mpirun ptap solves on CPU ranks",
+    );
+    fails_on_every_rank(
+        &["run", "--k", "2", "--aggregation", "petsc"],
+        "under mpirun aggregates come from the parallel MIS",
+    );
+    fails_on_every_rank(
+        &["solve", "--k", "2", "--dim", "2"],
+        "under mpirun the beam is the 3D one",
+    );
+    // A missing file: the rank that cannot read it, and the others, stop together.
+    fails_on_every_rank(&["solve", "--a", "/nonexistent/A.petsc"], "");
+    fails_on_every_rank(
+        &["run", "--k", "2", "--steps", "2", "--solver", "jacobi"],
+        "point-block Jacobi CG (--solver jacobi) solves one step",
+    );
 }
