@@ -218,9 +218,6 @@ mod with_mpi {
         if args.plot.is_some() {
             bail!("--plot draws single-process runs only for now; under mpirun use --json");
         }
-        if args.schedule_cache.is_some() {
-            bail!("--schedule-cache is single-process only for now; under mpirun every run inspects");
-        }
         let hierarchy = hierarchy(args.variant.as_deref(), (args.pf, args.pf_scale), args.aggregation)?;
         let (operator, files) = if args.a.is_empty() {
             let k = crate::common::validate_k(args.k)?;
@@ -250,7 +247,8 @@ mod with_mpi {
         };
         let max_iterations = if files.is_empty() { 500 } else { args.max_iterations };
         let keep = args.x_out.is_some() && !files.is_empty();
-        let opts = options(operator, &args.mpi, (args.rtol, max_iterations), hierarchy, keep);
+        let mut opts = options(operator, &args.mpi, (args.rtol, max_iterations), hierarchy, keep);
+        opts.schedule_cache = args.schedule_cache.clone();
         let report = go(comm, &opts, args.quiet)?;
         finish(comm, &report, args.json.as_ref(), args.quiet, |u| {
             if let Some(dir) = &args.x_out {
@@ -281,6 +279,7 @@ mod with_mpi {
                 process_eq_limit: mpi.process_eq_limit,
             },
             keep_solutions,
+            schedule_cache: None,
         }
     }
 
@@ -367,6 +366,14 @@ mod with_mpi {
                     );
                 }
             }
+        }
+        if let Some(c) = j["schedule_cache"].as_object() {
+            outln!(
+                "schedule cache: {} (rank 0's entry {}){}",
+                c["status"].as_str().unwrap_or("?"),
+                c["path"].as_str().unwrap_or("?"),
+                c["reason"].as_str().map(|r| format!(": {r}")).unwrap_or_default()
+            );
         }
         let first = if j["files"] == true { "read" } else { "assembly" };
         let steps = j["steps"].as_array().map_or(&[][..], |v| v.as_slice());

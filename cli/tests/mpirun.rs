@@ -539,3 +539,142 @@ fn what_does_not_run_over_ranks_is_refused_in_one_sentence_on_every_rank() {
         "point-block Jacobi CG (--solver jacobi) solves one step",
     );
 }
+
+/// `mpirun -np NP ptap ARGS --quiet --json` with `PTAP_KEY_FILE=key`:
+/// the report and stderr.
+fn mpirun_keyed(np: usize, args: &[&str], json: &Path, key: &Path) -> (serde_json::Value, String) {
+    let out = Command::new("timeout")
+        .args([
+            "300",
+            "mpirun",
+            "--allow-run-as-root",
+            "--oversubscribe",
+            "-np",
+            &np.to_string(),
+        ])
+        .arg(env!("CARGO_BIN_EXE_ptap"))
+        .args(args)
+        .args(["--quiet", "--json"])
+        .arg(json)
+        .env("RAYON_NUM_THREADS", "1")
+        .env("PTAP_KEY_FILE", key)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "mpirun -np {np} {args:?} failed:\n{err}");
+    (
+        serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap(),
+        err,
+    )
+}
+
+#[test]
+fn per_rank_schedule_cache_entries_reload_bit_for_bit_and_refuse_what_is_not_theirs() {
+    let dir = scratch("cache");
+    let (cache, key, json) = (dir.join("cache"), dir.join("schedule.key"), dir.join("r.json"));
+    let c = cache.to_str().unwrap();
+    let args = ["run", "--k", "2", "--steps", "2", "--schedule-cache", c];
+    // Each step's iterations and tip, as their bits.
+    let steps = |r: &serde_json::Value| -> Vec<(u64, u64)> {
+        r["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["iterations"].as_u64().unwrap(),
+                    s["tip_displacement"].as_f64().unwrap().to_bits(),
+                )
+            })
+            .collect()
+    };
+    let status = |r: &serde_json::Value| r["schedule_cache"]["status"].as_str().unwrap().to_string();
+    let (first, _) = mpirun_keyed(2, &args, &json, &key);
+    assert_eq!(status(&first), "written");
+    let (again, _) = mpirun_keyed(2, &args, &json, &key);
+    assert_eq!(status(&again), "loaded");
+    assert_eq!(steps(&again), steps(&first), "a loaded hierarchy solves to other bits");
+    assert_eq!(again["levels"], first["levels"]);
+    eprintln!("cache np 2: steps {:?} written, then loaded", steps(&first));
+
+    // Another rank count: named, rebuilt for it, its own entries written.
+    let (three, err) = mpirun_keyed(3, &args, &json, &key);
+    assert_eq!(status(&three), "written");
+    assert!(
+        err.contains("entries for this problem exist for [2] ranks, not 3"),
+        "{err}"
+    );
+    assert_eq!(status(&mpirun_keyed(3, &args, &json, &key).0), "loaded");
+
+    let entry = |rank: usize| {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(&cache)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().ends_with(&format!("-np2-r{rank}.ptapsched")))
+            .collect();
+        assert_eq!(found.len(), 1);
+        found.pop().unwrap()
+    };
+    let (r0, r1) = (entry(0), entry(1));
+    // Each damage: the rank's sentence, a rebuild, the first run's bits.
+    let damaged = |what: &str, damage: &dyn Fn(), sentence: &str| {
+        damage();
+        let (r, err) = mpirun_keyed(2, &args, &json, &key);
+        eprintln!("cache, {what}: {}", err.trim());
+        assert_eq!(status(&r), "rebuilt", "{what}");
+        assert!(err.contains(sentence), "{what}: {err}");
+        assert_eq!(steps(&r), steps(&first), "{what}");
+        assert_eq!(status(&mpirun_keyed(2, &args, &json, &key).0), "loaded", "{what}");
+    };
+    damaged(
+        "a flipped byte",
+        &|| {
+            let mut b = std::fs::read(&r1).unwrap();
+            let n = b.len() / 2;
+            b[n] ^= 0x40;
+            std::fs::write(&r1, b).unwrap();
+        },
+        "schedule cache (rank 1): schedule file",
+    );
+    damaged(
+        "a truncated file",
+        &|| {
+            let b = std::fs::read(&r0).unwrap();
+            std::fs::write(&r0, &b[..b.len() / 3]).unwrap();
+        },
+        "is truncated",
+    );
+    damaged(
+        "rank 0's entry as rank 1's",
+        &|| {
+            std::fs::copy(&r0, &r1).unwrap();
+        },
+        "schedule cache (rank 1): schedule cache entry",
+    );
+    assert!(
+        std::fs::read_to_string(dir.join("r.json")).is_ok(),
+        "the report is written"
+    );
+    // Another problem's entry under this problem's name.
+    let other_dir = dir.join("other");
+    let oc = other_dir.to_str().unwrap();
+    mpirun_keyed(
+        2,
+        &["run", "--k", "2", "--steps", "1", "--pf", "0", "--schedule-cache", oc],
+        &json,
+        &key,
+    );
+    let other: Vec<PathBuf> = std::fs::read_dir(&other_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with("-np2-r0.ptapsched"))
+        .collect();
+    damaged(
+        "another problem's entry",
+        &|| {
+            std::fs::copy(&other[0], &r0).unwrap();
+        },
+        "is not this problem's entry for rank 0 of 2",
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -21,8 +21,8 @@
 //! while loading is agreed over the ranks ([`crate::agree`]) before any
 //! collective, so every rank stops with a sentence instead of waiting.
 use crate::{
-    agree, build_hierarchy, jacobi_pcg, BlockJacobi, CgOptions, CgWorkspace, Comm, DistError, DistMatrix, DistOptions,
-    DistProblem, HaloPlan, LocalMatrix, Partition,
+    agree, build_hierarchy_cached, jacobi_pcg, BlockJacobi, CgOptions, CgWorkspace, Comm, DistError, DistMatrix,
+    DistOptions, DistProblem, HaloPlan, LocalMatrix, Partition,
 };
 use ptap_fem::{stiffening_front, BeamProblem};
 use ptap_io::BlockSpec;
@@ -81,6 +81,9 @@ pub struct DriverOptions {
     pub dist: DistOptions,
     /// Gather every step's solution on rank 0 ([`DriverReport::solutions`]).
     pub keep_solutions: bool,
+    /// The schedule cache's directory: per-rank entries of the mesh setup
+    /// ([`crate::cache`]), loaded at the same rank count, else written.
+    pub schedule_cache: Option<PathBuf>,
 }
 
 /// The result, on every rank; `json` and `solutions` only on rank 0.
@@ -435,7 +438,17 @@ pub fn run<C: Comm + ?Sized>(comm: &C, opts: &DriverOptions, progress: &mut dyn 
                     // The old pattern's hierarchy goes before the new one is built.
                     ws.take();
                     hierarchy.take();
-                    let (h, setup) = build_hierarchy(comm, dp, &opts.hierarchy, &opts.dist, progress)?;
+                    let (h, setup) = build_hierarchy_cached(
+                        comm,
+                        dp,
+                        &opts.hierarchy,
+                        &opts.dist,
+                        opts.schedule_cache.as_deref(),
+                        progress,
+                    )?;
+                    if let Some(c) = &setup.schedule_cache {
+                        extra = json!({ "schedule_cache": c });
+                    }
                     mesh_setup_s = setup.mesh_setup_s;
                     matrix_setup_s = h.timings.matrix_setup_s;
                     levels = serde_json::to_value(&setup.levels)?;
@@ -562,9 +575,14 @@ pub fn run<C: Comm + ?Sized>(comm: &C, opts: &DriverOptions, progress: &mut dyn 
     })
 }
 
-/// The step-level keys the top level repeats (`plan_matches_global`).
+/// The step-level keys the top level repeats (`plan_matches_global`,
+/// `schedule_cache`).
 fn step_json_first_extra(first: &Value) -> Option<Value> {
-    first
-        .get("plan_matches_global")
-        .map(|v| json!({ "plan_matches_global": v }))
+    let mut out = serde_json::Map::new();
+    for k in ["plan_matches_global", "schedule_cache"] {
+        if let Some(v) = first.get(k) {
+            out.insert(k.to_string(), v.clone());
+        }
+    }
+    Some(Value::Object(out))
 }

@@ -56,8 +56,13 @@
 //! 0 gets each step's phases as max and mean over ranks. `ptap-mpi-cuda`
 //! (feature `nccl`) is the device program.
 //!
+//! [`cache`] keeps the mesh setup's per-rank decisions (each level's `P`,
+//! coarse partition and keys) in the schedule cache, loaded by a later run
+//! at the same rank count ([`build_hierarchy_cached`]).
+//!
 //! **Not yet.** The rank-deficiency merge of aggregates, rebalancing middle
-//! levels by measured time, per-rank schedules in the schedule cache, the
+//! levels by measured time, loading the halo and product plans themselves
+//! (a cache hit derives them again from the loaded `P`), the
 //! AMG hierarchy on device-resident ranks (the NCCL slice runs Jacobi-PCG),
 //! and assembling only a rank's elements of the beam.
 //!
@@ -65,6 +70,7 @@
 //! distributed solver is tested against.
 
 pub mod backend;
+pub mod cache;
 pub mod cg;
 pub mod comm;
 #[cfg(feature = "nccl")]
@@ -88,4 +94,4 @@ pub use comm::{agree, Comm, Link, SingleRank};
 pub use error::DistError;
 pub use local::{DistMatrix, HaloPlan, LocalMatrix};
 pub use partition::Partition;
-pub use setup::{build_hierarchy, DistOptions, DistProblem, DistSetupReport};
+pub use setup::{build_hierarchy, build_hierarchy_cached, DistCacheReport, DistOptions, DistProblem, DistSetupReport};

@@ -60,6 +60,7 @@
 //! rounding of sums (coarse values, dots), so iteration counts agree and
 //! solutions agree to the solver's tolerance.
 use crate::backend::{DistBackend, DistJacobi, DistMat, DistProduct, HaloRows, Restriction};
+use crate::cache;
 use crate::comm::Comm;
 use crate::local::{DistMatrix, HaloPlan, LocalMatrix};
 use crate::partition::Partition;
@@ -815,11 +816,233 @@ fn redistribute<C: Comm + ?Sized>(
     Ok((out, out_keys))
 }
 
+/// One level's mesh setup (steps 1 to 5 of the module docs) on the rows of
+/// `cur`: the decisions a schedule cache entry keeps, and the coarse
+/// near-null rows. Collective.
+#[allow(clippy::too_many_arguments)]
+fn decide<C: Comm + ?Sized>(
+    comm: &C,
+    cur: &HaloRows,
+    part: &Partition,
+    keys: &[u64],
+    near_null: &[f64],
+    (b, modes): (usize, usize),
+    opts: &ptap_amg::AmgOptions,
+    dist: &DistOptions,
+    l: usize,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(cache::LevelEntry, Vec<f64>), DistError> {
+    progress(&format!(
+        "level {l}: parallel aggregation of {} block rows",
+        part.nrows()
+    ));
+    let (root_of, is_root, rounds, prio) = {
+        let m = cur.matrix();
+        let mut node_plan = HaloPlan::build_with_width(&m.local, part, 1, comm)?;
+        let s = strength(comm, &m.local, &mut node_plan, opts.threshold_at(l), l)?;
+        let prio: Vec<f64> = keys.iter().map(|&k| priority(k)).collect();
+        let distance = if l < opts.aggressive_levels { 2 } else { 1 };
+        let (of, roots, rounds) = aggregate(comm, &m.local, &mut node_plan, &s, &prio, distance);
+        (of, roots, rounds, prio)
+    };
+    drop(prio);
+    let mut tent = tentative(
+        comm,
+        part,
+        &root_of,
+        &is_root,
+        keys,
+        near_null,
+        b,
+        modes,
+        opts.rank_tolerance,
+    )?;
+    let mut stats = [
+        tent.coarse.nrows() as f64,
+        root_of.iter().filter(|r| r.is_none()).count() as f64,
+        tent.rank_deficient as f64,
+    ];
+    comm.all_reduce_sum(&mut stats[1..]);
+    let (n_aggs, unaggregated, deficient) = (stats[0] as usize, stats[1] as usize, stats[2] as usize);
+    let coarse_rows = n_aggs * modes;
+    if n_aggs == 0 || coarse_rows as f64 > opts.stall_ratio * (part.nrows() * b) as f64 {
+        return Err(DistError::Options {
+                why: format!(
+                    "coarsening stalled on level {l} ({} block rows gave {n_aggs} aggregates); raise the coarse limit (now {}) or lower the strength threshold",
+                    part.nrows(),
+                    opts.coarse_eq_limit
+                ),
+            });
+    }
+    progress(&format!(
+        "level {l}: smoothing P and inspecting the distributed P^T A P"
+    ));
+    let (p, omega) = smoothed(comm, cur, part, &tent.rows, keys, modes, opts, l)?;
+    let whole = coarse_rows <= opts.coarse_eq_limit || l + 2 >= opts.max_levels;
+    if !whole {
+        if let Some(to) = consolidated(&tent.coarse, modes, dist.process_eq_limit) {
+            let (nn, k) = redistribute(
+                comm,
+                &tent.coarse,
+                &to,
+                &tent.coarse_near_null,
+                &tent.coarse_keys,
+                modes * modes,
+            )?;
+            tent.coarse_near_null = nn;
+            tent.coarse_keys = k;
+            tent.coarse = to;
+        }
+    }
+    let p = if opts.pf > 0.0 {
+        filtered(
+            comm,
+            p,
+            &tent.coarse,
+            &tent.coarse_near_null,
+            (b, modes),
+            opts.pf_at(l),
+            opts.rank_tolerance,
+        )?
+    } else {
+        p
+    };
+    let mut p_blocks = [p.cols.len() as f64];
+    comm.all_reduce_sum(&mut p_blocks);
+    let a_fp = ptap_schedules::file::fingerprint(&local_pattern(&cur.matrix().local)?);
+    Ok((
+        cache::LevelEntry {
+            a: a_fp,
+            fine_block: b,
+            coarse_block: modes,
+            whole,
+            p,
+            coarse: tent.coarse,
+            coarse_keys: tent.coarse_keys,
+            omega,
+            aggregates: n_aggs,
+            unaggregated,
+            deficient,
+            mis_rounds: rounds,
+            p_blocks: p_blocks[0] as usize,
+        },
+        tent.coarse_near_null,
+    ))
+}
+
+/// The cache's answer on this rank, agreed over the ranks.
+struct CacheState {
+    path: std::path::PathBuf,
+    key: String,
+    status: &'static str,
+    reason: Option<String>,
+    /// The levels to load (every rank has them), or `None`: build and write.
+    levels: Option<Vec<cache::LevelEntry>>,
+}
+
+/// Looks up this rank's entry in `dir` and agrees with the other ranks on
+/// loading (every rank has a valid entry) or rebuilding. Collective.
+fn lookup<C: Comm + ?Sized>(
+    comm: &C,
+    dir: &std::path::Path,
+    a: &LocalMatrix,
+    near_null: &[f64],
+    (b, modes): (usize, usize),
+    options: &HierarchyOptions,
+    dist: &DistOptions,
+) -> Result<CacheState, DistError> {
+    let (me, size) = (comm.rank(), comm.size());
+    let knobs = format!(
+        "{:?}; variant {:?}; max coarse rows {}; {:?}",
+        options.amg, options.variant, options.max_coarse_rows, dist
+    );
+    let key = cache::problem_key(comm, a, near_null, modes, &knobs);
+    let path = cache::entry_path(dir, &key, size, me);
+    let made = std::fs::create_dir_all(dir);
+    let mine = if made.is_err() || !path.exists() {
+        None
+    } else {
+        let level0 = ptap_schedules::file::fingerprint(&local_pattern(a)?);
+        Some(cache::load(&path, &key, (size, me), &level0, (a.n_rows(), b, modes)))
+    };
+    // [missing, refused] over the ranks.
+    let mut counts = [
+        f64::from(u8::from(mine.is_none())),
+        f64::from(u8::from(matches!(mine, Some(Err(_))))),
+    ];
+    comm.all_reduce_sum(&mut counts);
+    let (missing, refused) = (counts[0] as usize, counts[1] as usize);
+    if let Some(Err(why)) = &mine {
+        note(&format!("schedule cache (rank {me}): {why}; rebuilding it"));
+    }
+    if let Err(e) = &made {
+        if me == 0 {
+            note(&format!(
+                "schedule cache: cannot create {} ({e}); the run goes on without it",
+                dir.display()
+            ));
+        }
+    }
+    let reason = if refused > 0 {
+        Some(format!(
+            "{refused} rank(s) refused their entry (their message says why)"
+        ))
+    } else if missing > 0 && missing < size {
+        Some(format!("{missing} of {size} rank(s) have no entry"))
+    } else if missing == size {
+        let others = cache::other_rank_counts(dir, &key, size);
+        (!others.is_empty()).then(|| {
+            format!("entries for this problem exist for {others:?} ranks, not {size}; inspecting for {size} ranks")
+        })
+    } else {
+        None
+    };
+    if let (Some(r), 0) = (&reason, me) {
+        if refused == 0 {
+            note(&format!("schedule cache: {r}"));
+        }
+    }
+    let load = missing == 0 && refused == 0;
+    Ok(CacheState {
+        path,
+        key,
+        status: if load {
+            "loaded"
+        } else if refused > 0 || missing < size {
+            "rebuilt"
+        } else {
+            "written"
+        },
+        reason,
+        levels: match mine {
+            Some(Ok(levels)) if load => Some(levels),
+            _ => None,
+        },
+    })
+}
+
 /// What the distributed mesh setup reports (the same on every rank).
 #[derive(Clone, Debug, Serialize)]
 pub struct DistSetupReport {
     pub levels: Vec<DistLevelSummary>,
     pub mesh_setup_s: f64,
+    /// With a schedule cache: what it did (`None`: no cache).
+    pub schedule_cache: Option<DistCacheReport>,
+}
+
+/// What the schedule cache did for one distributed hierarchy
+/// ([`build_hierarchy_cached`]; the same on every rank but `path`).
+#[derive(Clone, Debug, Serialize)]
+pub struct DistCacheReport {
+    /// This rank's entry.
+    pub path: String,
+    /// `loaded`, `written`, or `rebuilt` (an entry existed and was refused).
+    pub status: &'static str,
+    /// Why an entry was not loaded, or that entries exist for other rank
+    /// counts (rank 0's view; a refused entry's own rank also prints it).
+    pub reason: Option<String>,
+    /// The key of the problem and its options (partition-independent).
+    pub key: String,
 }
 
 /// The distributed hierarchy over `comm` (module docs): mesh setup, then
@@ -830,6 +1053,30 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
     problem: DistProblem,
     options: &HierarchyOptions,
     dist: &DistOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(Hierarchy<DistBackend<'c, C>>, DistSetupReport), DistError> {
+    build_hierarchy_cached(comm, problem, options, dist, None, progress)
+}
+
+/// A line on stderr in one write (ranks' lines must not interleave).
+fn note(line: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(format!("{line}\n").as_bytes());
+}
+
+/// [`build_hierarchy`] with the schedule cache in `cache` (module docs of
+/// [`crate::cache`]): an entry for this problem, rank count and rank on every
+/// rank is loaded (the mesh setup's decisions: `P`, the coarse partitions and
+/// keys, `omega`), else the hierarchy is built and every rank writes its
+/// entry. A refused entry is reported (its sentence, on its rank) and
+/// rebuilt; entries for another rank count are named and left alone.
+/// Collective.
+pub fn build_hierarchy_cached<'c, C: Comm + ?Sized>(
+    comm: &'c C,
+    problem: DistProblem,
+    options: &HierarchyOptions,
+    dist: &DistOptions,
+    cache: Option<&std::path::Path>,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(Hierarchy<DistBackend<'c, C>>, DistSetupReport), DistError> {
     let t0 = Instant::now();
@@ -859,6 +1106,13 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
             ),
         });
     }
+    let (size, b_modes) = (comm.size(), (b0, modes));
+    let mut cache_state = match cache {
+        Some(dir) => Some(lookup(comm, dir, &a, &near_null, b_modes, options, dist)?),
+        None => None,
+    };
+    let mut loaded = cache_state.as_mut().and_then(|c| c.levels.take()).map(Vec::into_iter);
+    let mut written: Vec<cache::LevelEntry> = Vec::new();
     let backend = DistBackend::new(comm, options.kernels.clone());
     let policy = options.product_policy();
     let mut keys: Vec<u64> = a.rows().map(|g| g as u64).collect();
@@ -871,84 +1125,61 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
     let mut summaries = Vec::new();
     let coarse = loop {
         let l = parts.len();
-        progress(&format!(
-            "level {l}: parallel aggregation of {} block rows",
-            part.nrows()
-        ));
-        let (root_of, is_root, rounds, prio) = {
-            let m = cur.matrix();
-            let mut node_plan = HaloPlan::build_with_width(&m.local, &part, 1, comm)?;
-            let s = strength(comm, &m.local, &mut node_plan, opts.threshold_at(l), l)?;
-            let prio: Vec<f64> = keys.iter().map(|&k| priority(k)).collect();
-            let distance = if l < opts.aggressive_levels { 2 } else { 1 };
-            let (of, roots, rounds) = aggregate(comm, &m.local, &mut node_plan, &s, &prio, distance);
-            (of, roots, rounds, prio)
-        };
-        drop(prio);
-        let mut tent = tentative(
-            comm,
-            &part,
-            &root_of,
-            &is_root,
-            &keys,
-            &near_null,
-            b,
-            modes,
-            opts.rank_tolerance,
-        )?;
-        let mut stats = [
-            tent.coarse.nrows() as f64,
-            root_of.iter().filter(|r| r.is_none()).count() as f64,
-            tent.rank_deficient as f64,
-        ];
-        comm.all_reduce_sum(&mut stats[1..]);
-        let (n_aggs, unaggregated, deficient) = (stats[0] as usize, stats[1] as usize, stats[2] as usize);
-        let coarse_rows = n_aggs * modes;
-        if n_aggs == 0 || coarse_rows as f64 > opts.stall_ratio * (part.nrows() * b) as f64 {
-            return Err(DistError::Options {
-                why: format!(
-                    "coarsening stalled on level {l} ({} block rows gave {n_aggs} aggregates); raise the coarse limit (now {}) or lower the strength threshold",
-                    part.nrows(),
-                    opts.coarse_eq_limit
-                ),
-            });
-        }
-        progress(&format!(
-            "level {l}: smoothing P and inspecting the distributed P^T A P"
-        ));
-        let (p, omega) = smoothed(comm, &cur, &part, &tent.rows, &keys, modes, opts, l)?;
-        let whole = coarse_rows <= opts.coarse_eq_limit || l + 2 >= opts.max_levels;
-        if !whole {
-            if let Some(to) = consolidated(&tent.coarse, modes, dist.process_eq_limit) {
-                let (nn, k) = redistribute(
+        let entry = match loaded.as_mut() {
+            Some(levels) => {
+                progress(&format!("level {l}: loading P from the schedule cache"));
+                let entry = levels.next().ok_or_else(|| DistError::Plan {
+                    why: format!("the schedule cache entry ends before level {l}"),
+                });
+                let entry = crate::comm::agree(
                     comm,
-                    &tent.coarse,
-                    &to,
-                    &tent.coarse_near_null,
-                    &tent.coarse_keys,
-                    modes * modes,
+                    entry.and_then(|e| {
+                        let here = ptap_schedules::file::fingerprint(&local_pattern(&cur.matrix().local)?);
+                        match e.a.difference(&here) {
+                            None => Ok(e),
+                            Some(d) => Err(DistError::Plan {
+                                why: format!("the schedule cache entry's level {l} was built for another pattern: {d}"),
+                            }),
+                        }
+                    }),
                 )?;
-                tent.coarse_near_null = nn;
-                tent.coarse_keys = k;
-                tent.coarse = to;
+                near_null = Vec::new();
+                entry
             }
-        }
-        let p = if opts.pf > 0.0 {
-            filtered(
-                comm,
-                p,
-                &tent.coarse,
-                &tent.coarse_near_null,
-                (b, modes),
-                opts.pf_at(l),
-                opts.rank_tolerance,
-            )?
-        } else {
-            p
+            None => {
+                let (entry, coarse_near_null) = decide(
+                    comm,
+                    &cur,
+                    &part,
+                    &keys,
+                    &near_null,
+                    (b, modes),
+                    opts,
+                    dist,
+                    l,
+                    progress,
+                )?;
+                near_null = coarse_near_null;
+                if cache_state.is_some() {
+                    written.push(entry.clone());
+                }
+                entry
+            }
         };
-        let mut p_blocks = [p.cols.len() as f64];
-        comm.all_reduce_sum(&mut p_blocks);
-        let p_blocks = p_blocks[0] as usize;
+        let cache::LevelEntry {
+            whole,
+            p,
+            coarse: coarse_part,
+            coarse_keys,
+            omega,
+            aggregates: n_aggs,
+            unaggregated,
+            deficient,
+            mis_rounds: rounds,
+            p_blocks,
+            ..
+        } = entry;
+        let coarse_rows = coarse_part.nrows() * modes;
         if whole && coarse_rows > options.max_coarse_rows {
             return Err(DistError::Options {
                 why: format!(
@@ -962,19 +1193,19 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
             &cur.matrix(),
             &p,
             (b, modes),
-            &tent.coarse,
+            &coarse_part,
             whole,
             &options.kernels,
             &policy,
         )?;
         let (p_mat, r_mat) = if whole {
-            let pattern = BlockPattern::new(p.nrows(), tent.coarse.nrows(), p.row_ptr.clone(), p.cols.clone())?;
+            let pattern = BlockPattern::new(p.nrows(), coarse_part.nrows(), p.row_ptr.clone(), p.cols.clone())?;
             let pm = BlockCsr::new(Arc::new(pattern), b, modes, p.values)?;
             let rm = pm.transpose();
             (DistMat::RowsToWhole(pm), DistMat::WholeFromRows(rm))
         } else {
-            let pl = LocalMatrix::from_rows(me, &part, &tent.coarse, (b, modes), p.row_ptr, &p.cols, p.values)?;
-            let plan = HaloPlan::build(&pl, &tent.coarse, comm)?;
+            let pl = LocalMatrix::from_rows(me, &part, &coarse_part, (b, modes), p.row_ptr, &p.cols, p.values)?;
+            let plan = HaloPlan::build(&pl, &coarse_part, comm)?;
             let r = sorted_local(&pl)?.transpose();
             let restriction = Restriction::new(r, plan.clone());
             (
@@ -985,14 +1216,15 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
         let mut next = match next {
             NextLevel::Whole(c) => DistMat::Whole(c),
             NextLevel::Distributed(local) => {
-                let plan = HaloPlan::build(&local, &tent.coarse, comm)?;
+                let plan = HaloPlan::build(&local, &coarse_part, comm)?;
                 DistMat::Rows(Box::new(HaloRows::new(DistMatrix { local, plan })))
             }
         };
         let (schedule, variant_schedule) = (g.base.clone(), g.schedule.clone());
         let mut g = Box::new(g);
-        if !whole {
-            // The next level's aggregation reads its values.
+        if !whole && loaded.is_none() {
+            // The next level's aggregation reads its values (a loaded level
+            // is not aggregated; the matrix setup computes them).
             g.numeric(comm, &cur, &mut next)?;
         }
         let n_own = cur.matrix().local.n_rows();
@@ -1032,9 +1264,8 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
             }),
             smoother: Some((DistJacobi::new(n_own, b), keyed_random(&keys, b))),
         });
-        keys = tent.coarse_keys;
-        near_null = tent.coarse_near_null;
-        part = tent.coarse;
+        keys = coarse_keys;
+        part = coarse_part;
         b = modes;
         match next {
             DistMat::Rows(rows) => cur = *rows,
@@ -1069,6 +1300,22 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
             }
         }
     };
+    let schedule_cache = cache_state.map(|c| {
+        if c.status != "loaded" {
+            if let Err(why) = cache::store(&c.path, &c.key, size, me, &written) {
+                note(&format!(
+                    "schedule cache (rank {me}): cannot write {} ({why}); the run goes on without it",
+                    c.path.display()
+                ));
+            }
+        }
+        DistCacheReport {
+            path: c.path.display().to_string(),
+            status: c.status,
+            reason: c.reason,
+            key: c.key,
+        }
+    });
     let mesh_setup_s = t0.elapsed().as_secs_f64();
     let h = Hierarchy::from_levels(backend, parts, coarse, options.clone(), modes, mesh_setup_s, progress)?;
     Ok((
@@ -1076,6 +1323,7 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
         DistSetupReport {
             levels: summaries,
             mesh_setup_s,
+            schedule_cache,
         },
     ))
 }
