@@ -341,6 +341,9 @@ mod with_mpi {
             j["ranks"],
             j["owned_rows"]
         );
+        if let Some(e) = j["assembled_elements"].as_array() {
+            outln!("  beam elements assembled per rank (the elements touching its rows): {e:?}");
+        }
         if let Some(levels) = j["levels"].as_array() {
             for l in levels {
                 if l["replicated"] == true {

@@ -221,6 +221,27 @@ fn amg_with_distributed_coarse_levels_agrees_on_one_two_and_three_ranks() {
         assert_eq!(l["replicated"], false);
     }
     assert_eq!(levels.last().unwrap()["replicated"], true);
+    // Each rank assembled only the elements touching its slab (10 x 4 x 4
+    // elements: its layers of 16, plus at most one layer each side and one
+    // for an even start); one rank, all 640.
+    let elements = |r: &Run| -> Vec<u64> {
+        r.report["assembled_elements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(elements(&runs[0]), [640]);
+    for r in &runs[1..] {
+        let e = elements(r);
+        let np = e.len() as u64;
+        assert!(e.iter().all(|&n| n < 640 && n <= 640 / np + 3 * 16), "{e:?}");
+    }
+    eprintln!(
+        "assembled elements per rank: {:?}",
+        runs.iter().map(elements).collect::<Vec<_>>()
+    );
     // Level 2 (132 rows) falls below 50 rows per rank: it moves onto 2 ranks.
     assert_eq!(levels[2]["rows_per_rank"], serde_json::json!([11, 11, 0]));
 

@@ -1,8 +1,9 @@
 //! What `ptap solve` and `ptap run` do under `mpirun` (feature `mpi`): the
 //! loop over steps, as library code the CLI calls (it parses and prints).
 //!
-//! Every rank loads its rows of the operator ([`Operator`]): the beam is
-//! assembled whole on every rank, which keeps its rows; a user's PETSc binary
+//! Every rank loads its rows of the operator ([`Operator`]): the beam's slab
+//! is assembled from the elements touching its rows only
+//! ([`ptap_fem::BeamSlab`], the whole beam's values bit for bit); a user's PETSc binary
 //! operator is read in parallel, each rank only its rows
 //! (`ptap_io::read_petsc_mat_rows`), a Matrix Market one whole and sliced. A
 //! PETSc right-hand side is read by ranges too; a Matrix Market one, the
@@ -24,7 +25,7 @@ use crate::{
     agree, build_hierarchy_cached, jacobi_pcg, BlockJacobi, CgOptions, CgWorkspace, Comm, DistError, DistMatrix,
     DistOptions, DistProblem, HaloPlan, LocalMatrix, Partition,
 };
-use ptap_fem::{stiffening_front, BeamProblem};
+use ptap_fem::{stiffening_front, BeamProblem, BeamSlab};
 use ptap_io::BlockSpec;
 use ptap_runtime::HierarchyOptions;
 use serde_json::{json, Value};
@@ -266,10 +267,10 @@ struct Loaded {
     what: String,
 }
 
-/// The state of the loop: the beam (assembled whole) or the files.
+/// The state of the loop: the beam (this rank's slab) or the files.
 struct Source<'a> {
     opts: &'a DriverOptions,
-    beam: Option<BeamProblem>,
+    beam: Option<BeamSlab>,
     /// Near-null rows and modes (computed with step 1).
     near_null: Option<(Vec<f64>, usize)>,
 }
@@ -287,30 +288,33 @@ impl Source<'_> {
         let (rank, size) = (comm.rank(), comm.size());
         match &self.opts.operator {
             Operator::Beam { k, steps } => {
-                let beam = match &mut self.beam {
+                let slab = match &mut self.beam {
                     Some(b) => {
-                        b.reassemble(&stiffening_front(&b.mesh, s, *steps))?;
+                        b.assemble(&stiffening_front(&b.mesh, s, *steps))?;
                         b
                     }
                     None => {
-                        let mut b = BeamProblem::build(*k)?;
+                        let n = ptap_fem::beam_free_nodes(*k) as usize;
+                        let mut b = BeamSlab::build(*k, Partition::uniform(n, size)?.range(rank))?;
                         if *steps > 1 {
-                            b.reassemble(&stiffening_front(&b.mesh, 1, *steps))?;
+                            b.assemble(&stiffening_front(&b.mesh, 1, *steps))?;
                         }
                         self.beam.insert(b)
                     }
                 };
-                let part = Partition::uniform(beam.a.nrows(), size)?;
-                let r = part.range(rank);
-                let bs = beam.dim;
                 if self.near_null.is_none() {
-                    let nn = beam.near_null[r.start * bs * beam.modes..r.end * bs * beam.modes].to_vec();
-                    self.near_null = Some((nn, beam.modes));
+                    self.near_null = Some((slab.near_null.clone(), slab.modes));
                 }
                 Ok(Loaded {
-                    rows: rows_of(&beam.a, &part, rank),
-                    rhs: beam.rhs[r.start * bs..r.end * bs].to_vec(),
-                    part,
+                    rows: Rows {
+                        b: 3,
+                        n: slab.n_free,
+                        row_ptr: slab.row_ptr(),
+                        cols: slab.cols(),
+                        values: slab.values().to_vec(),
+                    },
+                    rhs: slab.rhs.clone(),
+                    part: Partition::uniform(slab.n_free, size)?,
                     what: format!("beam k = {k}"),
                 })
             }
@@ -401,8 +405,9 @@ pub fn run<C: Comm + ?Sized>(comm: &C, opts: &DriverOptions, progress: &mut dyn 
                 let local = loaded.rows.local(&loaded.part, rank)?;
                 let plan = HaloPlan::build(&local, &loaded.part, comm)?;
                 // The distributed inspector must agree with the plan read off the
-                // global pattern where every rank holds it (the beam).
-                if let Some(beam) = &src.beam {
+                // global pattern (the beam: assembled whole for this check only).
+                if let Operator::Beam { k, .. } = &opts.operator {
+                    let beam = BeamProblem::build(*k)?;
                     let global = HaloPlan::from_global(beam.a.pattern(), &loaded.part, &loaded.part, &local)?;
                     let mut mismatches = [f64::from(u8::from(plan != global))];
                     comm.all_reduce_sum(&mut mismatches);
@@ -479,6 +484,7 @@ pub fn run<C: Comm + ?Sized>(comm: &C, opts: &DriverOptions, progress: &mut dyn 
         let tips = comm.gather(0, &[local_tip]);
         let phases = max_mean(comm, &[assembly_s, mesh_setup_s, matrix_setup_s, solve_s]);
         let owned = gathered_counts(comm, loaded.part.range(rank).len());
+        let elements = gathered_counts(comm, src.beam.as_ref().map_or(0, |b| b.elements()));
         let solution = if opts.keep_solutions { comm.gather(0, &x) } else { None };
         if let (Some(tips), Some(ph)) = (tips, phases) {
             let phase_json: serde_json::Map<String, Value> = PHASES
@@ -509,6 +515,7 @@ pub fn run<C: Comm + ?Sized>(comm: &C, opts: &DriverOptions, progress: &mut dyn 
                     "unknowns": n * b,
                     "partition": loaded.part.starts(),
                     "owned_rows": owned,
+                    "assembled_elements": if files { Value::Null } else { json!(elements) },
                 }));
             }
             step_json.push(st);
@@ -549,6 +556,7 @@ pub fn run<C: Comm + ?Sized>(comm: &C, opts: &DriverOptions, progress: &mut dyn 
             "unknowns": cold["unknowns"],
             "partition": cold["partition"],
             "owned_rows": cold["owned_rows"],
+            "assembled_elements": cold["assembled_elements"],
             "reduction": "allgather, summed in rank order",
             "rtol": opts.cg.rtol,
             "iterations": first["iterations"],

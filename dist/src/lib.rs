@@ -50,8 +50,9 @@
 //!
 //! **The programs.** `driver` (feature `mpi`) is the loop `ptap solve` and
 //! `ptap run` run under `mpirun` (ptap-cli's feature `mpi`): each rank loads
-//! its rows (the beam assembled whole on every rank, which keeps its rows; a
-//! user's PETSc operator read in parallel, each rank its rows), step 1 builds
+//! its rows (the beam from the elements touching its slab only,
+//! `ptap_fem::BeamSlab`; a user's PETSc operator read in parallel, each rank
+//! its rows), step 1 builds
 //! the hierarchy, later steps refresh it (or inspect a new pattern), and rank
 //! 0 gets each step's phases as max and mean over ranks. `ptap-mpi-cuda`
 //! (feature `nccl`) is the device program.
@@ -63,8 +64,8 @@
 //! **Not yet.** The rank-deficiency merge of aggregates, rebalancing middle
 //! levels by measured time, loading the halo and product plans themselves
 //! (a cache hit derives them again from the loaded `P`), the
-//! AMG hierarchy on device-resident ranks (the NCCL slice runs Jacobi-PCG),
-//! and assembling only a rank's elements of the beam.
+//! AMG hierarchy on device-resident ranks (the NCCL slice runs Jacobi-PCG).
+//! `ptap-mpi-cuda` still assembles the whole beam on every rank.
 //!
 //! [`reference::jacobi_pcg`] is the single-process reference the
 //! distributed solver is tested against.
