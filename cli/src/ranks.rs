@@ -354,10 +354,18 @@ mod with_mpi {
                         l["block_size"]
                     );
                 } else {
-                    let deficient = match l["rank_deficient_aggregates"].as_u64() {
-                        Some(d) if d > 0 => format!(", {d} of them rank deficient"),
-                        _ => String::new(),
-                    };
+                    let count = |k: &str| l[k].as_u64().unwrap_or(0);
+                    let mut deficient = String::new();
+                    if count("merged_aggregates") + count("dissolved_aggregates") > 0 {
+                        deficient = format!(
+                            " ({} rank-deficient merged into neighbours, {} dissolved)",
+                            count("merged_aggregates"),
+                            count("dissolved_aggregates")
+                        );
+                    }
+                    if count("rank_deficient_aggregates") > 0 {
+                        deficient += &format!(", {} rank deficient", count("rank_deficient_aggregates"));
+                    }
                     outln!(
                         "  level {}: {} block rows of {}, per rank {}, {} aggregates in {} MIS rounds{deficient}",
                         l["level"],

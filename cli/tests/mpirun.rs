@@ -198,6 +198,36 @@ fn amg_on_the_beam_agrees_on_one_two_and_three_ranks() {
 }
 
 #[test]
+fn rank_deficient_aggregates_are_merged_alike_on_one_two_and_three_ranks() {
+    // At strength threshold 0.15 the beam's aggregation leaves small
+    // aggregates that cannot carry the 6 rigid-body modes (before the merge:
+    // a singular coarse operator); at 0.2 most have no strong neighbour and
+    // are dissolved. Either way: none left, the same aggregates, merges and
+    // solve on every rank count.
+    let beam = BeamProblem::build(2).unwrap();
+    let count = |r: &Run, k: &str| r.report["levels"][0][k].as_u64().unwrap();
+    let merged = amg_runs_agree(
+        &["solve", "--k", "2", "--threshold", "0.15"],
+        "merge",
+        &beam.a,
+        &beam.rhs,
+    );
+    let dissolved = amg_runs_agree(
+        &["solve", "--k", "2", "--threshold", "0.2"],
+        "dissolve",
+        &beam.a,
+        &beam.rhs,
+    );
+    for (runs, key) in [(&merged, "merged_aggregates"), (&dissolved, "dissolved_aggregates")] {
+        let counts: Vec<u64> = runs.iter().map(|r| count(r, key)).collect();
+        eprintln!("{key}: {counts:?}, aggregates {}", count(&runs[0], "aggregates"));
+        assert!(counts[0] > 0, "{key}: {counts:?}");
+        assert!(counts.iter().all(|&c| c == counts[0]), "{key}: {counts:?}");
+        assert!(runs.iter().all(|r| r.iterations == runs[0].iterations));
+    }
+}
+
+#[test]
 fn amg_with_distributed_coarse_levels_agrees_on_one_two_and_three_ranks() {
     let beam = BeamProblem::build(4).unwrap();
     let runs = amg_runs_agree(

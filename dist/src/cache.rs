@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 
 /// The layout of a record this build writes and reads (sizes and arrays);
 /// part of every entry's problem line, so an older layout is refused.
-pub const ENTRY_VERSION: u32 = 1;
+pub const ENTRY_VERSION: u32 = 2;
 
 /// One distributed level's decisions on this rank.
 #[derive(Clone, Debug)]
@@ -59,6 +59,10 @@ pub(crate) struct LevelEntry {
     pub aggregates: usize,
     pub unaggregated: usize,
     pub deficient: usize,
+    /// Rank-deficient aggregates merged into neighbours.
+    pub merged: usize,
+    /// Rank-deficient aggregates dissolved.
+    pub dissolved: usize,
     pub mis_rounds: usize,
     pub p_blocks: usize,
 }
@@ -174,6 +178,8 @@ pub(crate) fn store(path: &Path, key: &str, ranks: usize, rank: usize, levels: &
                     ("aggregates", e.aggregates),
                     ("unaggregated", e.unaggregated),
                     ("deficient", e.deficient),
+                    ("merged", e.merged),
+                    ("dissolved", e.dissolved),
                     ("mis_rounds", e.mis_rounds),
                     ("p_blocks", e.p_blocks),
                 ]
@@ -309,6 +315,8 @@ pub(crate) fn load(
             aggregates: size("aggregates")? as usize,
             unaggregated: size("unaggregated")? as usize,
             deficient: size("deficient")? as usize,
+            merged: size("merged")? as usize,
+            dissolved: size("dissolved")? as usize,
             mis_rounds: size("mis_rounds")? as usize,
             p_blocks: size("p_blocks")? as usize,
         });

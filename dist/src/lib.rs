@@ -29,8 +29,9 @@
 //!
 //! **The AMG over ranks.** [`setup::build_hierarchy`] builds the
 //! smoothed-aggregation hierarchy over the ranks (strength graph, a parallel
-//! MIS whose result does not depend on the rank count, tentative and
-//! smoothed and filtered `P`, consolidation of small levels onto fewer ranks, the
+//! MIS whose result does not depend on the rank count, the rank-deficiency
+//! merge of small aggregates across rank boundaries, tentative and smoothed
+//! and filtered `P`, consolidation of small levels onto fewer ranks, the
 //! coarsest level whole on every rank), with each level's Galerkin product
 //! an inspector/executor pair whose communication is in its plan
 //! ([`product::DistGalerkin`]); then `ptap_runtime::Hierarchy::from_levels`
@@ -61,8 +62,7 @@
 //! coarse partition and keys) in the schedule cache, loaded by a later run
 //! at the same rank count ([`build_hierarchy_cached`]).
 //!
-//! **Not yet.** The rank-deficiency merge of aggregates, rebalancing middle
-//! levels by measured time, loading the halo and product plans themselves
+//! **Not yet.** Rebalancing middle levels by measured time, loading the halo and product plans themselves
 //! (a cache hit derives them again from the loaded `P`), the
 //! AMG hierarchy on device-resident ranks (the NCCL slice runs Jacobi-PCG).
 //! `ptap-mpi-cuda` still assembles the whole beam on every rank.

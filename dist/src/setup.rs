@@ -21,9 +21,12 @@
 //!    largest priority. Nodes without strong neighbours stay unaggregated.
 //!    The serial `natural` order is sequential by nature; this is the
 //!    parallel counterpart (random-order aggregates, like PETSc's).
-//!    Rank-deficient aggregates are not merged (the serial
-//!    `merge_rank_deficient`); their QR drops the missing modes, and the
-//!    level's report counts them.
+//!    Rank-deficient aggregates (near-null rows without every mode: fewer
+//!    than 3 non-collinear nodes) are merged into the neighbouring aggregate
+//!    with the most strong edges into them, across rank boundaries, in
+//!    rounds, or dissolved without one ([`merge_deficient`]: votes are
+//!    counts, ties go by the hashed priorities, so the merge too does not
+//!    depend on the rank count); the level's report counts both.
 //! 3. **Tentative `P`**: an aggregate's coarse node lives on its root's rank.
 //!    Members send their near-null rows there (one all-to-all), the root's
 //!    rank orders each aggregate's members by key and calls the serial
@@ -107,9 +110,13 @@ pub struct DistLevelSummary {
     pub omega: Option<f64>,
     /// Blocks of the transfer's `P` over all ranks (after filtering).
     pub p_blocks: Option<usize>,
-    /// Aggregates whose near-null rows do not carry every mode (not merged
-    /// here, unlike the serial setup: their QR drops the missing modes).
+    /// Aggregates whose near-null rows do not carry every mode, after the
+    /// merge (0 unless an aggregate without aggregated neighbours was left).
     pub rank_deficient_aggregates: Option<usize>,
+    /// Rank-deficient aggregates merged into a neighbour, and dissolved for
+    /// want of an aggregated neighbour ([`merge_deficient`]).
+    pub merged_aggregates: Option<usize>,
+    pub dissolved_aggregates: Option<usize>,
 }
 
 /// `ptap_amg::eig::pseudo_random_vector`'s entry `index` (SplitMix64), so a
@@ -322,6 +329,214 @@ fn aggregate<C: Comm + ?Sized>(
     let of = (0..n).map(|i| (root[i] >= 0.0).then_some(root[i] as usize)).collect();
     let is_root = state.iter().map(|&st| st == ROOT).collect();
     (of, is_root, rounds)
+}
+
+/// The rank-deficiency merge (`shared/spec/amg.md`, step 2, last bullet):
+/// an aggregate whose stacked near-null rows do not carry all `m` modes
+/// (fewer than 3 non-collinear nodes for elasticity) joins a neighbouring
+/// aggregate, in rounds until none is left. Per round: each root's rank
+/// stacks its members' near-null rows in key order and tests the rank (as
+/// the tentative prolongator will); the members learn their aggregate's
+/// verdict and root priority, the halo carries them; each node of a
+/// deficient aggregate sends its root's rank one vote per strong edge into
+/// another aggregate; the root's rank picks the aggregate with the most
+/// votes (ties: the larger root priority). A deficient aggregate moves there
+/// unless that one is itself deficient with a smaller priority (it waits: the
+/// lower one moves first, so moves never form a cycle), and dissolves when it
+/// has no aggregated neighbour (its nodes unaggregated, as the serial
+/// `merge_rank_deficient`). Every rank learns every move, follows chains to
+/// their end, and relabels its nodes. Votes are counts and ties go by the
+/// hashed priorities, so the result does not depend on the rank count.
+/// Returns the numbers of merges and of dissolved aggregates. Collective.
+#[allow(clippy::too_many_arguments)]
+fn merge_deficient<C: Comm + ?Sized>(
+    comm: &C,
+    a: &LocalMatrix,
+    node_plan: &mut HaloPlan,
+    s: &Strength,
+    part: &Partition,
+    (root_of, is_root): (&mut [Option<usize>], &mut [bool]),
+    keys: &[u64],
+    near_null: &[f64],
+    (b, m, tol): (usize, usize, f64),
+) -> Result<(usize, usize), DistError> {
+    use std::collections::BTreeMap;
+    let (me, size) = (comm.rank(), comm.size());
+    let own = part.range(me);
+    let n = own.len();
+    let bm = b * m;
+    let nl = a.n_local_cols();
+    let (mut merges, mut dissolved) = (0, 0);
+    loop {
+        // 1. Verdicts at the roots' ranks: members send [root, key, near-null row].
+        let mut send = vec![Vec::new(); size];
+        let mut order: Vec<Vec<usize>> = vec![Vec::new(); size];
+        for (i, r) in root_of.iter().enumerate() {
+            if let Some(g) = *r {
+                let q = part.owner(g);
+                send[q].push(g as u64);
+                send[q].push(keys[i]);
+                send[q].extend(near_null[i * bm..(i + 1) * bm].iter().map(|v| v.to_bits()));
+                order[q].push(i);
+            }
+        }
+        let got = comm.all_to_all_u64(&send);
+        let entry = 2 + bm;
+        // Per local root: its members (key, rank, index in that rank's message).
+        let mut members: BTreeMap<usize, Vec<(u64, usize, usize)>> = BTreeMap::new();
+        for (q, msg) in got.iter().enumerate() {
+            if msg.len() % entry != 0 {
+                return Err(DistError::Plan {
+                    why: format!("rank {q} sent a malformed aggregate membership"),
+                });
+            }
+            for (e, rec) in msg.chunks_exact(entry).enumerate() {
+                let g = rec[0] as usize;
+                if !own.contains(&g) || !is_root[g - own.start] {
+                    return Err(DistError::Plan {
+                        why: format!("rank {q} named node {g} a root of rank {me}, which it is not"),
+                    });
+                }
+                members.entry(g).or_default().push((rec[1], q, e));
+            }
+        }
+        let mut verdict: Vec<Vec<(bool, f64)>> = got.iter().map(|msg| vec![(false, 0.0); msg.len() / entry]).collect();
+        let mut deficient_roots = Vec::new();
+        for (&g, list) in members.iter_mut() {
+            list.sort_unstable();
+            let mut stack = Vec::with_capacity(list.len() * bm);
+            for &(_, q, e) in list.iter() {
+                stack.extend(
+                    got[q][e * entry + 2..(e + 1) * entry]
+                        .iter()
+                        .map(|&v| f64::from_bits(v)),
+                );
+            }
+            let nodes: Vec<u32> = (0..list.len() as u32).collect();
+            let bad = !carries_all_modes(&nodes, b, m, &stack, tol);
+            let prio = priority(keys[g - own.start]);
+            if bad {
+                deficient_roots.push(g);
+            }
+            for &(_, q, e) in list.iter() {
+                verdict[q][e] = (bad, prio);
+            }
+        }
+        let mut count = [deficient_roots.len() as f64];
+        comm.all_reduce_sum(&mut count);
+        if count[0] == 0.0 {
+            return Ok((merges, dissolved));
+        }
+        let reply: Vec<Vec<u64>> = verdict
+            .iter()
+            .map(|v| v.iter().flat_map(|&(bad, p)| [u64::from(bad), p.to_bits()]).collect())
+            .collect();
+        let back = comm.all_to_all_u64(&reply);
+        // 2. Each node's root, verdict and root priority, ghosts included.
+        let (mut root, mut bad, mut rprio) = (vec![-1.0; nl], vec![0.0; nl], vec![-1.0; nl]);
+        for (i, r) in root_of.iter().enumerate() {
+            if let Some(g) = *r {
+                root[i] = g as f64;
+            }
+        }
+        for (q, msg) in back.iter().enumerate() {
+            if msg.len() != 2 * order[q].len() {
+                return Err(DistError::Plan {
+                    why: format!(
+                        "rank {q} answered {} verdicts for {} members",
+                        msg.len() / 2,
+                        order[q].len()
+                    ),
+                });
+            }
+            for (rec, &i) in msg.chunks_exact(2).zip(&order[q]) {
+                bad[i] = rec[0] as f64;
+                rprio[i] = f64::from_bits(rec[1]);
+            }
+        }
+        node_plan.exchange(comm, &mut root, &mut |_| {});
+        node_plan.exchange(comm, &mut bad, &mut |_| {});
+        node_plan.exchange(comm, &mut rprio, &mut |_| {});
+        // 3. Votes of deficient aggregates' nodes to their root's rank:
+        //    [root, the neighbour's root, its verdict, its priority].
+        let mut votes = vec![Vec::new(); size];
+        for i in 0..n {
+            if root[i] < 0.0 || bad[i] == 0.0 {
+                continue;
+            }
+            for &j in s.row(i) {
+                let j = j as usize;
+                if root[j] >= 0.0 && root[j] != root[i] {
+                    votes[part.owner(root[i] as usize)].extend([
+                        root[i] as u64,
+                        root[j] as u64,
+                        bad[j] as u64,
+                        rprio[j].to_bits(),
+                    ]);
+                }
+            }
+        }
+        let got = comm.all_to_all_u64(&votes);
+        // Per deficient root: target -> (votes, deficient, priority).
+        let mut tally: BTreeMap<usize, BTreeMap<u64, (u64, bool, f64)>> =
+            deficient_roots.iter().map(|&g| (g, BTreeMap::new())).collect();
+        for msg in &got {
+            for rec in msg.chunks_exact(4) {
+                let t = tally.get_mut(&(rec[0] as usize)).ok_or_else(|| DistError::Plan {
+                    why: format!("a vote for node {}, not a deficient root of rank {me}", rec[0]),
+                })?;
+                t.entry(rec[1]).or_insert((0, rec[2] != 0, f64::from_bits(rec[3]))).0 += 1;
+            }
+        }
+        // 4. Moves [root, target or u64::MAX: dissolve], every rank's to every rank.
+        let mut moves = Vec::new();
+        for (&g, targets) in &tally {
+            let mine = priority(keys[g - own.start]);
+            let best = targets
+                .iter()
+                .max_by(|x, y| x.1 .0.cmp(&y.1 .0).then(x.1 .2.total_cmp(&y.1 .2)));
+            match best {
+                None => moves.extend([g as u64, u64::MAX]),
+                Some((&t, &(_, t_bad, t_prio))) if !(t_bad && t_prio < mine) => moves.extend([g as u64, t]),
+                Some(_) => {}
+            }
+        }
+        let all = comm.all_to_all_u64(&vec![moves; size]);
+        let map: BTreeMap<u64, u64> = all
+            .iter()
+            .flat_map(|m| m.chunks_exact(2).map(|r| (r[0], r[1])))
+            .collect();
+        if map.is_empty() {
+            // Cannot happen (the deficient aggregate of the smallest priority
+            // always moves or dissolves); refuse rather than loop.
+            return Err(DistError::Plan {
+                why: "the rank-deficiency merge made no progress".into(),
+            });
+        }
+        // Moves go to larger priorities or to aggregates that stay: chains end.
+        let last = |mut t: u64| {
+            while let Some(&next) = map.get(&t) {
+                t = next;
+                if t == u64::MAX {
+                    break;
+                }
+            }
+            t
+        };
+        merges += map.values().filter(|&&t| t != u64::MAX).count();
+        dissolved += map.values().filter(|&&t| t == u64::MAX).count();
+        for (i, r) in root_of.iter_mut().enumerate() {
+            if let Some(g) = *r {
+                if map.contains_key(&(g as u64)) {
+                    let t = last(g as u64);
+                    *r = (t != u64::MAX).then_some(t as usize);
+                    if own.start + i == g {
+                        is_root[i] = false;
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// What the tentative prolongator gives a rank: its rows of `P_tent` (one
@@ -836,14 +1051,25 @@ fn decide<C: Comm + ?Sized>(
         "level {l}: parallel aggregation of {} block rows",
         part.nrows()
     ));
-    let (root_of, is_root, rounds, prio) = {
+    let (root_of, is_root, rounds, prio, (merged, dissolved)) = {
         let m = cur.matrix();
         let mut node_plan = HaloPlan::build_with_width(&m.local, part, 1, comm)?;
         let s = strength(comm, &m.local, &mut node_plan, opts.threshold_at(l), l)?;
         let prio: Vec<f64> = keys.iter().map(|&k| priority(k)).collect();
         let distance = if l < opts.aggressive_levels { 2 } else { 1 };
-        let (of, roots, rounds) = aggregate(comm, &m.local, &mut node_plan, &s, &prio, distance);
-        (of, roots, rounds, prio)
+        let (mut of, mut roots, rounds) = aggregate(comm, &m.local, &mut node_plan, &s, &prio, distance);
+        let merged = merge_deficient(
+            comm,
+            &m.local,
+            &mut node_plan,
+            &s,
+            part,
+            (&mut of, &mut roots),
+            keys,
+            near_null,
+            (b, modes, opts.rank_tolerance),
+        )?;
+        (of, roots, rounds, prio, merged)
     };
     drop(prio);
     let mut tent = tentative(
@@ -923,6 +1149,8 @@ fn decide<C: Comm + ?Sized>(
             aggregates: n_aggs,
             unaggregated,
             deficient,
+            merged,
+            dissolved,
             mis_rounds: rounds,
             p_blocks: p_blocks[0] as usize,
         },
@@ -1175,6 +1403,8 @@ pub fn build_hierarchy_cached<'c, C: Comm + ?Sized>(
             aggregates: n_aggs,
             unaggregated,
             deficient,
+            merged,
+            dissolved,
             mis_rounds: rounds,
             p_blocks,
             ..
@@ -1244,6 +1474,8 @@ pub fn build_hierarchy_cached<'c, C: Comm + ?Sized>(
             omega: Some(omega),
             p_blocks: Some(p_blocks),
             rank_deficient_aggregates: Some(deficient),
+            merged_aggregates: Some(merged),
+            dissolved_aggregates: Some(dissolved),
         });
         let pattern = Arc::new(local_pattern(&cur.matrix().local)?);
         parts.push(LevelParts {
@@ -1258,7 +1490,7 @@ pub fn build_hierarchy_cached<'c, C: Comm + ?Sized>(
                 variant_schedule,
                 host_p: None,
                 aggregates: n_aggs,
-                merged_aggregates: 0,
+                merged_aggregates: merged,
                 unaggregated_nodes: unaggregated,
                 omega,
             }),
@@ -1283,6 +1515,8 @@ pub fn build_hierarchy_cached<'c, C: Comm + ?Sized>(
                     omega: None,
                     p_blocks: None,
                     rank_deficient_aggregates: None,
+                    merged_aggregates: None,
+                    dissolved_aggregates: None,
                 });
                 parts.push(LevelParts {
                     pattern: c.pattern_arc().clone(),
