@@ -331,6 +331,16 @@ mod with_mpi {
         Ok(())
     }
 
+    /// Max over mean of the non-zero entries of a per-rank count array.
+    pub(crate) fn imbalance(v: &Value) -> f64 {
+        let c: Vec<f64> = v
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_f64).filter(|&x| x > 0.0).collect())
+            .unwrap_or_default();
+        let mean = c.iter().sum::<f64>() / c.len().max(1) as f64;
+        c.iter().fold(0.0f64, |m, &x| m.max(x)) / mean.max(f64::MIN_POSITIVE)
+    }
+
     fn print(j: &Value) {
         let f = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
         outln!(
@@ -341,8 +351,11 @@ mod with_mpi {
             j["ranks"],
             j["owned_rows"]
         );
-        if let Some(e) = j["assembled_elements"].as_array() {
-            outln!("  beam elements assembled per rank (the elements touching its rows): {e:?}");
+        if j["assembled_elements"].is_array() {
+            outln!(
+                "  beam elements assembled per rank (those touching its rows): {}",
+                j["assembled_elements"]
+            );
         }
         if let Some(levels) = j["levels"].as_array() {
             for l in levels {
@@ -374,6 +387,16 @@ mod with_mpi {
                         l["rows_per_rank"],
                         l["aggregates"],
                         l["mis_rounds"]
+                    );
+                    outln!(
+                        "    work max / mean over the ranks holding rows: rows {:.2}, blocks {:.2}{}",
+                        imbalance(&l["rows_per_rank"]),
+                        imbalance(&l["blocks_per_rank"]),
+                        if l["coarse_rebalanced"] == true {
+                            "; the level below rebalanced by rows"
+                        } else {
+                            ""
+                        }
                     );
                 }
             }

@@ -228,6 +228,63 @@ fn rank_deficient_aggregates_are_merged_alike_on_one_two_and_three_ranks() {
 }
 
 #[test]
+fn uneven_coarse_levels_are_rebalanced_by_rows_without_changing_the_hierarchy() {
+    // Coarse nodes live on their roots' ranks; on 5 ranks the beam's coarse
+    // levels come out uneven and move to an even split (max over mean of the
+    // rows above 1.1 before). The hierarchy and the solve are one rank's.
+    let beam = BeamProblem::build(4).unwrap();
+    let dir = scratch("rebalance");
+    let args = [
+        "solve",
+        "--k",
+        "4",
+        "--coarse-eq-limit",
+        "100",
+        "--process-eq-limit",
+        "20",
+    ];
+    let one = mpirun(1, &args, &dir, "rebalance");
+    let five = mpirun(5, &args, &dir, "rebalance");
+    std::fs::remove_dir_all(&dir).ok();
+    let levels = |r: &Run| r.report["levels"].as_array().unwrap().clone();
+    let (l1, l5) = (levels(&one), levels(&five));
+    assert_eq!(l1.len(), l5.len());
+    let mut rebalanced = 0;
+    for (i, (a, b)) in l1.iter().zip(&l5).enumerate() {
+        for key in ["block_rows", "aggregates", "p_blocks"] {
+            assert_eq!(a[key], b[key], "level {i} {key}");
+        }
+        if b["replicated"] == true {
+            continue;
+        }
+        let rows: Vec<u64> = b["rows_per_rank"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .filter(|&r| r > 0)
+            .collect();
+        let (max, min) = (*rows.iter().max().unwrap(), *rows.iter().min().unwrap());
+        let mean = rows.iter().sum::<u64>() as f64 / rows.len() as f64;
+        let came_rebalanced = i > 0 && l5[i - 1]["coarse_rebalanced"] == true;
+        eprintln!(
+            "5 ranks, level {i}: rows {rows:?}, max / mean {:.3}, rebalanced {came_rebalanced}",
+            max as f64 / mean
+        );
+        if came_rebalanced {
+            rebalanced += 1;
+            assert!(max - min <= 1, "level {i}: {rows:?}");
+        } else {
+            assert!(max as f64 <= 1.1 * mean, "level {i}: {rows:?}");
+        }
+    }
+    assert!(rebalanced > 0, "no level was rebalanced: {l5:?}");
+    assert_eq!(five.iterations, one.iterations);
+    assert!((five.tip - one.tip).abs() <= 1e-8 * one.tip);
+    assert!(relative_residual(&beam.a, &beam.rhs, &five.solution) <= 1e-8);
+}
+
+#[test]
 fn amg_with_distributed_coarse_levels_agrees_on_one_two_and_three_ranks() {
     let beam = BeamProblem::build(4).unwrap();
     let runs = amg_runs_agree(

@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 
 /// The layout of a record this build writes and reads (sizes and arrays);
 /// part of every entry's problem line, so an older layout is refused.
-pub const ENTRY_VERSION: u32 = 2;
+pub const ENTRY_VERSION: u32 = 3;
 
 /// One distributed level's decisions on this rank.
 #[derive(Clone, Debug)]
@@ -63,6 +63,8 @@ pub(crate) struct LevelEntry {
     pub merged: usize,
     /// Rank-deficient aggregates dissolved.
     pub dissolved: usize,
+    /// The coarse partition was rebalanced.
+    pub rebalanced: bool,
     pub mis_rounds: usize,
     pub p_blocks: usize,
 }
@@ -180,6 +182,7 @@ pub(crate) fn store(path: &Path, key: &str, ranks: usize, rank: usize, levels: &
                     ("deficient", e.deficient),
                     ("merged", e.merged),
                     ("dissolved", e.dissolved),
+                    ("rebalanced", usize::from(e.rebalanced)),
                     ("mis_rounds", e.mis_rounds),
                     ("p_blocks", e.p_blocks),
                 ]
@@ -317,6 +320,7 @@ pub(crate) fn load(
             deficient: size("deficient")? as usize,
             merged: size("merged")? as usize,
             dissolved: size("dissolved")? as usize,
+            rebalanced: size("rebalanced")? != 0,
             mis_rounds: size("mis_rounds")? as usize,
             p_blocks: size("p_blocks")? as usize,
         });

@@ -62,7 +62,8 @@
 //! coarse partition and keys) in the schedule cache, loaded by a later run
 //! at the same rank count ([`build_hierarchy_cached`]).
 //!
-//! **Not yet.** Rebalancing middle levels by measured time, loading the halo and product plans themselves
+//! **Not yet.** Rebalancing middle levels by measured time (uneven coarse
+//! levels are rebalanced by rows, `setup`'s module docs), loading the halo and product plans themselves
 //! (a cache hit derives them again from the loaded `P`), the
 //! AMG hierarchy on device-resident ranks (the NCCL slice runs Jacobi-PCG).
 //! `ptap-mpi-cuda` still assembles the whole beam on every rank.

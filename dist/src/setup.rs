@@ -56,7 +56,15 @@
 //! (or the level cap is reached), it is the coarsest: its Galerkin product
 //! gathers it whole on every rank, where it is factorized redundantly (the
 //! dense Cholesky of the serial code). At least one level is always
-//! coarsened. Not done: rebalancing middle levels by measured time.
+//! coarsened.
+//!
+//! **Rebalancing.** A distributed coarse level that is not consolidated but
+//! whose rows (coarse nodes live on their roots' ranks) are uneven, max over
+//! mean above [`REBALANCE_RATIO`] over the ranks holding any, moves to an
+//! even split over the same ranks (one all-to-all, like consolidation;
+//! global numbers unchanged, so the hierarchy is too). The level report
+//! gives rows and blocks per rank (work counts). Not done: balancing by
+//! measured time, or by the product's contributions per rank.
 //!
 //! Everything above is deterministic for a rank count, and the aggregates
 //! and `P` do not depend on it; different rank counts change only the
@@ -117,6 +125,11 @@ pub struct DistLevelSummary {
     /// want of an aggregated neighbour ([`merge_deficient`]).
     pub merged_aggregates: Option<usize>,
     pub dissolved_aggregates: Option<usize>,
+    /// Blocks of the level's operator per rank (work counts: with
+    /// `rows_per_rank`, what rebalancing evens out).
+    pub blocks_per_rank: Vec<usize>,
+    /// The coarse level below was rebalanced over its ranks ([`rebalanced`]).
+    pub coarse_rebalanced: Option<bool>,
 }
 
 /// `ptap_amg::eig::pseudo_random_vector`'s entry `index` (SplitMix64), so a
@@ -993,6 +1006,35 @@ fn consolidated(coarse: &Partition, b: usize, limit: usize) -> Option<Partition>
     Partition::new(starts).ok()
 }
 
+/// Work imbalance (owned rows, max over mean of the ranks holding any) above
+/// which a distributed coarse level is rebalanced.
+pub const REBALANCE_RATIO: f64 = 1.1;
+
+/// The partition a distributed coarse level moves to when its rows (coarse
+/// nodes live on their roots' ranks) are spread unevenly: the same ranks
+/// hold rows, split evenly in global order; `None` when max over mean is at
+/// most [`REBALANCE_RATIO`]. Global coarse numbers do not change, so `P`,
+/// the hierarchy and the solve do not; only who owns which rows.
+fn rebalanced(coarse: &Partition) -> Option<Partition> {
+    let n = coarse.nrows();
+    let sizes: Vec<usize> = (0..coarse.ranks()).map(|r| coarse.range(r).len()).collect();
+    let active = sizes.iter().filter(|&&c| c > 0).count();
+    let max = *sizes.iter().max()?;
+    if active == 0 || (max * active) as f64 <= REBALANCE_RATIO * n as f64 {
+        return None;
+    }
+    let even = Partition::uniform(n, active).ok()?;
+    let mut starts = vec![0];
+    let mut next = 0;
+    for &c in &sizes {
+        if c > 0 {
+            next += 1;
+        }
+        starts.push(even.starts()[next.min(active)]);
+    }
+    Partition::new(starts).ok()
+}
+
 /// Moves rows (`w` scalars each, with their keys) from partition `from` to
 /// `to` (one all-to-all). Collective.
 fn redistribute<C: Comm + ?Sized>(
@@ -1105,8 +1147,14 @@ fn decide<C: Comm + ?Sized>(
     ));
     let (p, omega) = smoothed(comm, cur, part, &tent.rows, keys, modes, opts, l)?;
     let whole = coarse_rows <= opts.coarse_eq_limit || l + 2 >= opts.max_levels;
+    let mut rebalance = false;
     if !whole {
-        if let Some(to) = consolidated(&tent.coarse, modes, dist.process_eq_limit) {
+        let to = consolidated(&tent.coarse, modes, dist.process_eq_limit).or_else(|| {
+            let r = rebalanced(&tent.coarse);
+            rebalance = r.is_some();
+            r
+        });
+        if let Some(to) = to {
             let (nn, k) = redistribute(
                 comm,
                 &tent.coarse,
@@ -1151,6 +1199,7 @@ fn decide<C: Comm + ?Sized>(
             deficient,
             merged,
             dissolved,
+            rebalanced: rebalance,
             mis_rounds: rounds,
             p_blocks: p_blocks[0] as usize,
         },
@@ -1405,6 +1454,7 @@ pub fn build_hierarchy_cached<'c, C: Comm + ?Sized>(
             deficient,
             merged,
             dissolved,
+            rebalanced,
             mis_rounds: rounds,
             p_blocks,
             ..
@@ -1458,10 +1508,11 @@ pub fn build_hierarchy_cached<'c, C: Comm + ?Sized>(
             g.numeric(comm, &cur, &mut next)?;
         }
         let n_own = cur.matrix().local.n_rows();
-        let rows_per_rank = comm
-            .gather(0, &[n_own as f64])
-            .map(|v| v.iter().map(|&x| x as usize).collect())
+        let per_rank = comm
+            .gather(0, &[n_own as f64, cur.matrix().local.nnzb() as f64])
             .unwrap_or_default();
+        let rows_per_rank = per_rank.iter().step_by(2).map(|&x| x as usize).collect();
+        let blocks_per_rank = per_rank.iter().skip(1).step_by(2).map(|&x| x as usize).collect();
         summaries.push(DistLevelSummary {
             level: l,
             block_rows: part.nrows(),
@@ -1476,6 +1527,8 @@ pub fn build_hierarchy_cached<'c, C: Comm + ?Sized>(
             rank_deficient_aggregates: Some(deficient),
             merged_aggregates: Some(merged),
             dissolved_aggregates: Some(dissolved),
+            blocks_per_rank,
+            coarse_rebalanced: Some(rebalanced),
         });
         let pattern = Arc::new(local_pattern(&cur.matrix().local)?);
         parts.push(LevelParts {
@@ -1517,6 +1570,8 @@ pub fn build_hierarchy_cached<'c, C: Comm + ?Sized>(
                     rank_deficient_aggregates: None,
                     merged_aggregates: None,
                     dissolved_aggregates: None,
+                    blocks_per_rank: vec![c.nnzb(); comm.size()],
+                    coarse_rebalanced: None,
                 });
                 parts.push(LevelParts {
                     pattern: c.pattern_arc().clone(),
