@@ -101,8 +101,8 @@ impl HaloRows {
 /// over the coarse columns this rank's `P` rows touch, owned then ghost),
 /// then the reverse halo exchange of `P`'s plan.
 pub struct Restriction {
-    r: BlockCsr,
-    plan: HaloPlan,
+    pub(crate) r: BlockCsr,
+    pub(crate) plan: HaloPlan,
     z: RefCell<Vec<f64>>,
     recv: RefCell<Vec<f64>>,
 }

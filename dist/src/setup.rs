@@ -1322,9 +1322,9 @@ pub struct DistCacheReport {
     pub key: String,
 }
 
-/// The distributed hierarchy over `comm` (module docs): mesh setup, then
-/// [`Hierarchy::from_levels`] runs the matrix setup on [`DistBackend`].
-/// Collective.
+/// The distributed hierarchy over `comm` (module docs): mesh setup
+/// ([`build_levels`]), then [`Hierarchy::from_levels`] runs the matrix setup
+/// on [`DistBackend`]. Collective.
 pub fn build_hierarchy<'c, C: Comm + ?Sized>(
     comm: &'c C,
     problem: DistProblem,
@@ -1335,19 +1335,8 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
     build_hierarchy_cached(comm, problem, options, dist, None, progress)
 }
 
-/// A line on stderr in one write (ranks' lines must not interleave).
-fn note(line: &str) {
-    use std::io::Write;
-    let _ = std::io::stderr().lock().write_all(format!("{line}\n").as_bytes());
-}
-
-/// [`build_hierarchy`] with the schedule cache in `cache` (module docs of
-/// [`crate::cache`]): an entry for this problem, rank count and rank on every
-/// rank is loaded (the mesh setup's decisions: `P`, the coarse partitions and
-/// keys, `omega`), else the hierarchy is built and every rank writes its
-/// entry. A refused entry is reported (its sentence, on its rank) and
-/// rebuilt; entries for another rank count are named and left alone.
-/// Collective.
+/// [`build_hierarchy`] with the schedule cache in `cache`
+/// ([`build_levels_cached`]). Collective.
 pub fn build_hierarchy_cached<'c, C: Comm + ?Sized>(
     comm: &'c C,
     problem: DistProblem,
@@ -1356,6 +1345,63 @@ pub fn build_hierarchy_cached<'c, C: Comm + ?Sized>(
     cache: Option<&std::path::Path>,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(Hierarchy<DistBackend<'c, C>>, DistSetupReport), DistError> {
+    let (levels, report) = build_levels_cached(comm, problem, options, dist, cache, progress)?;
+    let DistLevels {
+        backend,
+        parts,
+        coarse,
+        modes,
+        mesh_setup_s,
+    } = levels;
+    let h = Hierarchy::from_levels(backend, parts, coarse, options.clone(), modes, mesh_setup_s, progress)?;
+    Ok((h, report))
+}
+
+/// The distributed mesh setup's levels, before the matrix setup: what
+/// [`Hierarchy::from_levels`] takes (on [`DistBackend`], or moved onto
+/// another backend first, as the GPU ranks' `device_amg` does).
+pub struct DistLevels<'c, C: Comm + ?Sized> {
+    pub backend: DistBackend<'c, C>,
+    pub parts: Vec<LevelParts<DistBackend<'c, C>>>,
+    pub coarse: ptap_runtime::cpu::DenseCoarse,
+    pub modes: usize,
+    pub mesh_setup_s: f64,
+}
+
+/// The distributed mesh setup (module docs) over `comm`: every level's rows,
+/// transfers, products (inspected; the coarse values the aggregation needs
+/// computed) and smoother storage. Collective.
+pub fn build_levels<'c, C: Comm + ?Sized>(
+    comm: &'c C,
+    problem: DistProblem,
+    options: &HierarchyOptions,
+    dist: &DistOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(DistLevels<'c, C>, DistSetupReport), DistError> {
+    build_levels_cached(comm, problem, options, dist, None, progress)
+}
+
+/// A line on stderr in one write (ranks' lines must not interleave).
+fn note(line: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(format!("{line}\n").as_bytes());
+}
+
+/// [`build_levels`] with the schedule cache in `cache` (module docs of
+/// [`crate::cache`]): an entry for this problem, rank count and rank on every
+/// rank is loaded (the mesh setup's decisions: `P`, the coarse partitions and
+/// keys, `omega`), else the levels are built and every rank writes its
+/// entry. A refused entry is reported (its sentence, on its rank) and
+/// rebuilt; entries for another rank count are named and left alone.
+/// Collective.
+pub fn build_levels_cached<'c, C: Comm + ?Sized>(
+    comm: &'c C,
+    problem: DistProblem,
+    options: &HierarchyOptions,
+    dist: &DistOptions,
+    cache: Option<&std::path::Path>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(DistLevels<'c, C>, DistSetupReport), DistError> {
     let t0 = Instant::now();
     let opts = &options.amg;
     let DistProblem {
@@ -1606,9 +1652,14 @@ pub fn build_hierarchy_cached<'c, C: Comm + ?Sized>(
         }
     });
     let mesh_setup_s = t0.elapsed().as_secs_f64();
-    let h = Hierarchy::from_levels(backend, parts, coarse, options.clone(), modes, mesh_setup_s, progress)?;
     Ok((
-        h,
+        DistLevels {
+            backend,
+            parts,
+            coarse,
+            modes,
+            mesh_setup_s,
+        },
         DistSetupReport {
             levels: summaries,
             mesh_setup_s,
