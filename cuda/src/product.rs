@@ -760,13 +760,33 @@ fn rec_bytes(r: &DevRecords) -> usize {
 /// split its slot-order arrays and so usually ranks V2b slightly ahead, while
 /// on the H200 at k = 16 column split measured 38.2 ms over all levels against
 /// V2b's 53.7 ms: the model has no term for V2b's shared-memory tile.
-pub const DEVICE_VARIANTS: [Variant; 5] = [
+///
+/// The tensor core (FP64 MMA on column split's schedule) measured faster than
+/// column split on every level of the H200 bench at k = 16 (natural
+/// aggregation, pf 0.03: 8.56 / 1.199 / 0.229 ms against 9.30 / 1.436 / 0.375;
+/// pf 0: 15.0 / 8.22 / 1.34 against 16.5 / 11.2 / 1.92; ledger step 3). The
+/// model gives it column split's bytes (it has no term for the L1 wavefronts
+/// that decide between them) and breaks such ties towards the variants
+/// bitwise equal to V0, so `auto` keeps column split until the model counts
+/// wavefronts; [`device_candidates`] drops it where the device has no FP64 MMA.
+pub const DEVICE_VARIANTS: [Variant; 6] = [
     Variant::ColumnSplit,
+    Variant::TensorCore,
     Variant::SlotTiled,
     Variant::TwoPass,
     Variant::FlatStream,
     Variant::OuterProductScatter,
 ];
+
+/// [`DEVICE_VARIANTS`] less those `dev` cannot run: the tensor core needs FP64
+/// MMA (compute capability 8.0 or later). Its 8x8 accumulator also limits it to
+/// blocks of at most 8 (a larger set's product refuses it at construction).
+pub fn device_candidates(dev: &Device) -> Vec<Variant> {
+    DEVICE_VARIANTS
+        .into_iter()
+        .filter(|&v| v != Variant::TensorCore || mma_arch(dev.arch()))
+        .collect()
+}
 
 /// Every variant the device executes: [`DEVICE_VARIANTS`] and three executors
 /// that run only when asked for. The k-split and lane-tiled stages replay
