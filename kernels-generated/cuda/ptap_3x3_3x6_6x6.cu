@@ -2098,13 +2098,14 @@ extern "C" __global__ void ptap_mma_6x6x6(const double* __restrict__ xv, const d
   if (w >= nslots) return;
   u32 s = order[w];
   u32 r = lane >> 2, t = lane & 3;
-  const double* xl0 = xv + (r < 6 && (0 + t) < 6 ? r * 6 + (0 + t) : 0);
-  const double* yl0 = yv + (r < 6 && (0 + t) < 6 ? (0 + t) * 6 + r : 0);
+  const bool av0 = r < 6 && (0 + t) < 6, bv0 = r < 6 && (0 + t) < 6;
+  const double* xl0 = xv + (av0 ? r * 6 + (0 + t) : 0);
+  const double* yl0 = yv + (bv0 ? (0 + t) * 6 + r : 0);
   asm("" : "+l"(xl0), "+l"(yl0));
-  const double* xl1 = xv + (r < 6 && (4 + t) < 6 ? r * 6 + (4 + t) : 0);
-  const double* yl1 = yv + (r < 6 && (4 + t) < 6 ? (4 + t) * 6 + r : 0);
+  const bool av1 = r < 6 && (4 + t) < 6, bv1 = r < 6 && (4 + t) < 6;
+  const double* xl1 = xv + (av1 ? r * 6 + (4 + t) : 0);
+  const double* yl1 = yv + (bv1 ? (4 + t) * 6 + r : 0);
   asm("" : "+l"(xl1), "+l"(yl1));
-  const double ym1 = (4 + t) < 6 ? 1.0 : 0.0;
   double d0 = 0.0, d1 = 0.0;
   u32 q1 = ptr[s + 1];
   for (u32 q0 = ptr[s]; q0 < q1; q0 += 16) {
@@ -2115,11 +2116,19 @@ extern "C" __global__ void ptap_mma_6x6x6(const double* __restrict__ xv, const d
     u32 u = 0;
     for (; u + 2 <= cnt; u += 2) {
       u32 xi0 = __shfl_sync(0xffffffffu, idx, u + 0), yi0 = __shfl_sync(0xffffffffu, idx, 16 + u + 0);
-      double a0_0 = __ldg(xl0 + (u64)xi0 * 36), b0_0 = __ldg(yl0 + (u64)yi0 * 36);
-      double a0_1 = __ldg(xl1 + (u64)xi0 * 36), b0_1 = __ldg(yl1 + (u64)yi0 * 36) * ym1;
+      double a0_0 = 0.0, b0_0 = 0.0;
+      if (av0) a0_0 = __ldg(xl0 + (u64)xi0 * 36);
+      if (bv0) b0_0 = __ldg(yl0 + (u64)yi0 * 36);
+      double a0_1 = 0.0, b0_1 = 0.0;
+      if (av1) a0_1 = __ldg(xl1 + (u64)xi0 * 36);
+      if (bv1) b0_1 = __ldg(yl1 + (u64)yi0 * 36);
       u32 xi1 = __shfl_sync(0xffffffffu, idx, u + 1), yi1 = __shfl_sync(0xffffffffu, idx, 16 + u + 1);
-      double a1_0 = __ldg(xl0 + (u64)xi1 * 36), b1_0 = __ldg(yl0 + (u64)yi1 * 36);
-      double a1_1 = __ldg(xl1 + (u64)xi1 * 36), b1_1 = __ldg(yl1 + (u64)yi1 * 36) * ym1;
+      double a1_0 = 0.0, b1_0 = 0.0;
+      if (av0) a1_0 = __ldg(xl0 + (u64)xi1 * 36);
+      if (bv0) b1_0 = __ldg(yl0 + (u64)yi1 * 36);
+      double a1_1 = 0.0, b1_1 = 0.0;
+      if (av1) a1_1 = __ldg(xl1 + (u64)xi1 * 36);
+      if (bv1) b1_1 = __ldg(yl1 + (u64)yi1 * 36);
       asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
       asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_1), "d"(b0_1));
       asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
@@ -2127,8 +2136,12 @@ extern "C" __global__ void ptap_mma_6x6x6(const double* __restrict__ xv, const d
     }
     for (; u < cnt; ++u) {
       u32 xi0 = __shfl_sync(0xffffffffu, idx, u + 0), yi0 = __shfl_sync(0xffffffffu, idx, 16 + u + 0);
-      double a0_0 = __ldg(xl0 + (u64)xi0 * 36), b0_0 = __ldg(yl0 + (u64)yi0 * 36);
-      double a0_1 = __ldg(xl1 + (u64)xi0 * 36), b0_1 = __ldg(yl1 + (u64)yi0 * 36) * ym1;
+      double a0_0 = 0.0, b0_0 = 0.0;
+      if (av0) a0_0 = __ldg(xl0 + (u64)xi0 * 36);
+      if (bv0) b0_0 = __ldg(yl0 + (u64)yi0 * 36);
+      double a0_1 = 0.0, b0_1 = 0.0;
+      if (av1) a0_1 = __ldg(xl1 + (u64)xi0 * 36);
+      if (bv1) b0_1 = __ldg(yl1 + (u64)yi0 * 36);
       asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
       asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_1), "d"(b0_1));
     }
@@ -3049,13 +3062,14 @@ extern "C" __global__ void ptap_mma_6x6x6t(const double* __restrict__ xv, const 
   if (w >= nslots) return;
   u32 s = order[w];
   u32 r = lane >> 2, t = lane & 3;
-  const double* xl0 = xv + (r < 6 && (0 + t) < 6 ? (0 + t) * 6 + r : 0);
-  const double* yl0 = yv + (r < 6 && (0 + t) < 6 ? (0 + t) * 6 + r : 0);
+  const bool av0 = r < 6 && (0 + t) < 6, bv0 = r < 6 && (0 + t) < 6;
+  const double* xl0 = xv + (av0 ? (0 + t) * 6 + r : 0);
+  const double* yl0 = yv + (bv0 ? (0 + t) * 6 + r : 0);
   asm("" : "+l"(xl0), "+l"(yl0));
-  const double* xl1 = xv + (r < 6 && (4 + t) < 6 ? (4 + t) * 6 + r : 0);
-  const double* yl1 = yv + (r < 6 && (4 + t) < 6 ? (4 + t) * 6 + r : 0);
+  const bool av1 = r < 6 && (4 + t) < 6, bv1 = r < 6 && (4 + t) < 6;
+  const double* xl1 = xv + (av1 ? (4 + t) * 6 + r : 0);
+  const double* yl1 = yv + (bv1 ? (4 + t) * 6 + r : 0);
   asm("" : "+l"(xl1), "+l"(yl1));
-  const double ym1 = (4 + t) < 6 ? 1.0 : 0.0;
   double d0 = 0.0, d1 = 0.0;
   u32 q1 = ptr[s + 1];
   for (u32 q0 = ptr[s]; q0 < q1; q0 += 16) {
@@ -3066,11 +3080,19 @@ extern "C" __global__ void ptap_mma_6x6x6t(const double* __restrict__ xv, const 
     u32 u = 0;
     for (; u + 2 <= cnt; u += 2) {
       u32 xi0 = __shfl_sync(0xffffffffu, idx, u + 0), yi0 = __shfl_sync(0xffffffffu, idx, 16 + u + 0);
-      double a0_0 = __ldg(xl0 + (u64)xi0 * 36), b0_0 = __ldg(yl0 + (u64)yi0 * 36);
-      double a0_1 = __ldg(xl1 + (u64)xi0 * 36), b0_1 = __ldg(yl1 + (u64)yi0 * 36) * ym1;
+      double a0_0 = 0.0, b0_0 = 0.0;
+      if (av0) a0_0 = __ldg(xl0 + (u64)xi0 * 36);
+      if (bv0) b0_0 = __ldg(yl0 + (u64)yi0 * 36);
+      double a0_1 = 0.0, b0_1 = 0.0;
+      if (av1) a0_1 = __ldg(xl1 + (u64)xi0 * 36);
+      if (bv1) b0_1 = __ldg(yl1 + (u64)yi0 * 36);
       u32 xi1 = __shfl_sync(0xffffffffu, idx, u + 1), yi1 = __shfl_sync(0xffffffffu, idx, 16 + u + 1);
-      double a1_0 = __ldg(xl0 + (u64)xi1 * 36), b1_0 = __ldg(yl0 + (u64)yi1 * 36);
-      double a1_1 = __ldg(xl1 + (u64)xi1 * 36), b1_1 = __ldg(yl1 + (u64)yi1 * 36) * ym1;
+      double a1_0 = 0.0, b1_0 = 0.0;
+      if (av0) a1_0 = __ldg(xl0 + (u64)xi1 * 36);
+      if (bv0) b1_0 = __ldg(yl0 + (u64)yi1 * 36);
+      double a1_1 = 0.0, b1_1 = 0.0;
+      if (av1) a1_1 = __ldg(xl1 + (u64)xi1 * 36);
+      if (bv1) b1_1 = __ldg(yl1 + (u64)yi1 * 36);
       asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
       asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_1), "d"(b0_1));
       asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
@@ -3078,8 +3100,12 @@ extern "C" __global__ void ptap_mma_6x6x6t(const double* __restrict__ xv, const 
     }
     for (; u < cnt; ++u) {
       u32 xi0 = __shfl_sync(0xffffffffu, idx, u + 0), yi0 = __shfl_sync(0xffffffffu, idx, 16 + u + 0);
-      double a0_0 = __ldg(xl0 + (u64)xi0 * 36), b0_0 = __ldg(yl0 + (u64)yi0 * 36);
-      double a0_1 = __ldg(xl1 + (u64)xi0 * 36), b0_1 = __ldg(yl1 + (u64)yi0 * 36) * ym1;
+      double a0_0 = 0.0, b0_0 = 0.0;
+      if (av0) a0_0 = __ldg(xl0 + (u64)xi0 * 36);
+      if (bv0) b0_0 = __ldg(yl0 + (u64)yi0 * 36);
+      double a0_1 = 0.0, b0_1 = 0.0;
+      if (av1) a0_1 = __ldg(xl1 + (u64)xi0 * 36);
+      if (bv1) b0_1 = __ldg(yl1 + (u64)yi0 * 36);
       asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
       asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_1), "d"(b0_1));
     }

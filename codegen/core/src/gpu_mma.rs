@@ -49,6 +49,20 @@ pub fn mma_unroll(st: Stage) -> usize {
     }
 }
 
+/// Whether the fragment loads of `st` are predicated (lanes outside the
+/// blocks issue none) rather than issued by every lane with the `K` padding
+/// multiplied by 0. Predicated loads cost fewer L1 wavefronts (a 3-row `A`
+/// fragment stays in one half-warp) but about 5 more instructions per
+/// contribution (the compiler loads into temporaries and moves them). On the
+/// H200 at k = 16 (ledger step 3) they won where the L1 pipe binds and a
+/// contribution has two MMAs to spread them over (6x6x6: 0.879 against 0.935
+/// ms, 6x6x6t: 0.465 against 0.513; levels 1 / 2 1.104 / 0.207 ms against
+/// 1.202 / 0.236) and lost on the fine stages (3x3x6, 6x3x6t: level 0 8.84
+/// against 8.56 ms).
+pub fn mma_predicated(st: Stage) -> bool {
+    st.k > 4
+}
+
 pub fn mma_name(st: Stage) -> String {
     format!("ptap_mma_{}", st.tag())
 }
@@ -94,15 +108,15 @@ pub(crate) fn mma_stage(out: &mut String, st: Stage) -> KernelEntry {
     )
     .unwrap();
     // Per inner step h (inner index 4h + t): the lane's element of the `x` and
-    // `y` blocks, offset 0 where the fragment position lies outside the block
-    // (a finite value of the same block, in a cache line the warp reads
-    // anyway). Rows past M and columns past N only reach accumulator entries
-    // that are never stored; an inner index past K must add nothing, so that
-    // `y` value is multiplied by 0. Every lane loads: predicated loads
-    // (measured: fewer L1 wavefronts) make the compiler load into temporaries
-    // and move them, each move waiting for its load. The empty asm keeps the
+    // `y` blocks. Two ways to keep fragment positions outside the blocks out
+    // of the sums ([`mma_predicated`]): lanes outside never load and keep 0,
+    // or every lane loads (offset 0 outside the block: a finite value of the
+    // same block, in a cache line the warp reads anyway), rows past M and
+    // columns past N only reach accumulator entries that are never stored,
+    // and an inner index past K is multiplied by 0. The empty asm keeps the
     // lane's base pointers opaque, so that each load's address is one wide
     // multiply-add of the block index onto them.
+    let predicated = mma_predicated(st);
     for h in 0..steps {
         let kk = format!("({} + t)", 4 * h);
         let aoff = if st.xt {
@@ -110,15 +124,26 @@ pub(crate) fn mma_stage(out: &mut String, st: Stage) -> KernelEntry {
         } else {
             format!("r * {k} + {kk}")
         };
-        writeln!(
-            out,
-            "  const double* xl{h} = xv + (r < {m} && {kk} < {k} ? {aoff} : 0);\n  \
-             const double* yl{h} = yv + (r < {n} && {kk} < {k} ? {kk} * {n} + r : 0);\n  \
-             asm(\"\" : \"+l\"(xl{h}), \"+l\"(yl{h}));"
-        )
-        .unwrap();
-        if 4 * h + 4 > k {
-            writeln!(out, "  const double ym{h} = {kk} < {k} ? 1.0 : 0.0;").unwrap();
+        if predicated {
+            writeln!(
+                out,
+                "  const bool av{h} = r < {m} && {kk} < {k}, bv{h} = r < {n} && {kk} < {k};\n  \
+                 const double* xl{h} = xv + (av{h} ? {aoff} : 0);\n  \
+                 const double* yl{h} = yv + (bv{h} ? {kk} * {n} + r : 0);\n  \
+                 asm(\"\" : \"+l\"(xl{h}), \"+l\"(yl{h}));"
+            )
+            .unwrap();
+        } else {
+            writeln!(
+                out,
+                "  const double* xl{h} = xv + (r < {m} && {kk} < {k} ? {aoff} : 0);\n  \
+                 const double* yl{h} = yv + (r < {n} && {kk} < {k} ? {kk} * {n} + r : 0);\n  \
+                 asm(\"\" : \"+l\"(xl{h}), \"+l\"(yl{h}));"
+            )
+            .unwrap();
+            if 4 * h + 4 > k {
+                writeln!(out, "  const double ym{h} = {kk} < {k} ? 1.0 : 0.0;").unwrap();
+            }
         }
     }
     writeln!(
@@ -143,6 +168,16 @@ pub(crate) fn mma_stage(out: &mut String, st: Stage) -> KernelEntry {
             )
             .unwrap();
             for h in 0..steps {
+                if predicated {
+                    writeln!(
+                        out,
+                        "      double a{c}_{h} = 0.0, b{c}_{h} = 0.0;\n      \
+                         if (av{h}) a{c}_{h} = __ldg(xl{h} + (u64)xi{c} * {mk});\n      \
+                         if (bv{h}) b{c}_{h} = __ldg(yl{h} + (u64)yi{c} * {kn});"
+                    )
+                    .unwrap();
+                    continue;
+                }
                 let mask = if 4 * h + 4 > k {
                     format!(" * ym{h}")
                 } else {
@@ -206,8 +241,8 @@ mod tests {
         // Two inner steps for 6x6x6; the second covers k = 4, 5.
         let mut src = String::new();
         mma_stage(&mut src, Stage::ap(ShapeSet { bf: 6, bc: 6 }));
-        assert!(src.contains("yv + (r < 6 && (4 + t) < 6 ? (4 + t) * 6 + r : 0)"));
-        assert!(src.contains("const double ym1") && !src.contains("const double ym0"));
+        assert!(src.contains("bv1 = r < 6 && (4 + t) < 6") && src.contains("yv + (bv1 ? (4 + t) * 6 + r : 0)"));
+        assert!(src.contains("if (av1) a0_1 = __ldg(xl1") && !src.contains("const double ym"));
         assert_eq!(src.matches("mma.sync.aligned.m8n8k4").count(), 2 * (2 + 1));
         assert!(!mma_fits(Stage::ap(ShapeSet { bf: 4, bc: 10 })));
         assert_eq!(src.matches('{').count(), src.matches('}').count());
