@@ -7,8 +7,9 @@
 //! `2 (l % 4)` and `2 (l % 4) + 1`). Per contribution the warp loads the `x`
 //! block as the `8 x 4` `A` fragment (lane `l`: row `l / 4`, inner index
 //! `l % 4`) and the `y` block as the `4 x 8` `B` fragment (lane `l`: inner
-//! index `l % 4`, column `l / 4`), one double per lane and fragment, zero
-//! outside the block, and issues `ceil(K / 4)` MMAs. Each fragment load is a
+//! index `l % 4`, column `l / 4`), one double per lane and fragment
+//! (positions outside the block add nothing, see [`mma_predicated`]), and
+//! issues `ceil(K / 4)` MMAs. Each fragment load is a
 //! single warp request over one block, so a contribution costs about as many
 //! L1 wavefronts as its blocks touch cache lines (column split: one request
 //! per row of `y` across five blocks, plus the shared-memory staging of `x`).
@@ -16,14 +17,19 @@
 //! 16-31 read `ry`, one request) and are broadcast by shuffles.
 //!
 //! Order: every contribution's products are added into the accumulator in
-//! the run's order, but the MMA sums the four products of one inner step
-//! inside the unit (not one rounding per product as V0's loop does), so the
-//! result equals V0 to rounding only; the same inputs give the same bytes.
+//! the run's order, one MMA after the other, but how the unit rounds the four
+//! products of one inner step is not specified to be V0's one rounding per
+//! product, so the promise is V0 to rounding; the same inputs give the same
+//! bytes. (Measured on the H200: the same difference from the CPU two-pass,
+//! to all digits, as FMA-contracted column split.)
 //!
 //! Why (H200, k = 16, `benches/results/h200-2026-11-22-products-ledger.md`,
 //! step 3): column split is bound by the L1 LSU data-pipe wavefronts (10-25
-//! per contribution); the fragment loads cut that to the cache lines of the
-//! two blocks, and the MMA unit has twice the FMA pipe's FP64 rate.
+//! per contribution); the fragment loads cut that to 6-17, and the MMA unit
+//! has twice the FMA pipe's FP64 rate. Measured faster than column split on
+//! every level (pf 0.03: 8.56 / 1.102 / 0.213 ms against 9.30 / 1.435 /
+//! 0.377); the fine `A P` stage, at about 22 instructions per contribution,
+//! is bound by issue and latency rather than the L1.
 use crate::entry::{param as p, KernelEntry, ParamTy};
 use crate::gpu_base::Stage;
 use std::fmt::Write;
