@@ -763,8 +763,8 @@ fn rec_bytes(r: &DevRecords) -> usize {
 ///
 /// The tensor core (FP64 MMA on column split's schedule) measured faster than
 /// column split on every level of the H200 bench at k = 16 (natural
-/// aggregation, pf 0.03: 8.56 / 1.199 / 0.229 ms against 9.30 / 1.436 / 0.375;
-/// pf 0: 15.0 / 8.22 / 1.34 against 16.5 / 11.2 / 1.92; ledger step 3). The
+/// aggregation, pf 0.03: 8.56 / 1.102 / 0.213 ms against 9.30 / 1.435 / 0.377;
+/// pf 0: 15.0 / 7.31 / 1.15 against 16.5 / 11.2 / 1.94; ledger step 3). The
 /// model gives it column split's bytes (it has no term for the L1 wavefronts
 /// that decide between them) and breaks such ties towards the variants
 /// bitwise equal to V0, so `auto` keeps column split until the model counts
