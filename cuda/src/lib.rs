@@ -19,7 +19,7 @@ mod staging;
 pub use backend::{Cuda, CudaCoarse, CudaJacobi, CudaMatrix, DeviceGraph};
 pub use compile::{CompileStats, KernelCache};
 pub use matrix::DeviceBlockCsr;
-pub use product::{DeviceProduct, DEVICE_EXECUTORS, DEVICE_VARIANTS};
+pub use product::{device_candidates, DeviceProduct, DEVICE_EXECUTORS, DEVICE_VARIANTS};
 pub use spmv::DeviceSpmv;
 pub use staging::{STAGE_BYTES, STAGE_MIN_BYTES};
 

@@ -11,8 +11,8 @@
 use crate::{grid_for, to_u32, Arg, CudaError, Device, DeviceBlockCsr, Kernels};
 use cudarc::driver::{CudaSlice, LaunchConfig};
 use ptap_codegen_core::gpu::{self, Stage};
-use ptap_codegen_core::gpu_lane;
 use ptap_codegen_core::ShapeSet;
+use ptap_codegen_core::{gpu_lane, gpu_mma};
 use ptap_runtime::KernelRegistry;
 use ptap_schedules::variants::{FlatRecords, RowSegments, SlotRuns};
 use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
@@ -165,6 +165,12 @@ enum Plan {
         ap_order: CudaSlice<u32>,
         rw_order: CudaSlice<u32>,
     },
+    TensorCore {
+        ap: DevRuns,
+        rw: DevRuns,
+        ap_order: CudaSlice<u32>,
+        rw_order: CudaSlice<u32>,
+    },
 }
 
 /// A numeric Galerkin product `A_c = P^T A P` of one variant on the device.
@@ -288,6 +294,30 @@ impl DeviceProduct {
                 });
             }
             VariantSchedule::KSplit(s) => Plan::KSplit {
+                ap: DevRuns::upload(dev, &s.tiled.ap)?,
+                rw: DevRuns::upload(dev, &s.tiled.rw)?,
+                ap_order: dev.upload(&s.ap_order)?,
+                rw_order: dev.upload(&s.rw_order)?,
+            },
+            VariantSchedule::TensorCore(_)
+                if [Stage::ap(shape), Stage::ptw(shape)]
+                    .iter()
+                    .any(|&st| !gpu_mma::mma_fits(st)) =>
+            {
+                return Err(CudaError::UnsupportedShape {
+                    what: format!("the tensor-core product of {bf}x{bf} / {bf}x{bc} blocks"),
+                    limit: "its output blocks must fit the 8x8 accumulator of the FP64 MMA".into(),
+                    fix: "use the column-split or slot-tiled variant".into(),
+                });
+            }
+            VariantSchedule::TensorCore(_) if !mma_arch(dev.arch()) => {
+                return Err(CudaError::UnsupportedShape {
+                    what: format!("the tensor-core product on {}", dev.arch()),
+                    limit: "FP64 MMA (mma.sync m8n8k4 f64) needs compute capability 8.0 or later".into(),
+                    fix: "use the column-split variant".into(),
+                });
+            }
+            VariantSchedule::TensorCore(s) => Plan::TensorCore {
                 ap: DevRuns::upload(dev, &s.tiled.ap)?,
                 rw: DevRuns::upload(dev, &s.tiled.rw)?,
                 ap_order: dev.upload(&s.ap_order)?,
@@ -514,6 +544,39 @@ impl DeviceProduct {
                     )?;
                 }
             }
+            Plan::TensorCore {
+                ap: r1,
+                rw: r2,
+                ap_order,
+                rw_order,
+            } => {
+                let (threads, per_block) = gpu_mma::mma_launch();
+                for (st, runs, order, x, y, out) in [
+                    (ap, &*r1, &*ap_order, &a.values, &p.values, &self.w),
+                    (ptw, &*r2, &*rw_order, &p.values, &self.w, &c.values),
+                ] {
+                    let n = runs.slots as u32;
+                    let cfg = LaunchConfig {
+                        grid_dim: (n.div_ceil(per_block).max(1), 1, 1),
+                        block_dim: (threads, 1, 1),
+                        shared_mem_bytes: 0,
+                    };
+                    dev.launch(
+                        &self.kernels[&gpu_mma::mma_name(st)],
+                        cfg,
+                        &[
+                            Arg::F64(x),
+                            Arg::F64(y),
+                            Arg::U32s(&runs.ptr),
+                            Arg::U32s(&runs.x),
+                            Arg::U32s(&runs.y),
+                            Arg::U32s(order),
+                            Arg::F64Mut(out),
+                            Arg::U32(n),
+                        ],
+                    )?;
+                }
+            }
             Plan::FlatStream {
                 ap: f1,
                 rw: f2,
@@ -638,6 +701,12 @@ impl DeviceProduct {
                 rw,
                 ap_order,
                 rw_order,
+            }
+            | Plan::TensorCore {
+                ap,
+                rw,
+                ap_order,
+                rw_order,
             } => runs_bytes(ap) + runs_bytes(rw) + ap_order.num_bytes() + rw_order.num_bytes(),
             Plan::FlatStream { ap, rw, w_rp, c_rp } => {
                 rec_bytes(ap) + rec_bytes(rw) + w_rp.num_bytes() + c_rp.num_bytes()
@@ -667,6 +736,17 @@ fn column_split_max_window(s: ShapeSet) -> usize {
         .unwrap_or(0)
 }
 
+/// Whether the device architecture `sm_XY` has FP64 MMA (8.0 and later).
+fn mma_arch(arch: &str) -> bool {
+    arch.strip_prefix("sm_")
+        .and_then(|v| {
+            v.trim_end_matches(|c: char| c.is_ascii_alphabetic())
+                .parse::<u32>()
+                .ok()
+        })
+        .is_some_and(|v| v >= 80)
+}
+
 fn runs_bytes(r: &DevRuns) -> usize {
     r.ptr.num_bytes() + r.x.num_bytes() + r.y.num_bytes()
 }
@@ -680,13 +760,33 @@ fn rec_bytes(r: &DevRecords) -> usize {
 /// split its slot-order arrays and so usually ranks V2b slightly ahead, while
 /// on the H200 at k = 16 column split measured 38.2 ms over all levels against
 /// V2b's 53.7 ms: the model has no term for V2b's shared-memory tile.
-pub const DEVICE_VARIANTS: [Variant; 5] = [
+///
+/// The tensor core (FP64 MMA on column split's schedule) measured faster than
+/// column split on every level of the H200 bench at k = 16 (natural
+/// aggregation, pf 0.03: 8.56 / 1.102 / 0.213 ms against 9.30 / 1.435 / 0.377;
+/// pf 0: 15.0 / 7.31 / 1.15 against 16.5 / 11.2 / 1.94; ledger step 3). The
+/// model gives it column split's bytes (it has no term for the L1 wavefronts
+/// that decide between them) and breaks such ties towards the variants
+/// bitwise equal to V0, so `auto` keeps column split until the model counts
+/// wavefronts; [`device_candidates`] drops it where the device has no FP64 MMA.
+pub const DEVICE_VARIANTS: [Variant; 6] = [
     Variant::ColumnSplit,
+    Variant::TensorCore,
     Variant::SlotTiled,
     Variant::TwoPass,
     Variant::FlatStream,
     Variant::OuterProductScatter,
 ];
+
+/// [`DEVICE_VARIANTS`] less those `dev` cannot run: the tensor core needs FP64
+/// MMA (compute capability 8.0 or later). Its 8x8 accumulator also limits it to
+/// blocks of at most 8 (a larger set's product refuses it at construction).
+pub fn device_candidates(dev: &Device) -> Vec<Variant> {
+    DEVICE_VARIANTS
+        .into_iter()
+        .filter(|&v| v != Variant::TensorCore || mma_arch(dev.arch()))
+        .collect()
+}
 
 /// Every variant the device executes: [`DEVICE_VARIANTS`] and three executors
 /// that run only when asked for. The k-split and lane-tiled stages replay
@@ -703,8 +803,9 @@ pub const DEVICE_VARIANTS: [Variant; 5] = [
 /// an `auto` candidate (the traffic model ties the first two with column
 /// split and ranks row Gustavson behind V0: V0's streams plus its schedule,
 /// and a segment's `x` block read on top of V0's reads).
-pub const DEVICE_EXECUTORS: [Variant; 8] = [
+pub const DEVICE_EXECUTORS: [Variant; 9] = [
     Variant::ColumnSplit,
+    Variant::TensorCore,
     Variant::KSplit,
     Variant::LaneTiled,
     Variant::RowGustavson,
@@ -717,6 +818,12 @@ pub const DEVICE_EXECUTORS: [Variant; 8] = [
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fp64_mma_needs_compute_capability_8() {
+        assert!(mma_arch("sm_80") && mma_arch("sm_90") && mma_arch("sm_90a") && mma_arch("sm_100"));
+        assert!(!mma_arch("sm_75") && !mma_arch("sm_70") && !mma_arch("compute_90"));
+    }
 
     #[test]
     fn row_gustavson_chunk_agrees_with_the_inspector() {

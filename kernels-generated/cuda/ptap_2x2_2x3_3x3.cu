@@ -312,6 +312,54 @@ extern "C" __global__ void ptap_k_split_2x2x3(const double* __restrict__ xv, con
   }
 }
 
+// tensor-core stage (2x2 by 2x3), one warp per slot, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step
+extern "C" __global__ void ptap_mma_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  u32 lane = threadIdx.x & 31;
+  u32 w = blockIdx.x * 8 + (threadIdx.x >> 5);
+  if (w >= nslots) return;
+  u32 s = order[w];
+  u32 r = lane >> 2, t = lane & 3;
+  const double* xl0 = xv + (r < 2 && (0 + t) < 2 ? r * 2 + (0 + t) : 0);
+  const double* yl0 = yv + (r < 3 && (0 + t) < 2 ? (0 + t) * 3 + r : 0);
+  asm("" : "+l"(xl0), "+l"(yl0));
+  const double ym0 = (0 + t) < 2 ? 1.0 : 0.0;
+  double d0 = 0.0, d1 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 16) {
+    u32 cnt = q1 - q0 < 16 ? q1 - q0 : 16;
+    u32 e = lane & 15;
+    u32 idx = 0;
+    if (e < cnt) idx = lane < 16 ? rx[q0 + e] : ry[q0 + e];
+    u32 u = 0;
+    for (; u + 4 <= cnt; u += 4) {
+      u32 xi0 = __shfl_sync(0xffffffffu, idx, u + 0), yi0 = __shfl_sync(0xffffffffu, idx, 16 + u + 0);
+      double a0_0 = __ldg(xl0 + (u64)xi0 * 4), b0_0 = __ldg(yl0 + (u64)yi0 * 6) * ym0;
+      u32 xi1 = __shfl_sync(0xffffffffu, idx, u + 1), yi1 = __shfl_sync(0xffffffffu, idx, 16 + u + 1);
+      double a1_0 = __ldg(xl0 + (u64)xi1 * 4), b1_0 = __ldg(yl0 + (u64)yi1 * 6) * ym0;
+      u32 xi2 = __shfl_sync(0xffffffffu, idx, u + 2), yi2 = __shfl_sync(0xffffffffu, idx, 16 + u + 2);
+      double a2_0 = __ldg(xl0 + (u64)xi2 * 4), b2_0 = __ldg(yl0 + (u64)yi2 * 6) * ym0;
+      u32 xi3 = __shfl_sync(0xffffffffu, idx, u + 3), yi3 = __shfl_sync(0xffffffffu, idx, 16 + u + 3);
+      double a3_0 = __ldg(xl0 + (u64)xi3 * 4), b3_0 = __ldg(yl0 + (u64)yi3 * 6) * ym0;
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a3_0), "d"(b3_0));
+    }
+    for (; u < cnt; ++u) {
+      u32 xi0 = __shfl_sync(0xffffffffu, idx, u + 0), yi0 = __shfl_sync(0xffffffffu, idx, 16 + u + 0);
+      double a0_0 = __ldg(xl0 + (u64)xi0 * 4), b0_0 = __ldg(yl0 + (u64)yi0 * 6) * ym0;
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+    }
+  }
+  u32 c0 = 2 * t;
+  double* cb = cv + (u64)s * 6;
+  if (r < 2) { if (c0 < 3) cb[r * 3 + c0] = d0; if (c0 + 1 < 3) cb[r * 3 + c0 + 1] = d1; }
+#else
+  __trap();
+#endif
+}
+
 // row-Gustavson stage (2x2 by 2x3), one warp per chunk of 32 output slots, 4 warps per block
 extern "C" __global__ void ptap_row_gustavson_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
   __shared__ double rg_acc[4][32 * 6];
@@ -660,6 +708,54 @@ extern "C" __global__ void ptap_k_split_3x2x3t(const double* __restrict__ xv, co
     v = v + part[9 + e];
     cb[e] = v;
   }
+}
+
+// tensor-core stage (3x2 by 2x3), one warp per slot, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step
+extern "C" __global__ void ptap_mma_3x2x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  u32 lane = threadIdx.x & 31;
+  u32 w = blockIdx.x * 8 + (threadIdx.x >> 5);
+  if (w >= nslots) return;
+  u32 s = order[w];
+  u32 r = lane >> 2, t = lane & 3;
+  const double* xl0 = xv + (r < 3 && (0 + t) < 2 ? (0 + t) * 3 + r : 0);
+  const double* yl0 = yv + (r < 3 && (0 + t) < 2 ? (0 + t) * 3 + r : 0);
+  asm("" : "+l"(xl0), "+l"(yl0));
+  const double ym0 = (0 + t) < 2 ? 1.0 : 0.0;
+  double d0 = 0.0, d1 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 16) {
+    u32 cnt = q1 - q0 < 16 ? q1 - q0 : 16;
+    u32 e = lane & 15;
+    u32 idx = 0;
+    if (e < cnt) idx = lane < 16 ? rx[q0 + e] : ry[q0 + e];
+    u32 u = 0;
+    for (; u + 4 <= cnt; u += 4) {
+      u32 xi0 = __shfl_sync(0xffffffffu, idx, u + 0), yi0 = __shfl_sync(0xffffffffu, idx, 16 + u + 0);
+      double a0_0 = __ldg(xl0 + (u64)xi0 * 6), b0_0 = __ldg(yl0 + (u64)yi0 * 6) * ym0;
+      u32 xi1 = __shfl_sync(0xffffffffu, idx, u + 1), yi1 = __shfl_sync(0xffffffffu, idx, 16 + u + 1);
+      double a1_0 = __ldg(xl0 + (u64)xi1 * 6), b1_0 = __ldg(yl0 + (u64)yi1 * 6) * ym0;
+      u32 xi2 = __shfl_sync(0xffffffffu, idx, u + 2), yi2 = __shfl_sync(0xffffffffu, idx, 16 + u + 2);
+      double a2_0 = __ldg(xl0 + (u64)xi2 * 6), b2_0 = __ldg(yl0 + (u64)yi2 * 6) * ym0;
+      u32 xi3 = __shfl_sync(0xffffffffu, idx, u + 3), yi3 = __shfl_sync(0xffffffffu, idx, 16 + u + 3);
+      double a3_0 = __ldg(xl0 + (u64)xi3 * 6), b3_0 = __ldg(yl0 + (u64)yi3 * 6) * ym0;
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a3_0), "d"(b3_0));
+    }
+    for (; u < cnt; ++u) {
+      u32 xi0 = __shfl_sync(0xffffffffu, idx, u + 0), yi0 = __shfl_sync(0xffffffffu, idx, 16 + u + 0);
+      double a0_0 = __ldg(xl0 + (u64)xi0 * 6), b0_0 = __ldg(yl0 + (u64)yi0 * 6) * ym0;
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+    }
+  }
+  u32 c0 = 2 * t;
+  double* cb = cv + (u64)s * 9;
+  if (r < 3) { if (c0 < 3) cb[r * 3 + c0] = d0; if (c0 + 1 < 3) cb[r * 3 + c0 + 1] = d1; }
+#else
+  __trap();
+#endif
 }
 
 // row-Gustavson stage (3x2 by 2x3), one warp per chunk of 32 output slots, 4 warps per block
@@ -1092,6 +1188,54 @@ extern "C" __global__ void ptap_k_split_3x3x3(const double* __restrict__ xv, con
   }
 }
 
+// tensor-core stage (3x3 by 3x3), one warp per slot, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step
+extern "C" __global__ void ptap_mma_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  u32 lane = threadIdx.x & 31;
+  u32 w = blockIdx.x * 8 + (threadIdx.x >> 5);
+  if (w >= nslots) return;
+  u32 s = order[w];
+  u32 r = lane >> 2, t = lane & 3;
+  const double* xl0 = xv + (r < 3 && (0 + t) < 3 ? r * 3 + (0 + t) : 0);
+  const double* yl0 = yv + (r < 3 && (0 + t) < 3 ? (0 + t) * 3 + r : 0);
+  asm("" : "+l"(xl0), "+l"(yl0));
+  const double ym0 = (0 + t) < 3 ? 1.0 : 0.0;
+  double d0 = 0.0, d1 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 16) {
+    u32 cnt = q1 - q0 < 16 ? q1 - q0 : 16;
+    u32 e = lane & 15;
+    u32 idx = 0;
+    if (e < cnt) idx = lane < 16 ? rx[q0 + e] : ry[q0 + e];
+    u32 u = 0;
+    for (; u + 4 <= cnt; u += 4) {
+      u32 xi0 = __shfl_sync(0xffffffffu, idx, u + 0), yi0 = __shfl_sync(0xffffffffu, idx, 16 + u + 0);
+      double a0_0 = __ldg(xl0 + (u64)xi0 * 9), b0_0 = __ldg(yl0 + (u64)yi0 * 9) * ym0;
+      u32 xi1 = __shfl_sync(0xffffffffu, idx, u + 1), yi1 = __shfl_sync(0xffffffffu, idx, 16 + u + 1);
+      double a1_0 = __ldg(xl0 + (u64)xi1 * 9), b1_0 = __ldg(yl0 + (u64)yi1 * 9) * ym0;
+      u32 xi2 = __shfl_sync(0xffffffffu, idx, u + 2), yi2 = __shfl_sync(0xffffffffu, idx, 16 + u + 2);
+      double a2_0 = __ldg(xl0 + (u64)xi2 * 9), b2_0 = __ldg(yl0 + (u64)yi2 * 9) * ym0;
+      u32 xi3 = __shfl_sync(0xffffffffu, idx, u + 3), yi3 = __shfl_sync(0xffffffffu, idx, 16 + u + 3);
+      double a3_0 = __ldg(xl0 + (u64)xi3 * 9), b3_0 = __ldg(yl0 + (u64)yi3 * 9) * ym0;
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a3_0), "d"(b3_0));
+    }
+    for (; u < cnt; ++u) {
+      u32 xi0 = __shfl_sync(0xffffffffu, idx, u + 0), yi0 = __shfl_sync(0xffffffffu, idx, 16 + u + 0);
+      double a0_0 = __ldg(xl0 + (u64)xi0 * 9), b0_0 = __ldg(yl0 + (u64)yi0 * 9) * ym0;
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+    }
+  }
+  u32 c0 = 2 * t;
+  double* cb = cv + (u64)s * 9;
+  if (r < 3) { if (c0 < 3) cb[r * 3 + c0] = d0; if (c0 + 1 < 3) cb[r * 3 + c0 + 1] = d1; }
+#else
+  __trap();
+#endif
+}
+
 // row-Gustavson stage (3x3 by 3x3), one warp per chunk of 32 output slots, 4 warps per block
 extern "C" __global__ void ptap_row_gustavson_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
   __shared__ double rg_acc[4][32 * 9];
@@ -1496,6 +1640,54 @@ extern "C" __global__ void ptap_k_split_3x3x3t(const double* __restrict__ xv, co
     v = v + part[18 + e];
     cb[e] = v;
   }
+}
+
+// tensor-core stage (3x3 by 3x3), one warp per slot, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step
+extern "C" __global__ void ptap_mma_3x3x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  u32 lane = threadIdx.x & 31;
+  u32 w = blockIdx.x * 8 + (threadIdx.x >> 5);
+  if (w >= nslots) return;
+  u32 s = order[w];
+  u32 r = lane >> 2, t = lane & 3;
+  const double* xl0 = xv + (r < 3 && (0 + t) < 3 ? (0 + t) * 3 + r : 0);
+  const double* yl0 = yv + (r < 3 && (0 + t) < 3 ? (0 + t) * 3 + r : 0);
+  asm("" : "+l"(xl0), "+l"(yl0));
+  const double ym0 = (0 + t) < 3 ? 1.0 : 0.0;
+  double d0 = 0.0, d1 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 16) {
+    u32 cnt = q1 - q0 < 16 ? q1 - q0 : 16;
+    u32 e = lane & 15;
+    u32 idx = 0;
+    if (e < cnt) idx = lane < 16 ? rx[q0 + e] : ry[q0 + e];
+    u32 u = 0;
+    for (; u + 4 <= cnt; u += 4) {
+      u32 xi0 = __shfl_sync(0xffffffffu, idx, u + 0), yi0 = __shfl_sync(0xffffffffu, idx, 16 + u + 0);
+      double a0_0 = __ldg(xl0 + (u64)xi0 * 9), b0_0 = __ldg(yl0 + (u64)yi0 * 9) * ym0;
+      u32 xi1 = __shfl_sync(0xffffffffu, idx, u + 1), yi1 = __shfl_sync(0xffffffffu, idx, 16 + u + 1);
+      double a1_0 = __ldg(xl0 + (u64)xi1 * 9), b1_0 = __ldg(yl0 + (u64)yi1 * 9) * ym0;
+      u32 xi2 = __shfl_sync(0xffffffffu, idx, u + 2), yi2 = __shfl_sync(0xffffffffu, idx, 16 + u + 2);
+      double a2_0 = __ldg(xl0 + (u64)xi2 * 9), b2_0 = __ldg(yl0 + (u64)yi2 * 9) * ym0;
+      u32 xi3 = __shfl_sync(0xffffffffu, idx, u + 3), yi3 = __shfl_sync(0xffffffffu, idx, 16 + u + 3);
+      double a3_0 = __ldg(xl0 + (u64)xi3 * 9), b3_0 = __ldg(yl0 + (u64)yi3 * 9) * ym0;
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a3_0), "d"(b3_0));
+    }
+    for (; u < cnt; ++u) {
+      u32 xi0 = __shfl_sync(0xffffffffu, idx, u + 0), yi0 = __shfl_sync(0xffffffffu, idx, 16 + u + 0);
+      double a0_0 = __ldg(xl0 + (u64)xi0 * 9), b0_0 = __ldg(yl0 + (u64)yi0 * 9) * ym0;
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+    }
+  }
+  u32 c0 = 2 * t;
+  double* cb = cv + (u64)s * 9;
+  if (r < 3) { if (c0 < 3) cb[r * 3 + c0] = d0; if (c0 + 1 < 3) cb[r * 3 + c0 + 1] = d1; }
+#else
+  __trap();
+#endif
 }
 
 // row-Gustavson stage (3x3 by 3x3), one warp per chunk of 32 output slots, 4 warps per block

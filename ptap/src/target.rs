@@ -2,7 +2,7 @@
 //! the Galerkin-product variant a `variant` option names for it (one rule for
 //! every driver).
 use crate::Error;
-use ptap_cuda::{Device, DeviceOptions, DEVICE_VARIANTS};
+use ptap_cuda::{device_candidates, Device, DeviceOptions};
 use ptap_runtime::HierarchyOptions;
 use ptap_schedules::Variant;
 use std::sync::Arc;
@@ -81,7 +81,7 @@ pub fn product_options(opts: &mut HierarchyOptions, target: &Target, variant: Op
             opts.variant = None;
             if let Target::Cuda(dev) = target {
                 opts.machine = Some(dev.machine_params()?);
-                opts.candidates = DEVICE_VARIANTS.to_vec();
+                opts.candidates = device_candidates(dev);
             }
             Ok("auto".into())
         }

@@ -50,6 +50,10 @@ pub(crate) fn executor_with<K: ProductKernels>(schedule: &VariantSchedule) -> Bo
         // On the host, the k-split variant sums in V0's order (the device's
         // reassociation buys nothing on a CPU); the promise it keeps is V0 to rounding.
         VariantSchedule::KSplit(s) => Box::new(ColumnSplitExecutor::<K>::new(s.clone()).reporting(Variant::KSplit)),
+        // Likewise the tensor-core variant: its reassociation is the device's MMA unit.
+        VariantSchedule::TensorCore(s) => {
+            Box::new(ColumnSplitExecutor::<K>::new(s.clone()).reporting(Variant::TensorCore))
+        }
         VariantSchedule::RowGustavson(s) => Box::new(RowGustavsonExecutor::<K>::new(s.clone())),
         VariantSchedule::PanelTiled(s) => Box::new(PanelTiledExecutor::<K>::new(s.clone())),
         VariantSchedule::FlatStream(s) => Box::new(FlatStreamExecutor::<K>::new(s.clone())),

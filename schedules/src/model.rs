@@ -332,7 +332,7 @@ impl ModelRow {
     ///   the tile holds, so `m1 B_A + m2 B_P` go on chip. Accumulation is in
     ///   registers: no read-modify-write.
     /// * **Column split**: V2b's schedule plus the slot permutation (an index
-    ///   per slot); same touches. **Lane tiled** and **k-split** run the same
+    ///   per slot); same touches. **Lane tiled**, **k-split** and **tensor core** run the same
     ///   schedule and move the same bytes (they differ in how a device's L1
     ///   serves the touches, which this model does not count).
     /// * **Row Gustavson**: V0's streams plus a position byte per
@@ -401,7 +401,7 @@ impl ModelRow {
                 }
                 row.flops = input.v1_flops();
             }
-            Variant::SlotTiled | Variant::ColumnSplit | Variant::LaneTiled | Variant::KSplit => {
+            Variant::SlotTiled | Variant::ColumnSplit | Variant::LaneTiled | Variant::KSplit | Variant::TensorCore => {
                 row.schedule_bytes = slot_list;
                 if variant != Variant::SlotTiled {
                     row.schedule_bytes += INDEX_BYTES * (z_w + z_c);

@@ -31,7 +31,7 @@
 //! | all | `w.row_ptr` `w.col_idx` `r.row_ptr` `r.col_idx` `r.source` `c.row_ptr` `c.col_idx` |
 //! | fused, fused-rcm | `row_order` `chunks` |
 //! | slot-tiled | `{ap,rw}.ptr` `{ap,rw}.x` `{ap,rw}.y` `{ap,rw}.tiles` |
-//! | column-split, k-split, lane-tiled | slot-tiled's and `{ap,rw}.order` |
+//! | column-split, k-split, lane-tiled, tensor-core | slot-tiled's and `{ap,rw}.order` |
 //! | flat-stream | `{ap,rw}.{x,y,slot,tile_rows,tile_records}` |
 //! | outer-product | `{pass1,pass2}.{x,y,slot,tile_rows,tile_records}` |
 //! | panel-tiled | `tile_rows` `halo_ptr` `halo` `panel_offset` `r_panel_row` `groups` |
@@ -113,7 +113,7 @@ impl VariantSchedule {
                 push_runs(&mut arrays, "ap", &s.ap, &s.ap_tiles);
                 push_runs(&mut arrays, "rw", &s.rw, &s.rw_tiles);
             }
-            Self::ColumnSplit(s) | Self::LaneTiled(s) | Self::KSplit(s) => {
+            Self::ColumnSplit(s) | Self::LaneTiled(s) | Self::KSplit(s) | Self::TensorCore(s) => {
                 push_runs(&mut arrays, "ap", &s.tiled.ap, &s.tiled.ap_tiles);
                 push_runs(&mut arrays, "rw", &s.tiled.rw, &s.tiled.rw_tiles);
                 arrays.push(NamedArray::u32("ap.order", s.ap_order.to_vec()));
@@ -197,7 +197,7 @@ impl VariantSchedule {
             Variant::SlotTiled => Self::SlotTiled(Arc::new(l.slot_tiled()?)),
             // Segments are re-inspected from the validated patterns (one pass, no stored arrays to forge).
             Variant::RowGustavson => Self::RowGustavson(Arc::new(RowGustavsonSchedule::inspect(base))),
-            Variant::ColumnSplit | Variant::LaneTiled | Variant::KSplit => {
+            Variant::ColumnSplit | Variant::LaneTiled | Variant::KSplit | Variant::TensorCore => {
                 let tiled = l.slot_tiled()?;
                 let window = l.size("window")? as usize;
                 if window == 0 {
@@ -216,6 +216,7 @@ impl VariantSchedule {
                 match variant {
                     Variant::LaneTiled => Self::LaneTiled(s),
                     Variant::KSplit => Self::KSplit(s),
+                    Variant::TensorCore => Self::TensorCore(s),
                     _ => Self::ColumnSplit(s),
                 }
             }

@@ -39,10 +39,14 @@ pub enum Variant {
     /// sums one `k` of every contribution and the `K` partials are added at the
     /// end. Deterministic, not bitwise V0 (equal to rounding).
     KSplit,
+    /// Column split's schedule executed by FP64 tensor-core MMA on the device
+    /// (one warp per slot, the blocks as `8 x 8 x 4` fragments). Deterministic,
+    /// not bitwise V0 (the unit sums four products at once; equal to rounding).
+    TensorCore,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 11] = [
+    pub const ALL: [Variant; 12] = [
         Variant::TwoPass,
         Variant::FusedRowWise,
         Variant::FusedReordered,
@@ -54,6 +58,7 @@ impl Variant {
         Variant::RowGustavson,
         Variant::LaneTiled,
         Variant::KSplit,
+        Variant::TensorCore,
     ];
 
     /// The paper's label.
@@ -70,6 +75,7 @@ impl Variant {
             Variant::RowGustavson => "gustavson",
             Variant::LaneTiled => "lanetile",
             Variant::KSplit => "ksplit",
+            Variant::TensorCore => "dmma",
         }
     }
 
@@ -87,6 +93,7 @@ impl Variant {
             Variant::RowGustavson => "row-gustavson",
             Variant::LaneTiled => "lane-tiled",
             Variant::KSplit => "k-split",
+            Variant::TensorCore => "tensor-core",
         }
     }
 

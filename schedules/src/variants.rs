@@ -586,6 +586,8 @@ pub enum VariantSchedule {
     LaneTiled(Arc<ColumnSplitSchedule>),
     /// Column split's schedule, executed k-split on the device.
     KSplit(Arc<ColumnSplitSchedule>),
+    /// Column split's schedule, executed with tensor-core MMA on the device.
+    TensorCore(Arc<ColumnSplitSchedule>),
 }
 
 /// Staged `W` panel budget of V2c, in bytes (about one core's L2).
@@ -617,6 +619,7 @@ impl VariantSchedule {
             V::RowGustavson => Self::RowGustavson(Arc::new(RowGustavsonSchedule::inspect(base))),
             V::LaneTiled => Self::LaneTiled(Arc::new(ColumnSplitSchedule::inspect(base, COLUMN_SPLIT_WINDOW))),
             V::KSplit => Self::KSplit(Arc::new(ColumnSplitSchedule::inspect(base, COLUMN_SPLIT_WINDOW))),
+            V::TensorCore => Self::TensorCore(Arc::new(ColumnSplitSchedule::inspect(base, COLUMN_SPLIT_WINDOW))),
         }
     }
 
@@ -634,6 +637,7 @@ impl VariantSchedule {
             Self::RowGustavson(_) => V::RowGustavson,
             Self::LaneTiled(_) => V::LaneTiled,
             Self::KSplit(_) => V::KSplit,
+            Self::TensorCore(_) => V::TensorCore,
         }
     }
 
@@ -646,7 +650,7 @@ impl VariantSchedule {
             Self::PanelTiled(s) => &s.base,
             Self::FlatStream(s) => &s.base,
             Self::OuterProduct(s) => &s.base,
-            Self::ColumnSplit(s) | Self::LaneTiled(s) | Self::KSplit(s) => &s.tiled.base,
+            Self::ColumnSplit(s) | Self::LaneTiled(s) | Self::KSplit(s) | Self::TensorCore(s) => &s.tiled.base,
             Self::RowGustavson(s) => &s.base,
         }
     }

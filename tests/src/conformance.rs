@@ -202,7 +202,8 @@ impl Conforming for Cuda {
             Op::Elementwise => Exactness::promised(as_written, SUMS),
             Op::Reduction | Op::RowSums | Op::BlockInverse => Exactness::Within(SUMS),
             // The outer-product scatter sums in atomic order, the k-split adds
-            // per-k partials: neither promises V0's bits.
+            // per-k partials, the tensor core sums an MMA's four products in
+            // its unit: none promises V0's bits.
             Op::Product(v) => Exactness::promised(as_written && v.bitwise_v0(), SUMS),
             Op::CoarseSolve => Exactness::Within(COARSE),
             // The merge-path SpMV sums rows in another order than the CPU's.

@@ -13,6 +13,7 @@
 //! * [`gpu_solve`]: the device solve's part of those (Jacobi, coarse Cholesky);
 //! * [`gpu_lane`]: the product stages that replay column split's schedule with
 //!   another split of a slot over lanes (lane tiled, k-split);
+//! * [`gpu_mma`]: the product stage that replays it with FP64 tensor-core MMA;
 //! * [`launcher`]: a typed Rust launcher per CUDA entry point ([`KernelEntry`]).
 
 pub mod entry;
@@ -20,6 +21,7 @@ pub mod gpu;
 pub mod gpu_base;
 pub mod gpu_cg;
 pub mod gpu_lane;
+pub mod gpu_mma;
 pub mod gpu_solve;
 pub mod gpu_spmv;
 pub mod launcher;

@@ -1,0 +1,256 @@
+//! The tensor-core product stage: column split's schedule (slot runs visited
+//! in the run-length order of their window) executed with FP64 MMA
+//! (`mma.sync.aligned.m8n8k4.f64`, sm_80 and later).
+//!
+//! One warp owns one output slot; its `M x N` block is the top-left corner of
+//! the `8 x 8` accumulator fragment (lane `l` holds rows `l / 4`, columns
+//! `2 (l % 4)` and `2 (l % 4) + 1`). Per contribution the warp loads the `x`
+//! block as the `8 x 4` `A` fragment (lane `l`: row `l / 4`, inner index
+//! `l % 4`) and the `y` block as the `4 x 8` `B` fragment (lane `l`: inner
+//! index `l % 4`, column `l / 4`), one double per lane and fragment
+//! (positions outside the block add nothing, see [`mma_predicated`]), and
+//! issues `ceil(K / 4)` MMAs. Each fragment load is a
+//! single warp request over one block, so a contribution costs about as many
+//! L1 wavefronts as its blocks touch cache lines (column split: one request
+//! per row of `y` across five blocks, plus the shared-memory staging of `x`).
+//! The block indices come 16 contributions at a time (lanes 0-15 read `rx`,
+//! 16-31 read `ry`, one request) and are broadcast by shuffles.
+//!
+//! Order: every contribution's products are added into the accumulator in
+//! the run's order, one MMA after the other, but how the unit rounds the four
+//! products of one inner step is not specified to be V0's one rounding per
+//! product, so the promise is V0 to rounding; the same inputs give the same
+//! bytes. (Measured on the H200: the same difference from the CPU two-pass,
+//! to all digits, as FMA-contracted column split.)
+//!
+//! Why (H200, k = 16, `benches/results/h200-2026-11-22-products-ledger.md`,
+//! step 3): column split is bound by the L1 LSU data-pipe wavefronts (10-25
+//! per contribution); the fragment loads cut that to 6-17, and the MMA unit
+//! has twice the FMA pipe's FP64 rate. Measured faster than column split on
+//! every level (pf 0.03: 8.56 / 1.102 / 0.213 ms against 9.30 / 1.435 /
+//! 0.377); the fine `A P` stage, at about 22 instructions per contribution,
+//! is bound by issue and latency rather than the L1.
+use crate::entry::{param as p, KernelEntry, ParamTy};
+use crate::gpu_base::Stage;
+use std::fmt::Write;
+
+/// Warps (slots) per block of the tensor-core stage.
+pub const MMA_WARPS: usize = 8;
+/// Contributions whose indices one warp fetches at once (lanes 0-15: `x`, 16-31: `y`).
+const MMA_INDEX_CHUNK: usize = 16;
+
+/// Whether the tensor-core stage exists for `st`: the output block must fit
+/// the `8 x 8` accumulator.
+pub fn mma_fits(st: Stage) -> bool {
+    st.m <= 8 && st.n <= 8 && st.k >= 1
+}
+
+/// Contributions loaded per step of the tensor-core stage of `st` (loads in
+/// flight per lane: `unroll * ceil(K / 4) * 2` doubles).
+pub fn mma_unroll(st: Stage) -> usize {
+    if st.k <= 4 {
+        4
+    } else {
+        2
+    }
+}
+
+/// Whether the fragment loads of `st` are predicated (lanes outside the
+/// blocks issue none) rather than issued by every lane with the `K` padding
+/// multiplied by 0. Predicated loads cost fewer L1 wavefronts (a 3-row `A`
+/// fragment stays in one half-warp) but about 5 more instructions per
+/// contribution (the compiler loads into temporaries and moves them). On the
+/// H200 at k = 16 (ledger step 3) they won where the L1 pipe binds and a
+/// contribution has two MMAs to spread them over (6x6x6: 0.879 against 0.935
+/// ms, 6x6x6t: 0.465 against 0.513; levels 1 / 2 1.104 / 0.207 ms against
+/// 1.202 / 0.236) and lost on the fine stages (3x3x6, 6x3x6t: level 0 8.84
+/// against 8.56 ms).
+pub fn mma_predicated(st: Stage) -> bool {
+    st.k > 4
+}
+
+pub fn mma_name(st: Stage) -> String {
+    format!("ptap_mma_{}", st.tag())
+}
+
+/// Threads and slots of one tensor-core block.
+pub fn mma_launch() -> (u32, u32) {
+    ((MMA_WARPS * 32) as u32, MMA_WARPS as u32)
+}
+
+/// The tensor-core stage `C = X Y` of `st` (see the module documentation);
+/// `st` must satisfy [`mma_fits`].
+pub(crate) fn mma_stage(out: &mut String, st: Stage) -> KernelEntry {
+    use ParamTy::*;
+    assert!(mma_fits(st), "the tensor-core stage needs M, N <= 8");
+    let (m, k, n) = (st.m, st.k, st.n);
+    let (mk, kn, mn) = (m * k, k * n, m * n);
+    let steps = k.div_ceil(4);
+    let unroll = mma_unroll(st);
+    let ch = MMA_INDEX_CHUNK;
+    let e = KernelEntry {
+        name: mma_name(st),
+        params: vec![
+            p("xv", PtrF64),
+            p("yv", PtrF64),
+            p("ptr", PtrU32),
+            p("rx", PtrU32),
+            p("ry", PtrU32),
+            p("order", PtrU32),
+            p("cv", PtrMutF64),
+            p("nslots", U32),
+        ],
+        doc: format!(
+            "tensor-core stage ({m}x{k} by {k}x{n}), one warp per slot, {steps} FP64 m8n8k4 MMA per contribution, \
+             {unroll} contributions per step"
+        ),
+    };
+    e.write_signature(out, " {");
+    writeln!(
+        out,
+        "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n  \
+         u32 lane = threadIdx.x & 31;\n  u32 w = blockIdx.x * {MMA_WARPS} + (threadIdx.x >> 5);\n  \
+         if (w >= nslots) return;\n  u32 s = order[w];\n  u32 r = lane >> 2, t = lane & 3;"
+    )
+    .unwrap();
+    // Per inner step h (inner index 4h + t): the lane's element of the `x` and
+    // `y` blocks. Two ways to keep fragment positions outside the blocks out
+    // of the sums ([`mma_predicated`]): lanes outside never load and keep 0,
+    // or every lane loads (offset 0 outside the block: a finite value of the
+    // same block, in a cache line the warp reads anyway), rows past M and
+    // columns past N only reach accumulator entries that are never stored,
+    // and an inner index past K is multiplied by 0. The empty asm keeps the
+    // lane's base pointers opaque, so that each load's address is one wide
+    // multiply-add of the block index onto them.
+    let predicated = mma_predicated(st);
+    for h in 0..steps {
+        let kk = format!("({} + t)", 4 * h);
+        let aoff = if st.xt {
+            format!("{kk} * {m} + r")
+        } else {
+            format!("r * {k} + {kk}")
+        };
+        if predicated {
+            writeln!(
+                out,
+                "  const bool av{h} = r < {m} && {kk} < {k}, bv{h} = r < {n} && {kk} < {k};\n  \
+                 const double* xl{h} = xv + (av{h} ? {aoff} : 0);\n  \
+                 const double* yl{h} = yv + (bv{h} ? {kk} * {n} + r : 0);\n  \
+                 asm(\"\" : \"+l\"(xl{h}), \"+l\"(yl{h}));"
+            )
+            .unwrap();
+        } else {
+            writeln!(
+                out,
+                "  const double* xl{h} = xv + (r < {m} && {kk} < {k} ? {aoff} : 0);\n  \
+                 const double* yl{h} = yv + (r < {n} && {kk} < {k} ? {kk} * {n} + r : 0);\n  \
+                 asm(\"\" : \"+l\"(xl{h}), \"+l\"(yl{h}));"
+            )
+            .unwrap();
+            if 4 * h + 4 > k {
+                writeln!(out, "  const double ym{h} = {kk} < {k} ? 1.0 : 0.0;").unwrap();
+            }
+        }
+    }
+    writeln!(
+        out,
+        "  double d0 = 0.0, d1 = 0.0;\n  u32 q1 = ptr[s + 1];\n  \
+         for (u32 q0 = ptr[s]; q0 < q1; q0 += {ch}) {{\n    \
+         u32 cnt = q1 - q0 < {ch} ? q1 - q0 : {ch};\n    u32 e = lane & {cm};\n    \
+         u32 idx = 0;\n    if (e < cnt) idx = lane < {ch} ? rx[q0 + e] : ry[q0 + e];\n    u32 u = 0;",
+        cm = ch - 1
+    )
+    .unwrap();
+    // Whole steps of `unroll` contributions (every load before any MMA), then one at a time.
+    for (loop_head, count) in [
+        (format!("for (; u + {unroll} <= cnt; u += {unroll})"), unroll),
+        ("for (; u < cnt; ++u)".to_string(), 1),
+    ] {
+        writeln!(out, "    {loop_head} {{").unwrap();
+        for c in 0..count {
+            writeln!(
+                out,
+                "      u32 xi{c} = __shfl_sync(0xffffffffu, idx, u + {c}), yi{c} = __shfl_sync(0xffffffffu, idx, {ch} + u + {c});"
+            )
+            .unwrap();
+            for h in 0..steps {
+                if predicated {
+                    writeln!(
+                        out,
+                        "      double a{c}_{h} = 0.0, b{c}_{h} = 0.0;\n      \
+                         if (av{h}) a{c}_{h} = __ldg(xl{h} + (u64)xi{c} * {mk});\n      \
+                         if (bv{h}) b{c}_{h} = __ldg(yl{h} + (u64)yi{c} * {kn});"
+                    )
+                    .unwrap();
+                    continue;
+                }
+                let mask = if 4 * h + 4 > k {
+                    format!(" * ym{h}")
+                } else {
+                    String::new()
+                };
+                writeln!(
+                    out,
+                    "      double a{c}_{h} = __ldg(xl{h} + (u64)xi{c} * {mk}), b{c}_{h} = __ldg(yl{h} + (u64)yi{c} * {kn}){mask};"
+                )
+                .unwrap();
+            }
+        }
+        for c in 0..count {
+            for h in 0..steps {
+                writeln!(
+                    out,
+                    "      asm volatile(\"mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {{%0, %1}}, {{%2}}, {{%3}}, {{%0, %1}};\" \
+                     : \"+d\"(d0), \"+d\"(d1) : \"d\"(a{c}_{h}), \"d\"(b{c}_{h}));"
+                )
+                .unwrap();
+            }
+        }
+        writeln!(out, "    }}").unwrap();
+    }
+    writeln!(out, "  }}\n  u32 c0 = 2 * t;\n  double* cb = cv + (u64)s * {mn};").unwrap();
+    if n % 2 == 0 {
+        writeln!(
+            out,
+            "  if (r < {m} && c0 < {n}) *(double2*)(cb + r * {n} + c0) = make_double2(d0, d1);"
+        )
+        .unwrap();
+    } else {
+        writeln!(
+            out,
+            "  if (r < {m}) {{ if (c0 < {n}) cb[r * {n} + c0] = d0; if (c0 + 1 < {n}) cb[r * {n} + c0 + 1] = d1; }}"
+        )
+        .unwrap();
+    }
+    writeln!(out, "#else\n  __trap();\n#endif\n}}\n").unwrap();
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shape::ShapeSet;
+
+    #[test]
+    fn fragments_cover_the_block_and_guard_the_architecture() {
+        let s = ShapeSet { bf: 3, bc: 6 };
+        let mut src = String::new();
+        let st = Stage::ptw(s);
+        let e = mma_stage(&mut src, st);
+        assert_eq!(e.name, "ptap_mma_6x3x6t");
+        // One inner step for K = 3, transposed x: x(i,k) at k*M + i.
+        assert!(src.contains("xv + (r < 6 && (0 + t) < 3 ? (0 + t) * 6 + r : 0)"));
+        assert!(src.contains("ym0 = (0 + t) < 3 ? 1.0 : 0.0") && !src.contains("xl1"));
+        assert!(src.contains("__CUDA_ARCH__ >= 800") && src.contains("__trap()"));
+        // The unrolled step and the one-at-a-time remainder.
+        assert_eq!(src.matches("mma.sync.aligned.m8n8k4").count(), mma_unroll(st) + 1);
+        // Two inner steps for 6x6x6; the second covers k = 4, 5.
+        let mut src = String::new();
+        mma_stage(&mut src, Stage::ap(ShapeSet { bf: 6, bc: 6 }));
+        assert!(src.contains("bv1 = r < 6 && (4 + t) < 6") && src.contains("yv + (bv1 ? (4 + t) * 6 + r : 0)"));
+        assert!(src.contains("if (av1) a0_1 = __ldg(xl1") && !src.contains("const double ym"));
+        assert_eq!(src.matches("mma.sync.aligned.m8n8k4").count(), 2 * (2 + 1));
+        assert!(!mma_fits(Stage::ap(ShapeSet { bf: 4, bc: 10 })));
+        assert_eq!(src.matches('{').count(), src.matches('}').count());
+    }
+}
