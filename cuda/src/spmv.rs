@@ -15,6 +15,8 @@ pub struct DeviceSpmv {
     kernel: Arc<Kernel>,
     /// `r = b - A x` (square blocks only).
     residual: Option<Arc<Kernel>>,
+    /// `y = A x` and `r = b - A x` reading `f32` values (square blocks only).
+    f32: Option<(Arc<Kernel>, Arc<Kernel>)>,
     /// Fill and copy, for rows that store no block.
     fill: Arc<Kernel>,
     copy: Arc<Kernel>,
@@ -44,9 +46,16 @@ const SMALL_WARPS_PER_SM: usize = 4;
 impl DeviceSpmv {
     /// The plan for `a`, with the SpMV of the registered set that serves `a`'s blocks.
     pub fn new(dev: &Device, kernels: &KernelRegistry, a: &DeviceBlockCsr) -> Result<Self, CudaError> {
+
         let set = crate::kernels::block(dev, kernels, a.br, a.bc)?;
         let kernel = set[&gpu::spmv_name(a.br, a.bc)].clone();
         let residual = (a.br == a.bc).then(|| set[&gpu_spmv::residual_name(a.br)].clone());
+        let f32 = (a.br == a.bc).then(|| {
+            (
+                set[&gpu_spmv::spmv_f32_name(a.br)].clone(),
+                set[&gpu_spmv::residual_f32_name(a.br)].clone(),
+            )
+        });
         let common = crate::kernels::common(dev)?;
         // About two resident waves of warps on the whole device.
         let target_warps = dev.sm_count() as usize * 64 * 2;
@@ -60,6 +69,7 @@ impl DeviceSpmv {
         Ok(Self {
             kernel,
             residual,
+            f32,
             fill: common[gs::FILL].clone(),
             copy: common[vector::COPY].clone(),
             per_warp: per_warp as u32,
@@ -92,6 +102,41 @@ impl DeviceSpmv {
         x: &CudaSlice<f64>,
         y: &CudaSlice<f64>,
     ) -> Result<(), CudaError> {
+        self.apply_with(dev, a, &self.kernel, Arg::F64(&a.values), x, y)
+    }
+
+    /// `y = A x` with `A`'s values read from `values32` (`a`'s values
+    /// rounded to `f32`, square blocks): the sums of [`Self::apply`] on the
+    /// rounded values.
+    pub fn apply_f32(
+        &self,
+        dev: &Device,
+        a: &DeviceBlockCsr,
+        values32: &CudaSlice<f32>,
+        x: &CudaSlice<f64>,
+        y: &CudaSlice<f64>,
+    ) -> Result<(), CudaError> {
+        let (k, _) = self.f32_kernels(a)?;
+        self.apply_with(dev, a, k, Arg::F32(values32), x, y)
+    }
+
+    fn f32_kernels(&self, a: &DeviceBlockCsr) -> Result<&(Arc<Kernel>, Arc<Kernel>), CudaError> {
+        self.f32.as_ref().ok_or_else(|| CudaError::UnsupportedShape {
+            what: format!("an f32 SpMV of {}x{} blocks", a.br, a.bc),
+            limit: "the f32 smoother operators need square blocks".into(),
+            fix: "use smoother precision f64".into(),
+        })
+    }
+
+    fn apply_with(
+        &self,
+        dev: &Device,
+        a: &DeviceBlockCsr,
+        kernel: &Kernel,
+        values: Arg<'_>,
+        x: &CudaSlice<f64>,
+        y: &CudaSlice<f64>,
+    ) -> Result<(), CudaError> {
         debug_assert!(x.len() >= a.scalar_cols() && y.len() >= a.scalar_rows());
         let n = a.scalar_rows() as u64;
         if a.has_empty_rows {
@@ -102,10 +147,10 @@ impl DeviceSpmv {
             )?;
         }
         dev.launch(
-            &self.kernel,
+            kernel,
             self.config(),
             &[
-                Arg::F64(&a.values),
+                values,
                 Arg::U32s(&a.col_idx),
                 Arg::U32s(&a.block_row),
                 Arg::F64(x),
@@ -134,6 +179,35 @@ impl DeviceSpmv {
                 fix: "use the SpMV and a vector update".into(),
             });
         };
+        self.residual_with(dev, a, k, Arg::F64(&a.values), x, b, r)
+    }
+
+    /// [`Self::residual`] with `A`'s values read from `values32` (`a`'s
+    /// values rounded to `f32`).
+    pub fn residual_f32(
+        &self,
+        dev: &Device,
+        a: &DeviceBlockCsr,
+        values32: &CudaSlice<f32>,
+        x: &CudaSlice<f64>,
+        b: &CudaSlice<f64>,
+        r: &CudaSlice<f64>,
+    ) -> Result<(), CudaError> {
+        let (_, k) = self.f32_kernels(a)?;
+        self.residual_with(dev, a, k, Arg::F32(values32), x, b, r)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn residual_with(
+        &self,
+        dev: &Device,
+        a: &DeviceBlockCsr,
+        k: &Kernel,
+        values: Arg<'_>,
+        x: &CudaSlice<f64>,
+        b: &CudaSlice<f64>,
+        r: &CudaSlice<f64>,
+    ) -> Result<(), CudaError> {
         let n = a.scalar_rows() as u64;
         if a.has_empty_rows {
             let cfg = LaunchConfig {
@@ -147,7 +221,7 @@ impl DeviceSpmv {
             k,
             self.config(),
             &[
-                Arg::F64(&a.values),
+                values,
                 Arg::U32s(&a.col_idx),
                 Arg::U32s(&a.block_row),
                 Arg::F64(x),
@@ -164,6 +238,12 @@ impl DeviceSpmv {
     /// Bytes one apply moves at least: values, block columns and block rows
     /// once, `x` once, `y` written once.
     pub fn stream_bytes(a: &DeviceBlockCsr) -> f64 {
-        (a.nnzb * (a.br * a.bc * 8 + 8) + a.scalar_cols() * 8 + a.scalar_rows() * 8) as f64
+        Self::stream_bytes_of(a, 8)
+    }
+
+    /// [`Self::stream_bytes`] with values of `value_bytes` bytes (4: the
+    /// `f32` smoother operators).
+    pub fn stream_bytes_of(a: &DeviceBlockCsr, value_bytes: usize) -> f64 {
+        (a.nnzb * (a.br * a.bc * value_bytes + 8) + a.scalar_cols() * 8 + a.scalar_rows() * 8) as f64
     }
 }

@@ -67,7 +67,8 @@ pub use backend::Backend;
 pub use cpu::Cpu;
 pub use executor::TwoPassExecutor;
 pub use hierarchy::{
-    Hierarchy, HierarchyOptions, LevelParts, LevelSummary, MeshLevelTimings, MeshSetup, SetupTimings, UploadTimings,
+    Hierarchy, HierarchyOptions, LevelParts, LevelSummary, MeshLevelTimings, MeshSetup, SetupTimings,
+    SmootherPrecision, UploadTimings,
 };
 pub use registry::executor_for;
 pub use registry::KernelRegistry;

@@ -26,12 +26,51 @@ pub fn residual_name(b: usize) -> String {
     format!("ptap_residual_merge_{b}x{b}")
 }
 
+/// The SpMV of `b x b` blocks whose values are stored as `f32` (the
+/// mixed-precision smoother): each value is widened to `f64` (exactly) where
+/// it is used, `x`, `y` and every sum stay `f64`.
+pub fn spmv_f32_name(b: usize) -> String {
+    format!("ptap_spmv_merge_f32_{b}x{b}")
+}
+
+/// The fused residual `r = b - A x` of `b x b` blocks stored as `f32`.
+pub fn residual_f32_name(b: usize) -> String {
+    format!("ptap_residual_merge_f32_{b}x{b}")
+}
+
+/// The storage type of a matrix's values the SpMV reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Values {
+    F64,
+    /// `f32`, widened to `f64` where used: the same sums as the `f64` kernel
+    /// on the values rounded to `f32`.
+    F32,
+}
+
 /// `y = A x` (`residual`: `y = b - A x`) for `br x bc` blocks.
 pub(crate) fn spmv(src: &mut String, br: usize, bc: usize, residual: bool) -> KernelEntry {
+    spmv_of(src, br, bc, residual, Values::F64)
+}
+
+/// [`spmv`] reading values of type `vals`: `f64` values move as `double2`
+/// (16 bytes, 2 values), `f32` values as `float4` (16 bytes, 4 values).
+pub(crate) fn spmv_of(src: &mut String, br: usize, bc: usize, residual: bool, vals: Values) -> KernelEntry {
     use ParamTy::*;
     let bl = br * bc;
     let (warps, staged) = (spmv_warps(br, bc), spmv_staged(br, bc));
-    let mut params = vec![p("av", PtrF64), p("ci", PtrU32), p("brow", PtrU32), p("x", PtrF64)];
+    let f32v = vals == Values::F32;
+    // Values per 16-byte word, its C type, the scalar's.
+    let (per, word, scalar) = if f32v {
+        (4, "float4", "float")
+    } else {
+        (2, "double2", "double")
+    };
+    let mut params = vec![
+        p("av", if f32v { PtrF32 } else { PtrF64 }),
+        p("ci", PtrU32),
+        p("brow", PtrU32),
+        p("x", PtrF64),
+    ];
     if residual {
         params.push(p("bv", PtrF64));
     }
@@ -43,13 +82,23 @@ pub(crate) fn spmv(src: &mut String, br: usize, bc: usize, residual: bool) -> Ke
         p("per_warp", U32),
     ]);
     let e = KernelEntry {
-        name: if residual { residual_name(br) } else { spmv_name(br, bc) },
+        name: match (residual, f32v) {
+            (true, false) => residual_name(br),
+            (false, false) => spmv_name(br, bc),
+            (true, true) => residual_f32_name(br),
+            (false, true) => spmv_f32_name(br),
+        },
         params,
         doc: format!(
-            "merge-path block SpMV {}, {br}x{bc} blocks, {warps} warps per block, the next 32 blocks loaded \
+            "merge-path block SpMV {}, {br}x{bc} blocks{}, {warps} warps per block, the next 32 blocks loaded \
              while the current ones are multiplied{}; rows crossing a warp range meet in carry[boundary] \
              (tail + head, stored by the second warp to take the boundary's ticket)",
             if residual { "y = b - A x" } else { "y = A x" },
+            if f32v {
+                " (values stored as f32, widened to f64; x, y and the sums f64)"
+            } else {
+                ""
+            },
             if staged {
                 ""
             } else {
@@ -58,14 +107,14 @@ pub(crate) fn spmv(src: &mut String, br: usize, bc: usize, residual: bool) -> Ke
         ),
     };
     e.write_signature(src, " {");
-    // The prefetch registers: whole double2s of 32 blocks spread over the lanes.
-    let half = (32 * bl).div_ceil(2);
+    // The prefetch registers: whole 16-byte words of 32 blocks spread over the lanes.
+    let half = (32 * bl).div_ceil(per);
     let q = half.div_ceil(32);
     // Blocks of more than 36 scalars stage straight from memory: their
     // prefetch would take more registers than it saves latency.
     let prefetch = staged && q <= PREFETCH_MAX;
     if staged {
-        writeln!(src, "  __shared__ double2 stage2[{warps}][{half}];").unwrap();
+        writeln!(src, "  __shared__ {word} stage2[{warps}][{half}];").unwrap();
     }
     writeln!(
         src,
@@ -78,13 +127,18 @@ pub(crate) fn spmv(src: &mut String, br: usize, bc: usize, residual: bool) -> Ke
     )
     .unwrap();
     if staged {
-        writeln!(src, "  double* stage = (double*)stage2[wl];").unwrap();
+        writeln!(src, "  {scalar}* stage = ({scalar}*)stage2[wl];").unwrap();
     }
     if prefetch {
         for i in 0..q {
-            writeln!(src, "  double2 pf{i};").unwrap();
+            writeln!(src, "  {word} pf{i};").unwrap();
         }
-        writeln!(src, "  double pf_odd = 0.0;").unwrap();
+        if f32v {
+            // Up to 3 values past the last whole word, one per lane.
+            writeln!(src, "  float pf_odd = 0.0f;").unwrap();
+        } else {
+            writeln!(src, "  double pf_odd = 0.0;").unwrap();
+        }
     }
     for r in 0..br {
         writeln!(src, "  double k{r} = 0.0;").unwrap();
@@ -95,22 +149,30 @@ pub(crate) fn spmv(src: &mut String, br: usize, bc: usize, residual: bool) -> Ke
         if prefetch {
             writeln!(
                 src,
-                "{indent}  u32 nd = {n} * {bl};\n{indent}  const double2* src2 = (const double2*)(av + {at} * {bl});"
+                "{indent}  u32 nd = {n} * {bl};\n{indent}  const {word}* src2 = (const {word}*)(av + {at} * {bl});"
             )
             .unwrap();
             for i in 0..q {
                 writeln!(
                     src,
-                    "{indent}  if (lane + {o} < nd / 2) pf{i} = src2[lane + {o}];",
+                    "{indent}  if (lane + {o} < nd / {per}) pf{i} = src2[lane + {o}];",
                     o = 32 * i
                 )
                 .unwrap();
             }
-            writeln!(
-                src,
-                "{indent}  if ((nd & 1) && lane == 0) pf_odd = av[{at} * {bl} + nd - 1];"
-            )
-            .unwrap();
+            if f32v {
+                writeln!(
+                    src,
+                    "{indent}  if (lane < (nd & 3u)) pf_odd = av[{at} * {bl} + (nd & ~3u) + lane];"
+                )
+                .unwrap();
+            } else {
+                writeln!(
+                    src,
+                    "{indent}  if ((nd & 1) && lane == 0) pf_odd = av[{at} * {bl} + nd - 1];"
+                )
+                .unwrap();
+            }
         }
         writeln!(
             src,
@@ -129,7 +191,15 @@ pub(crate) fn spmv(src: &mut String, br: usize, bc: usize, residual: bool) -> Ke
         "  for (u64 base = b0; base < b1; base += 32) {{\n    u32 cnt = pcnt;\n    u32 col = pci, row = prow;"
     )
     .unwrap();
-    if staged && !prefetch {
+    if staged && !prefetch && f32v {
+        writeln!(
+            src,
+            "    {{\n      u32 nd = cnt * {bl};\n      const float4* src2 = (const float4*)(av + base * {bl});\n      \
+             for (u32 h = lane; h < nd / 4; h += 32) stage2[wl][h] = src2[h];\n      \
+             if (lane < (nd & 3u)) stage[(nd & ~3u) + lane] = av[base * {bl} + (nd & ~3u) + lane];\n    }}\n    __syncwarp();"
+        )
+        .unwrap();
+    } else if staged && !prefetch {
         writeln!(
             src,
             "    {{\n      u32 nd = cnt * {bl};\n      const double2* src2 = (const double2*)(av + base * {bl});\n      \
@@ -143,16 +213,24 @@ pub(crate) fn spmv(src: &mut String, br: usize, bc: usize, residual: bool) -> Ke
         for i in 0..q {
             writeln!(
                 src,
-                "      if (lane + {o} < nd / 2) stage2[wl][lane + {o}] = pf{i};",
+                "      if (lane + {o} < nd / {per}) stage2[wl][lane + {o}] = pf{i};",
                 o = 32 * i
             )
             .unwrap();
         }
-        writeln!(
-            src,
-            "      if ((nd & 1) && lane == 0) stage[nd - 1] = pf_odd;\n    }}\n    __syncwarp();"
-        )
-        .unwrap();
+        if f32v {
+            writeln!(
+                src,
+                "      if (lane < (nd & 3u)) stage[(nd & ~3u) + lane] = pf_odd;\n    }}\n    __syncwarp();"
+            )
+            .unwrap();
+        } else {
+            writeln!(
+                src,
+                "      if ((nd & 1) && lane == 0) stage[nd - 1] = pf_odd;\n    }}\n    __syncwarp();"
+            )
+            .unwrap();
+        }
     }
     writeln!(
         src,
@@ -166,7 +244,7 @@ pub(crate) fn spmv(src: &mut String, br: usize, bc: usize, residual: bool) -> Ke
     }
     writeln!(
         src,
-        "    if (valid) {{\n      const double* a = {};",
+        "    if (valid) {{\n      const {scalar}* a = {};",
         if staged {
             format!("stage + lane * {bl}")
         } else {
@@ -178,7 +256,15 @@ pub(crate) fn spmv(src: &mut String, br: usize, bc: usize, residual: bool) -> Ke
         writeln!(src, "      double x{c} = x[(u64)col * {bc} + {c}];").unwrap();
     }
     for r in 0..br {
-        let terms: Vec<String> = (0..bc).map(|c| format!("a[{}] * x{c}", r * bc + c)).collect();
+        let terms: Vec<String> = (0..bc)
+            .map(|c| {
+                if f32v {
+                    format!("(double)a[{}] * x{c}", r * bc + c)
+                } else {
+                    format!("a[{}] * x{c}", r * bc + c)
+                }
+            })
+            .collect();
         // Left-to-right sum over the block's columns, as the CPU's gemv_acc.
         writeln!(src, "      v{r} = {};", terms.join(" + ")).unwrap();
     }
@@ -291,5 +377,41 @@ mod tests {
         assert!(e.params.iter().any(|q| q.name == "bv"));
         assert!(src.contains("yr[2] = 1.0 * br_[2] - 1.0 * (t2 + h2);"));
         assert_eq!(src.matches('{').count(), src.matches('}').count());
+    }
+
+    #[test]
+    fn the_f32_kernels_widen_each_value_and_keep_the_f64_kernels_text() {
+        // The f64 kernel is what it was: no f32 spelling leaks into it.
+        let mut f64_src = String::new();
+        spmv(&mut f64_src, 3, 3, true);
+        assert!(!f64_src.contains("float"));
+        for (b, residual) in [
+            (3, false),
+            (3, true),
+            (6, false),
+            (6, true),
+            (1, true),
+            (10, false),
+            (16, true),
+        ] {
+            let mut src = String::new();
+            let e = spmv_of(&mut src, b, b, residual, Values::F32);
+            let name = if residual {
+                residual_f32_name(b)
+            } else {
+                spmv_f32_name(b)
+            };
+            assert_eq!(e.name, name);
+            assert_eq!(e.params[0].ty, ParamTy::PtrF32);
+            assert!(e.params[1..].iter().all(|q| q.ty != ParamTy::PtrF32));
+            for q in 0..b * b {
+                assert!(
+                    src.contains(&format!("(double)a[{q}] * x{}", q % b)),
+                    "{b}: position {q}"
+                );
+            }
+            assert!(!src.contains("double2"), "{b}: values move as float4");
+            assert_eq!(src.matches('{').count(), src.matches('}').count());
+        }
     }
 }
