@@ -2372,8 +2372,10 @@ extern "C" __global__ void ptap_spmv_merge_f32_2x2(const float* __restrict__ av,
     double v1 = 0.0;
     if (valid) {
       const float* a = stage + lane * 4;
-      double x0 = x[(u64)col * 2 + 0];
-      double x1 = x[(u64)col * 2 + 1];
+      const double2* xc2 = (const double2*)(x + (u64)col * 2);
+      double2 xv0 = xc2[0];
+      double x0 = xv0.x;
+      double x1 = xv0.y;
       v0 = (double)a[0] * x0 + (double)a[1] * x1;
       v1 = (double)a[2] * x0 + (double)a[3] * x1;
     }
@@ -2481,8 +2483,10 @@ extern "C" __global__ void ptap_residual_merge_f32_2x2(const float* __restrict__
     double v1 = 0.0;
     if (valid) {
       const float* a = stage + lane * 4;
-      double x0 = x[(u64)col * 2 + 0];
-      double x1 = x[(u64)col * 2 + 1];
+      const double2* xc2 = (const double2*)(x + (u64)col * 2);
+      double2 xv0 = xc2[0];
+      double x0 = xv0.x;
+      double x1 = xv0.y;
       v0 = (double)a[0] * x0 + (double)a[1] * x1;
       v1 = (double)a[2] * x0 + (double)a[3] * x1;
     }
@@ -2601,9 +2605,13 @@ extern "C" __global__ void ptap_spmv_merge_f32_3x3(const float* __restrict__ av,
     double v2 = 0.0;
     if (valid) {
       const float* a = stage + lane * 9;
-      double x0 = x[(u64)col * 3 + 0];
-      double x1 = x[(u64)col * 3 + 1];
-      double x2 = x[(u64)col * 3 + 2];
+      const double* xc = x + (u64)col * 3;
+      bool xodd = (col & 1u) != 0u;
+      double xs = xc[xodd ? 0 : 2];
+      double2 xv = *(const double2*)(xc + (xodd ? 1 : 0));
+      double x0 = xodd ? xs : xv.x;
+      double x1 = xodd ? xv.x : xv.y;
+      double x2 = xodd ? xv.y : xs;
       v0 = (double)a[0] * x0 + (double)a[1] * x1 + (double)a[2] * x2;
       v1 = (double)a[3] * x0 + (double)a[4] * x1 + (double)a[5] * x2;
       v2 = (double)a[6] * x0 + (double)a[7] * x1 + (double)a[8] * x2;
@@ -2731,9 +2739,13 @@ extern "C" __global__ void ptap_residual_merge_f32_3x3(const float* __restrict__
     double v2 = 0.0;
     if (valid) {
       const float* a = stage + lane * 9;
-      double x0 = x[(u64)col * 3 + 0];
-      double x1 = x[(u64)col * 3 + 1];
-      double x2 = x[(u64)col * 3 + 2];
+      const double* xc = x + (u64)col * 3;
+      bool xodd = (col & 1u) != 0u;
+      double xs = xc[xodd ? 0 : 2];
+      double2 xv = *(const double2*)(xc + (xodd ? 1 : 0));
+      double x0 = xodd ? xs : xv.x;
+      double x1 = xodd ? xv.x : xv.y;
+      double x2 = xodd ? xv.y : xs;
       v0 = (double)a[0] * x0 + (double)a[1] * x1 + (double)a[2] * x2;
       v1 = (double)a[3] * x0 + (double)a[4] * x1 + (double)a[5] * x2;
       v2 = (double)a[6] * x0 + (double)a[7] * x1 + (double)a[8] * x2;

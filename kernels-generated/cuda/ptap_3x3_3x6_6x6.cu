@@ -4176,9 +4176,13 @@ extern "C" __global__ void ptap_spmv_merge_f32_3x3(const float* __restrict__ av,
     double v2 = 0.0;
     if (valid) {
       const float* a = stage + lane * 9;
-      double x0 = x[(u64)col * 3 + 0];
-      double x1 = x[(u64)col * 3 + 1];
-      double x2 = x[(u64)col * 3 + 2];
+      const double* xc = x + (u64)col * 3;
+      bool xodd = (col & 1u) != 0u;
+      double xs = xc[xodd ? 0 : 2];
+      double2 xv = *(const double2*)(xc + (xodd ? 1 : 0));
+      double x0 = xodd ? xs : xv.x;
+      double x1 = xodd ? xv.x : xv.y;
+      double x2 = xodd ? xv.y : xs;
       v0 = (double)a[0] * x0 + (double)a[1] * x1 + (double)a[2] * x2;
       v1 = (double)a[3] * x0 + (double)a[4] * x1 + (double)a[5] * x2;
       v2 = (double)a[6] * x0 + (double)a[7] * x1 + (double)a[8] * x2;
@@ -4306,9 +4310,13 @@ extern "C" __global__ void ptap_residual_merge_f32_3x3(const float* __restrict__
     double v2 = 0.0;
     if (valid) {
       const float* a = stage + lane * 9;
-      double x0 = x[(u64)col * 3 + 0];
-      double x1 = x[(u64)col * 3 + 1];
-      double x2 = x[(u64)col * 3 + 2];
+      const double* xc = x + (u64)col * 3;
+      bool xodd = (col & 1u) != 0u;
+      double xs = xc[xodd ? 0 : 2];
+      double2 xv = *(const double2*)(xc + (xodd ? 1 : 0));
+      double x0 = xodd ? xs : xv.x;
+      double x1 = xodd ? xv.x : xv.y;
+      double x2 = xodd ? xv.y : xs;
       v0 = (double)a[0] * x0 + (double)a[1] * x1 + (double)a[2] * x2;
       v1 = (double)a[3] * x0 + (double)a[4] * x1 + (double)a[5] * x2;
       v2 = (double)a[6] * x0 + (double)a[7] * x1 + (double)a[8] * x2;
@@ -4467,12 +4475,16 @@ extern "C" __global__ void ptap_spmv_merge_f32_6x6(const float* __restrict__ av,
     double v5 = 0.0;
     if (valid) {
       const float* a = stage + lane * 36;
-      double x0 = x[(u64)col * 6 + 0];
-      double x1 = x[(u64)col * 6 + 1];
-      double x2 = x[(u64)col * 6 + 2];
-      double x3 = x[(u64)col * 6 + 3];
-      double x4 = x[(u64)col * 6 + 4];
-      double x5 = x[(u64)col * 6 + 5];
+      const double2* xc2 = (const double2*)(x + (u64)col * 6);
+      double2 xv0 = xc2[0];
+      double2 xv1 = xc2[1];
+      double2 xv2 = xc2[2];
+      double x0 = xv0.x;
+      double x1 = xv0.y;
+      double x2 = xv1.x;
+      double x3 = xv1.y;
+      double x4 = xv2.x;
+      double x5 = xv2.y;
       v0 = (double)a[0] * x0 + (double)a[1] * x1 + (double)a[2] * x2 + (double)a[3] * x3 + (double)a[4] * x4 + (double)a[5] * x5;
       v1 = (double)a[6] * x0 + (double)a[7] * x1 + (double)a[8] * x2 + (double)a[9] * x3 + (double)a[10] * x4 + (double)a[11] * x5;
       v2 = (double)a[12] * x0 + (double)a[13] * x1 + (double)a[14] * x2 + (double)a[15] * x3 + (double)a[16] * x4 + (double)a[17] * x5;
@@ -4660,12 +4672,16 @@ extern "C" __global__ void ptap_residual_merge_f32_6x6(const float* __restrict__
     double v5 = 0.0;
     if (valid) {
       const float* a = stage + lane * 36;
-      double x0 = x[(u64)col * 6 + 0];
-      double x1 = x[(u64)col * 6 + 1];
-      double x2 = x[(u64)col * 6 + 2];
-      double x3 = x[(u64)col * 6 + 3];
-      double x4 = x[(u64)col * 6 + 4];
-      double x5 = x[(u64)col * 6 + 5];
+      const double2* xc2 = (const double2*)(x + (u64)col * 6);
+      double2 xv0 = xc2[0];
+      double2 xv1 = xc2[1];
+      double2 xv2 = xc2[2];
+      double x0 = xv0.x;
+      double x1 = xv0.y;
+      double x2 = xv1.x;
+      double x3 = xv1.y;
+      double x4 = xv2.x;
+      double x5 = xv2.y;
       v0 = (double)a[0] * x0 + (double)a[1] * x1 + (double)a[2] * x2 + (double)a[3] * x3 + (double)a[4] * x4 + (double)a[5] * x5;
       v1 = (double)a[6] * x0 + (double)a[7] * x1 + (double)a[8] * x2 + (double)a[9] * x3 + (double)a[10] * x4 + (double)a[11] * x5;
       v2 = (double)a[12] * x0 + (double)a[13] * x1 + (double)a[14] * x2 + (double)a[15] * x3 + (double)a[16] * x4 + (double)a[17] * x5;
