@@ -20,7 +20,7 @@ pub use backend::{Cuda, CudaCoarse, CudaJacobi, CudaLowered, CudaMatrix, DeviceG
 pub use compile::{CompileStats, KernelCache};
 pub use matrix::DeviceBlockCsr;
 pub use product::{DeviceProduct, DEVICE_EXECUTORS, DEVICE_VARIANTS};
-pub use spmv::DeviceSpmv;
+pub use spmv::{DeviceSpmv, Ranges};
 pub use staging::{STAGE_BYTES, STAGE_MIN_BYTES};
 
 use cudarc::driver::{sys, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig};
@@ -124,6 +124,17 @@ impl TransferCounters {
 pub struct Kernel {
     func: CudaFunction,
     entry: KernelEntry,
+}
+
+impl Kernel {
+    /// Thread blocks of `threads` threads (no dynamic shared memory) one SM
+    /// holds at once: the residency the kernel's registers and static shared
+    /// memory allow.
+    pub fn blocks_per_sm(&self, threads: u32) -> Result<u32, CudaError> {
+        Ok(self
+            .func
+            .occupancy_max_active_blocks_per_multiprocessor(threads, 0, None)?)
+    }
 }
 
 /// The kernels of one loaded module, by entry name.

@@ -43,10 +43,47 @@ const MIN_PER_WARP_SMALL: usize = 32;
 /// a 374k-block 6x6 `P` loses).
 const SMALL_WARPS_PER_SM: usize = 4;
 
-impl DeviceSpmv {
-    /// The plan for `a`, with the SpMV of the registered set that serves `a`'s blocks.
-    pub fn new(dev: &Device, kernels: &KernelRegistry, a: &DeviceBlockCsr) -> Result<Self, CudaError> {
+/// Longest per-warp range of [`Ranges::Resident`] before an operator is cut
+/// into more than one wave (measured on the H200 at k = 16: the 21M-block
+/// fine `A` runs best in 4 waves of 1280-block ranges, every other large
+/// operator in one wave).
+const MAX_WAVE_RANGE: usize = 1536;
 
+/// How [`DeviceSpmv`] cuts the block stream into per-warp ranges (operators
+/// under [`SMALL_WARPS_PER_SM`] warps per SM take one-chunk ranges in every
+/// case). The sums of a row that spans more than two 32-block chunks depend
+/// on where the ranges end (tail + head instead of a carry), so a plan gives
+/// the same bits run to run, but two rules may differ in the last bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ranges {
+    /// The default: whole waves of the warps the kernel keeps resident (its
+    /// registers decide how many), as few as keep every range within
+    /// [`MAX_WAVE_RANGE`] blocks, so no wave runs partly full. The 6x3 `R`
+    /// of 1.9M blocks at k = 16 keeps 4 blocks of 4 warps per SM (124
+    /// registers): under [`Ranges::Fixed`] it ran 3.2 waves of 288-block
+    /// ranges, the last a fifth full; here one wave of 928-block ranges.
+    Resident,
+    /// About two waves of 64 warps per SM whatever the kernel's residency,
+    /// ranges of at least 256 blocks (the rule before [`Ranges::Resident`]).
+    Fixed,
+    /// Exactly `n` waves of the warps the kernel keeps resident.
+    Waves(usize),
+}
+
+impl DeviceSpmv {
+    /// The plan for `a`, with the SpMV of the registered set that serves
+    /// `a`'s blocks, its ranges cut by [`Ranges::Resident`].
+    pub fn new(dev: &Device, kernels: &KernelRegistry, a: &DeviceBlockCsr) -> Result<Self, CudaError> {
+        Self::with_ranges(dev, kernels, a, Ranges::Resident)
+    }
+
+    /// [`Self::new`] with the per-warp ranges cut as `ranges` says.
+    pub fn with_ranges(
+        dev: &Device,
+        kernels: &KernelRegistry,
+        a: &DeviceBlockCsr,
+        ranges: Ranges,
+    ) -> Result<Self, CudaError> {
         let set = crate::kernels::block(dev, kernels, a.br, a.bc)?;
         let kernel = set[&gpu::spmv_name(a.br, a.bc)].clone();
         let residual = (a.br == a.bc).then(|| set[&gpu_spmv::residual_name(a.br)].clone());
@@ -63,7 +100,27 @@ impl DeviceSpmv {
         // one boundary, so it has at most two partial sums.
         let small = a.nnzb < MIN_PER_WARP * SMALL_WARPS_PER_SM * dev.sm_count() as usize;
         let min = if small { MIN_PER_WARP_SMALL } else { MIN_PER_WARP }.max(a.max_row_blocks);
-        let per_warp = a.nnzb.div_ceil(target_warps).max(min).div_ceil(32) * 32;
+        let block_warps = gpu::spmv_warps(a.br, a.bc);
+        let resident = || -> Result<usize, CudaError> {
+            Ok(kernel.blocks_per_sm(32 * block_warps as u32)?.max(1) as usize * block_warps * dev.sm_count() as usize)
+        };
+        let waves = match ranges {
+            Ranges::Fixed => None,
+            Ranges::Waves(n) => Some(n.max(1)),
+            Ranges::Resident => Some(a.nnzb.div_ceil(resident()? * MAX_WAVE_RANGE).max(1)),
+        };
+        let per_warp = match waves {
+            Some(n) if !small => {
+                // Rounded up to whole chunks: at most `n` waves.
+                a.nnzb
+                    .div_ceil(resident()? * n)
+                    .max(a.max_row_blocks)
+                    .max(64)
+                    .div_ceil(32)
+                    * 32
+            }
+            _ => a.nnzb.div_ceil(target_warps).max(min).div_ceil(32) * 32,
+        };
         let warps = a.nnzb.div_ceil(per_warp) as u64;
         let boundaries = warps as usize + 1;
         Ok(Self {
@@ -74,7 +131,7 @@ impl DeviceSpmv {
             copy: common[vector::COPY].clone(),
             per_warp: per_warp as u32,
             warps,
-            block_warps: gpu::spmv_warps(a.br, a.bc) as u32,
+            block_warps: block_warps as u32,
             carry: dev.zeros(boundaries * 2 * a.br)?,
             ticket: dev.zeros(boundaries)?,
         })
