@@ -4115,7 +4115,7 @@ extern "C" __global__ void ptap_residual_merge_6x6(const double* __restrict__ av
 }
 
 // merge-path block SpMV y = A x, 3x3 blocks (values stored as f32, widened to f64; x, y and the sums f64), 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
-extern "C" __global__ void ptap_spmv_merge_f32_3x3(const float* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+extern "C" __global__ __launch_bounds__(128, 8) void ptap_spmv_merge_f32_3x3(const float* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
   __shared__ float4 stage2[4][72];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -4249,7 +4249,7 @@ extern "C" __global__ void ptap_spmv_merge_f32_3x3(const float* __restrict__ av,
 }
 
 // merge-path block SpMV y = b - A x, 3x3 blocks (values stored as f32, widened to f64; x, y and the sums f64), 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
-extern "C" __global__ void ptap_residual_merge_f32_3x3(const float* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, const double* __restrict__ bv, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+extern "C" __global__ __launch_bounds__(128, 8) void ptap_residual_merge_f32_3x3(const float* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, const double* __restrict__ bv, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
   __shared__ float4 stage2[4][72];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;

@@ -47,6 +47,13 @@ pub(crate) enum Values {
     F32,
 }
 
+/// Thread blocks per SM the compiler must leave room for (`__launch_bounds__`):
+/// the f32 kernels of blocks of at most 9 values took 72 registers, 7
+/// blocks per SM; 8 blocks (64 registers) on the H200.
+fn min_blocks_per_sm(br: usize, bc: usize, vals: Values) -> Option<usize> {
+    (vals == Values::F32 && br * bc <= 9).then_some(8)
+}
+
 /// `y = A x` (`residual`: `y = b - A x`) for `br x bc` blocks.
 pub(crate) fn spmv(src: &mut String, br: usize, bc: usize, residual: bool) -> KernelEntry {
     spmv_of(src, br, bc, residual, Values::F64)
@@ -106,7 +113,15 @@ pub(crate) fn spmv_of(src: &mut String, br: usize, bc: usize, residual: bool, va
             }
         ),
     };
-    e.write_signature(src, " {");
+    match min_blocks_per_sm(br, bc, vals) {
+        Some(m) => {
+            let mut sig = String::new();
+            e.write_signature(&mut sig, " {");
+            let bounds = format!("__global__ __launch_bounds__({}, {m}) void ", 32 * warps);
+            src.push_str(&sig.replacen("__global__ void ", &bounds, 1));
+        }
+        None => e.write_signature(src, " {"),
+    }
     // The prefetch registers: whole 16-byte words of 32 blocks spread over the lanes.
     let half = (32 * bl).div_ceil(per);
     let q = half.div_ceil(32);
@@ -409,6 +424,24 @@ mod tests {
         assert!(e.params.iter().any(|q| q.name == "bv"));
         assert!(src.contains("yr[2] = 1.0 * br_[2] - 1.0 * (t2 + h2);"));
         assert_eq!(src.matches('{').count(), src.matches('}').count());
+    }
+
+    #[test]
+    fn only_the_small_f32_kernels_bound_their_registers() {
+        let sig = |b: usize, vals: Values| {
+            let mut src = String::new();
+            let e = spmv_of(&mut src, b, b, true, vals);
+            assert!(
+                src.contains(&format!("void {}(", e.name)),
+                "{b}: the entry keeps its name"
+            );
+            src.lines().find(|l| l.starts_with("extern")).unwrap().to_string()
+        };
+        assert!(sig(3, Values::F32).contains("extern \"C\" __global__ __launch_bounds__(128, 8) void "));
+        assert!(sig(1, Values::F32).contains("__launch_bounds__(128, 8)"));
+        for (b, vals) in [(6, Values::F32), (3, Values::F64), (6, Values::F64)] {
+            assert!(!sig(b, vals).contains("__launch_bounds__"), "{b} {vals:?}");
+        }
     }
 
     #[test]
