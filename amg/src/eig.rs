@@ -132,6 +132,47 @@ pub fn cg_lanczos<O: LanczosOps>(
     Ok(cg_lanczos_lambda_max(&alphas[..m], &betas[..m]))
 }
 
+/// [`cg_lanczos`]'s decisions taken after the fact, from its scalars
+/// recorded without being looked at: `rz[k]` is `r_k . z_k` before step `k`
+/// (`rz[0]` of the start vector) and `pap[k]` the curvature `p_k . A p_k` of
+/// step `k`, with `rz.len() == pap.len() + 1`. A backend that keeps these on
+/// the device and runs every step regardless (reading them once at the end)
+/// gets, step by step and in [`cg_lanczos`]'s order, the same breakdowns
+/// (the same sentences, the first one met), the same stop at exact
+/// convergence (steps after it are ignored), `alpha = rz / pap` and `beta =
+/// rz_new / rz`: hence the same bits of `lambda_max`.
+pub fn cg_lanczos_from_history(rz: &[f64], pap: &[f64]) -> Result<f64, String> {
+    assert_eq!(rz.len(), pap.len() + 1, "one more r.z than p.Ap");
+    let mut rzc = rz[0];
+    if !(rzc > 0.0) {
+        return Err(format!("preconditioned residual norm {rzc:e} is not positive"));
+    }
+    let mut alphas = [0.0f64; 64];
+    let mut betas = [0.0f64; 64];
+    let iterations = pap.len().clamp(1, 64);
+    let mut m = 0;
+    for k in 0..iterations.min(pap.len()) {
+        let pap = pap[k];
+        if !pap.is_finite() {
+            return Err("NaN or infinity in the operator".into());
+        }
+        if pap <= 0.0 {
+            return Err(format!("curvature p^T A p = {pap:e} at step {k}"));
+        }
+        let alpha = rzc / pap;
+        let rz_new = rz[k + 1];
+        alphas[k] = alpha;
+        m = k + 1;
+        if !(rz_new > 1e-300 * rzc) {
+            break; // exact convergence: T is complete
+        }
+        let beta = rz_new / rzc;
+        betas[k] = beta;
+        rzc = rz_new;
+    }
+    Ok(cg_lanczos_lambda_max(&alphas[..m], &betas[..m]))
+}
+
 /// Host vectors: `A` a block-CSR operator, `M^-1` any closure.
 struct HostLanczos<'a> {
     a: &'a BlockCsr,
@@ -265,6 +306,64 @@ mod tests {
         let id = |x: &[f64], y: &mut [f64]| y.copy_from_slice(x);
         let l = estimate_lambda_max(&a, &id, 10, &mut ws).unwrap();
         assert!((l - 8.0).abs() < 1e-10, "{l}");
+    }
+
+    /// The steps of [`cg_lanczos`] run to the end with the scalars only
+    /// recorded (as a device runs them), then decided by
+    /// [`cg_lanczos_from_history`].
+    fn deferred(a: &BlockCsr, start: &[f64], iterations: usize) -> Result<f64, String> {
+        let n = start.len();
+        let (mut r, mut z, mut p, mut ap) = (start.to_vec(), start.to_vec(), vec![0.0; n], vec![0.0; n]);
+        p.copy_from_slice(&z);
+        let mut rz = vec![dot(&r, &z)];
+        let mut pap = Vec::new();
+        for k in 0..iterations {
+            spmv(a, &p, &mut ap);
+            pap.push(dot(&p, &ap));
+            axpy(-(rz[k] / pap[k]), &ap, &mut r);
+            z.copy_from_slice(&r);
+            rz.push(dot(&r, &z));
+            xpby(&z, rz[k + 1] / rz[k], &mut p);
+        }
+        cg_lanczos_from_history(&rz, &pap)
+    }
+
+    #[test]
+    fn decisions_from_the_history_give_cg_lanczos_bits_and_errors() {
+        // Spectrum 1..=8 (exact convergence at step 8, steps after it run on
+        // NaN), a full 10 steps on 40 rows, and an indefinite operator.
+        let diag = |v: &[f64]| {
+            let mut dm = Dense::zeros(v.len(), v.len());
+            for (i, x) in v.iter().enumerate() {
+                *dm.at_mut(i, i) = *x;
+            }
+            BlockCsr::from_dense(&dm, 1, 1, true).unwrap()
+        };
+        let id = |x: &[f64], y: &mut [f64]| y.copy_from_slice(x);
+        let spread: Vec<f64> = (0..40).map(|i| 1.0 + (i as f64 * 0.37).sin().abs() * 50.0).collect();
+        for (a, its) in [
+            (diag(&(1..=8).map(|i| i as f64).collect::<Vec<_>>()), 10),
+            (diag(&spread), 10),
+            (diag(&spread), 3),
+        ] {
+            let mut ws = EigWorkspace::new(a.nrows());
+            let want = estimate_lambda_max(&a, &id, its, &mut ws).unwrap();
+            let got = deferred(&a, &EigWorkspace::new(a.nrows()).rhs, its).unwrap();
+            assert_eq!(got.to_bits(), want.to_bits());
+        }
+        let bad = diag(&[1.0, -2.0, 3.0]);
+        let mut ws = EigWorkspace::new(3);
+        ws.rhs = vec![0.0, 1.0, 0.0];
+        let want = estimate_lambda_max(&bad, &id, 10, &mut ws).unwrap_err();
+        assert_eq!(deferred(&bad, &[0.0, 1.0, 0.0], 10).unwrap_err(), want);
+        assert_eq!(
+            cg_lanczos_from_history(&[0.0, 1.0], &[1.0]).unwrap_err(),
+            "preconditioned residual norm 0e0 is not positive"
+        );
+        assert_eq!(
+            cg_lanczos_from_history(&[1.0, 1.0], &[f64::NAN]).unwrap_err(),
+            "NaN or infinity in the operator"
+        );
     }
 
     #[test]

@@ -298,6 +298,10 @@ fn print_cuda_report(rep: &CudaBenchReport, dev: &Device) {
         bw / 1e9,
         s.ratio_to_floor
     );
+    outln!(
+        "device matrix setup, best: {}",
+        crate::run::matrix_phases_line(&s.matrix_setup)
+    );
     outln!("transfers per phase (host->device / device->host bytes):");
     for (phase, t) in &rep.transfers.phases {
         outln!("  {phase:<34} {:>14} {:>14}", t.h2d_bytes, t.d2h_bytes);

@@ -5,6 +5,7 @@ mod bench;
 mod common;
 mod hier;
 mod model;
+mod ranks;
 mod run;
 mod schedule_cmd;
 mod solve;
@@ -111,6 +112,23 @@ fn main() -> ExitCode {
         if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global() {
             errln!("error: cannot start {n} worker threads: {e}");
             return ExitCode::FAILURE;
+        }
+    }
+    // Under mpirun: `solve` and `run` over the ranks (feature `mpi`), or a
+    // refusal in one sentence on every rank.
+    if let Some(n) = ranks::launched() {
+        let job = match &cli.command {
+            Command::Solve(a) => ranks::Job::Solve(a),
+            Command::Run(a) => ranks::Job::Run(a),
+            Command::Bench(_) => ranks::Job::Other("bench"),
+            Command::Model(_) => ranks::Job::Other("model"),
+            Command::Inspect(_) => ranks::Job::Other("inspect"),
+            Command::Replay(_) => ranks::Job::Other("replay"),
+            Command::SweepFilter(_) => ranks::Job::Other("sweep-filter"),
+            Command::Hier(_) => ranks::Job::Other("hier"),
+        };
+        if let Some(code) = ranks::main(n, job) {
+            return code;
         }
     }
     let result = match cli.command {

@@ -18,7 +18,7 @@ use ptap_drivers::plot;
 use ptap_drivers::target::Target;
 use ptap_drivers::time_loop::{run_beam, Phases, TimeLoopOptions, TimeLoopReport};
 use ptap_drivers::user::{RhsSource, SequenceOptions, SequenceReport, UserOptions, UserPhases};
-use ptap_runtime::CgOptions;
+use ptap_runtime::{CgOptions, MatrixSetupTimings};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -31,51 +31,51 @@ pub struct RunArgs {
         value_name = "K",
         conflicts_with = "a"
     )]
-    k: i64,
+    pub(crate) k: i64,
     /// Time steps, 1 to 100,000; step 1 is cold, the rest refresh values only.
     /// The beam only: with --a, one step per file.
     #[arg(long, default_value_t = 5, value_name = "N", value_parser = crate::common::count_in::<1, 100000>, conflicts_with = "a")]
-    steps: usize,
+    pub(crate) steps: usize,
     /// Your own operators instead of the beam, one per step, all of one
     /// pattern (what a time-stepping code writes): files or globs (quoted globs
     /// are expanded here, in natural order: A_2 before A_10), Matrix Market or
     /// PETSc binary. The first is inspected; each later one is read, refreshed
     /// and solved; one of another pattern is reported and inspected anew.
     #[arg(long, value_name = "FILE|GLOB", num_args = 1..)]
-    a: Vec<String>,
+    pub(crate) a: Vec<String>,
     /// Right-hand side(s) for --a: one file for every step, or one per step
     /// (files or globs, in the same order); default A * ones.
     #[arg(long, value_name = "FILE|GLOB", num_args = 1.., requires = "a")]
-    b: Vec<String>,
+    pub(crate) b: Vec<String>,
     #[command(flatten)]
-    near_null: crate::common::NearNullArgs,
+    pub(crate) near_null: crate::common::NearNullArgs,
     /// CG iteration cap for --a, 1 to 1,000,000 (the beam: 500).
     #[arg(long, default_value_t = 500, value_parser = crate::common::count_in::<1, 1000000>, requires = "a")]
-    max_iterations: usize,
+    pub(crate) max_iterations: usize,
     /// Write each step's solution of --a into DIR as <A's file stem>.x.mtx
     /// (.x.petsc for a PETSc binary A), atomically.
     #[arg(long, value_name = "DIR", requires = "a")]
-    x_out: Option<PathBuf>,
+    pub(crate) x_out: Option<PathBuf>,
     /// Backend: `cpu`, `cuda` (matrix setup and solve on the GPU; fails in one
     /// sentence without one) or `auto` (the GPU when there is one, else the CPU,
     /// saying so). The mesh setup runs on the CPU either way.
     #[arg(long, default_value = "cpu", value_parser = ["cpu", "cuda", "auto"])]
-    device: String,
+    pub(crate) device: String,
     /// Cache the inspector's output (every level's schedule and P) in DIR: the
     /// first run writes it, later runs of the same problem load it and skip the
     /// mesh setup. A stale or damaged entry is reported and rebuilt.
     #[arg(long, value_name = "DIR")]
-    schedule_cache: Option<PathBuf>,
+    pub(crate) schedule_cache: Option<PathBuf>,
     #[arg(long, default_value = "natural", value_parser = crate::common::aggregation, help = crate::common::AGGREGATION_HELP)]
-    aggregation: ptap_amg::Aggregation,
+    pub(crate) aggregation: ptap_amg::Aggregation,
     #[arg(long, default_value = "f64", value_parser = crate::common::smoother_precision, help = crate::common::SMOOTHER_PRECISION_HELP)]
-    smoother_precision: ptap_runtime::SmootherPrecision,
+    pub(crate) smoother_precision: ptap_runtime::SmootherPrecision,
     /// Prolongator filter threshold (the paper and the default: 0.03; 0 = off).
     #[arg(long, default_value_t = ptap_amg::AmgOptions::default().pf, value_name = "PF")]
-    pf: f64,
+    pub(crate) pf: f64,
     /// Per-level factor on --pf (the paper: 0.5).
     #[arg(long, default_value_t = 0.5, value_name = "S")]
-    pf_scale: f64,
+    pub(crate) pf_scale: f64,
     /// Galerkin-product variant on every level (see `ptap solve --help`), or
     /// `auto` for the traffic model's pick per level (on the GPU: among the
     /// device variants, for this device, measured). Default: two-pass on the
@@ -84,22 +84,25 @@ pub struct RunArgs {
     /// the one non-deterministic variant: its atomic scatter adds in a run-dependent
     /// order, so the last bits of A_c (and of the solution) change from run to run.
     #[arg(long)]
-    variant: Option<String>,
+    pub(crate) variant: Option<String>,
     /// Relative tolerance on the unpreconditioned residual norm, in [1e-15, 1).
     #[arg(long, default_value_t = 1e-8, value_parser = crate::common::rtol)]
-    rtol: f64,
+    pub(crate) rtol: f64,
     /// Write the report as JSON (keys: steps[].iterations, steps[].max_displacement,
     /// steps[].phases, cold, hot_mean, schedule_cache, ...).
     #[arg(long, value_name = "PATH")]
-    json: Option<PathBuf>,
+    pub(crate) json: Option<PathBuf>,
     /// Draw the four phases of every step (assembly, mesh setup, matrix setup,
     /// solve) as stacked bars in an SVG file, with the hot steps alone on a
     /// second panel. The path is checked before the first step.
     #[arg(long, value_name = "FILE.svg")]
-    plot: Option<PathBuf>,
+    pub(crate) plot: Option<PathBuf>,
     /// Do not print progress or the table.
     #[arg(long)]
-    quiet: bool,
+    pub(crate) quiet: bool,
+    #[cfg(feature = "mpi")]
+    #[command(flatten)]
+    pub(crate) mpi: crate::ranks::MpiArgs,
 }
 
 pub fn run(args: &RunArgs) -> Result<()> {
@@ -197,6 +200,33 @@ fn print_phases(name: &str, first: &str, [f, mesh, upload, matrix, numeric, solv
     );
 }
 
+/// One matrix setup phase by phase (ms), per smoothed level.
+pub(crate) fn matrix_phases_line(m: &MatrixSetupTimings) -> String {
+    let mut s = format!("products {:.2} ms", 1e3 * m.products_s);
+    for l in &m.levels {
+        s += &format!(
+            ", level {} Jacobi {:.2} + eigen-estimate {:.2} ms",
+            l.level,
+            1e3 * l.jacobi_s,
+            1e3 * l.eigen_s
+        );
+    }
+    s += &format!(", coarse factor {:.2} ms", 1e3 * m.coarse_factor_s);
+    s
+}
+
+/// The matrix setup's split of a step's (or a mean's) phases.
+fn print_matrix_split(name: &str, p: &Phases) {
+    outln!(
+        "{name:<9} matrix setup {:.4} s = numeric PtAP {:.4} s + Jacobi {:.4} s + eigen-estimates {:.4} s + coarse factor {:.4} s",
+        p.matrix_setup_s,
+        p.galerkin_numeric_s,
+        p.jacobi_s,
+        p.eigen_s,
+        p.coarse_factor_s
+    );
+}
+
 fn beam_phases(p: &Phases) -> [f64; 6] {
     [
         p.assembly_s,
@@ -274,6 +304,10 @@ fn print_report(r: &TimeLoopReport) {
     print_phases("cold", "assembly", beam_phases(&r.cold));
     if let Some(h) = &r.hot_mean {
         print_phases("hot mean", "assembly", beam_phases(h));
+        print_matrix_split("hot mean", h);
+    }
+    if let Some(last) = r.steps.last() {
+        outln!("last step's matrix setup: {}", matrix_phases_line(&last.matrix));
     }
 }
 
@@ -336,7 +370,7 @@ fn run_user(args: &RunArgs) -> Result<()> {
 }
 
 /// `A_3.mtx` -> `A_3.x.mtx`, `A_3.petsc` -> `A_3.x.petsc`.
-fn solution_name(a: &std::path::Path) -> String {
+pub(crate) fn solution_name(a: &std::path::Path) -> String {
     let stem = a.file_stem().map_or("A".into(), |s| s.to_string_lossy().into_owned());
     let petsc = matches!(a.extension().and_then(|e| e.to_str()), Some("petsc" | "bin"));
     format!("{stem}.x.{}", if petsc { "petsc" } else { "mtx" })

@@ -22,56 +22,57 @@ pub struct SolveArgs {
         value_name = "K",
         conflicts_with = "a"
     )]
-    k: i64,
+    pub(crate) k: i64,
     /// Spatial dimension: 3 (Q2 hexahedra, 3x3 blocks, 6 rigid modes) or 2
     /// (plane strain on [0,10] x [-0.5,0.5], 10k x k Q2 quadrilaterals, 2x2
     /// blocks, 3 rigid modes, end traction (1 - y, 0)). The beam only: not with --a.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(2..=3), conflicts_with = "a")]
-    dim: u8,
+    pub(crate) dim: u8,
     /// Solve your own operator instead of the beam: a symmetric positive
     /// definite matrix in Matrix Market (coordinate or array, general or
     /// symmetric) or PETSc binary (told apart by content).
     #[arg(long, value_name = "FILE")]
-    a: Option<PathBuf>,
+    pub(crate) a: Option<PathBuf>,
     /// Right-hand side for --a (Matrix Market or PETSc binary vector; default: A * ones).
     #[arg(long, value_name = "FILE", requires = "a")]
-    b: Option<PathBuf>,
+    pub(crate) b: Option<PathBuf>,
     #[command(flatten)]
-    near_null: crate::common::NearNullArgs,
-    /// Write the solution of --a to FILE (PETSc binary for .petsc or .bin, else
-    /// a Matrix Market array; written atomically, only when CG converged).
-    #[arg(long, value_name = "FILE", requires = "a")]
-    x_out: Option<PathBuf>,
+    pub(crate) near_null: crate::common::NearNullArgs,
+    /// Write the solution (of the beam or of --a) to FILE (PETSc binary for
+    /// .petsc or .bin, else a Matrix Market array; written atomically, only
+    /// when CG converged).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) x_out: Option<PathBuf>,
     /// Write the report as JSON to PATH (keys: dofs, iterations, converged,
     /// max_displacement, levels, products, phases, ...; with --a: matrix,
     /// block_size, near_null, iterations, max_abs, levels, phases, ...).
     #[arg(long, value_name = "PATH")]
-    json: Option<PathBuf>,
+    pub(crate) json: Option<PathBuf>,
     /// Relative tolerance on the unpreconditioned residual norm, in [1e-15, 1).
     #[arg(long, default_value_t = 1e-8, value_parser = crate::common::rtol)]
-    rtol: f64,
+    pub(crate) rtol: f64,
     /// CG iteration cap, 1 to 1,000,000.
     #[arg(long, default_value_t = 500, value_parser = crate::common::count_in::<1, 1000000>)]
-    max_iterations: usize,
+    pub(crate) max_iterations: usize,
     /// Stop coarsening at this many scalar rows, 1 to 8000 (the dense coarse
     /// solve's limit; the paper: 2000).
     #[arg(long, default_value_t = 2000, value_parser = crate::common::count_in::<1, 8000>)]
-    coarse_eq_limit: usize,
+    pub(crate) coarse_eq_limit: usize,
     /// Level-0 strength threshold, halved on each coarser level (the paper: 0.05).
     #[arg(long, default_value_t = 0.05)]
-    threshold: f64,
+    pub(crate) threshold: f64,
     #[arg(long, default_value = "natural", value_parser = crate::common::aggregation, help = crate::common::AGGREGATION_HELP)]
-    aggregation: ptap_amg::Aggregation,
+    pub(crate) aggregation: ptap_amg::Aggregation,
     #[arg(long, default_value = "f64", value_parser = crate::common::smoother_precision, help = crate::common::SMOOTHER_PRECISION_HELP)]
-    smoother_precision: ptap_runtime::SmootherPrecision,
+    pub(crate) smoother_precision: ptap_runtime::SmootherPrecision,
     /// Prolongator filter: drop blocks of P below PF times their row's largest
     /// block, then restore the near-null space row by row (the paper and the
     /// default: 0.03, the fastest measured hot step; 0 = off).
     #[arg(long, default_value_t = ptap_amg::AmgOptions::default().pf, value_name = "PF")]
-    pf: f64,
+    pub(crate) pf: f64,
     /// Per-level factor on --pf (the paper: 0.5).
     #[arg(long, default_value_t = 0.5, value_name = "S")]
-    pf_scale: f64,
+    pub(crate) pf_scale: f64,
     /// Galerkin-product variant on every level (two-pass, fused, fused-rcm,
     /// slot-tiled, panel-tiled, flat-stream, outer-product, column-split, or the
     /// paper's labels V0..V4), `auto` to pick per level from the traffic model
@@ -80,14 +81,17 @@ pub struct SolveArgs {
     /// the one non-deterministic variant: its atomic scatter adds in a run-dependent
     /// order, so the last bits of A_c (and of the solution) change from run to run.
     #[arg(long, default_value = "default")]
-    variant: String,
+    pub(crate) variant: String,
     /// Do not print progress or the human-readable report.
     #[arg(long)]
-    quiet: bool,
+    pub(crate) quiet: bool,
     /// Where matrix setup and solve run: cpu, cuda (fails without a GPU) or
     /// auto (CUDA when present, else the CPU, said so).
     #[arg(long, default_value = "cpu", value_parser = ["cpu", "cuda", "auto"])]
-    device: String,
+    pub(crate) device: String,
+    #[cfg(feature = "mpi")]
+    #[command(flatten)]
+    pub(crate) mpi: crate::ranks::MpiArgs,
 }
 
 /// The AMG and CG options of the command line, for the front door.
@@ -113,6 +117,11 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         bail!("--threshold must be in [0, 1), got {}", args.threshold);
     }
     crate::common::validate_pf(&[args.pf], args.pf_scale)?;
+    if let Some(x) = &args.x_out {
+        // Refused before the solve, not after it.
+        ptap_io::fsio::check_replaceable(x)
+            .map_err(|e| anyhow!("cannot write the solution to {}: {e}", x.display()))?;
+    }
     let target = match crate::common::open(&args.device)? {
         Some(dev) => Target::Cuda(dev),
         None => Target::Cpu,
@@ -151,6 +160,9 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             report.iterations,
             report.relative_residual
         );
+    }
+    if let Some(path) = &args.x_out {
+        crate::common::write_vector(path, &report.solution)?;
     }
     Ok(())
 }

@@ -50,10 +50,27 @@ fn solve_k1_writes_the_json_report_with_the_promised_keys() {
     let dir = std::env::temp_dir().join(format!("ptap-cli-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("k1.json");
-    let out = ptap(&["solve", "--k", "1", "--quiet", "--json", path.to_str().unwrap()]);
+    let x = dir.join("k1.x.petsc");
+    let out = ptap(&[
+        "solve",
+        "--k",
+        "1",
+        "--quiet",
+        "--json",
+        path.to_str().unwrap(),
+        "--x-out",
+        x.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(v["dofs"], 540);
+    // --x-out writes the beam's solution too: its largest entry is the tip.
+    let u = ptap_io::read_petsc_vec(&x).unwrap();
+    assert_eq!(u.len(), 540);
+    assert_eq!(
+        u.iter().fold(0.0f64, |m, v| m.max(v.abs())),
+        v["max_displacement"].as_f64().unwrap()
+    );
     assert_eq!(v["converged"], true);
     assert!(v["iterations"].as_u64().unwrap() >= 1);
     let tip = v["max_displacement"].as_f64().unwrap();
@@ -331,4 +348,30 @@ fn unknown_aggregation_is_refused_by_every_command() {
             "{cmd}: {err}"
         );
     }
+}
+
+/// Under a launcher (`mpirun` announces the rank count in the environment), a
+/// build without the feature `mpi` refuses more than one rank in one sentence
+/// (each would solve the whole problem alone) and runs one rank as usual.
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn without_the_mpi_feature_more_than_one_rank_is_refused() {
+    let launched = |size: &str, args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_ptap"))
+            .args(args)
+            .env("OMPI_COMM_WORLD_SIZE", size)
+            .env("OMPI_COMM_WORLD_RANK", "1")
+            .output()
+            .unwrap()
+    };
+    let out = launched("2", &["solve", "--k", "1", "--quiet"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error (rank 1): this ptap was built without the feature `mpi`"),
+        "{err}"
+    );
+    let out = launched("1", &["solve", "--k", "1", "--quiet"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }

@@ -84,6 +84,9 @@ pub struct CudaCoarse {
     y: CudaSlice<f64>,
     /// The densify kernel of the coarse block size.
     densify: Arc<Kernel>,
+    /// The recorded factorization and what it is keyed on: the storage of
+    /// the operator's values, block rows and columns, and its block count.
+    graph: Option<([usize; 4], DeviceGraph)>,
 }
 
 impl Cuda {
@@ -176,6 +179,145 @@ impl Cuda {
                 Arg::U32(g as u32),
             ],
         )
+    }
+
+    /// [`gc::AXPBY_RATIO`] in `mode`.
+    fn ratio(
+        &self,
+        s: &CudaSlice<f64>,
+        num: usize,
+        den: usize,
+        mode: u32,
+        x: &CudaSlice<f64>,
+        y: &CudaSlice<f64>,
+    ) -> Result<(), CudaError> {
+        let n = y.len();
+        self.dev.launch(
+            Self::k(&self.vec, gc::AXPBY_RATIO),
+            grid_for(n as u64, 256),
+            &[
+                Arg::F64(s),
+                Arg::U32(num as u32),
+                Arg::U32(den as u32),
+                Arg::U32(mode),
+                Arg::F64(x),
+                Arg::F64Mut(y),
+                Arg::U64(n as u64),
+            ],
+        )
+    }
+
+    /// Queues the densification and the blocked factorization (and the
+    /// inverse factor) of `a` into `c`, with its status word zeroed first.
+    fn queue_coarse_factor(&self, a: &CudaMatrix, c: &mut CudaCoarse) -> Result<(), CudaError> {
+        let n = c.n;
+        self.dev.memset_zero(&mut c.a)?;
+        self.dev.stream().memset_zeros(&mut c.status)?;
+        let m = &a.m;
+        let b = m.br;
+        self.dev.launch(
+            &c.densify,
+            grid_for((m.nnzb * b * b) as u64, 256),
+            &[
+                Arg::F64(&m.values),
+                Arg::U32s(&m.block_row),
+                Arg::U32s(&m.col_idx),
+                Arg::F64Mut(&c.a),
+                Arg::U32(m.nnzb as u32),
+                Arg::U32(n as u32),
+            ],
+        )?;
+        let one = LaunchConfig {
+            grid_dim: (1, 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        self.dev.launch(
+            Self::k(&self.coarse, gs::CHOL_SCALE),
+            one,
+            &[Arg::F64(&c.a), Arg::F64Mut(&c.scale), Arg::U32(n as u32)],
+        )?;
+        // Blocked right-looking: per panel of CHOL_NB columns, the panel
+        // (its diagonal block and the rows below), then the trailing update.
+        let panel = Self::k(&self.coarse, gs::CHOL_PANEL);
+        let update = Self::k(&self.coarse, gs::CHOL_UPDATE);
+        let nb = gs::CHOL_NB;
+        for k0 in (0..n).step_by(nb) {
+            let below = n.saturating_sub(k0 + nb);
+            let cfg = LaunchConfig {
+                grid_dim: (below.div_ceil(gs::CHOL_PANEL_WARPS).max(1) as u32, 1, 1),
+                block_dim: (32 * gs::CHOL_PANEL_WARPS as u32, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            self.dev.launch(
+                panel,
+                cfg,
+                &[
+                    Arg::F64Mut(&c.a),
+                    Arg::F64Mut(&c.l),
+                    Arg::F64Mut(&c.lt),
+                    Arg::F64(&c.scale),
+                    Arg::U32sMut(&c.status),
+                    Arg::U32(n as u32),
+                    Arg::U32(k0 as u32),
+                ],
+            )?;
+            if below > 0 {
+                let tiles = below.div_ceil(nb) as u32;
+                let cfg = LaunchConfig {
+                    grid_dim: (tiles, tiles, 1),
+                    block_dim: (nb as u32, 8, 1),
+                    shared_mem_bytes: 0,
+                };
+                self.dev.launch(
+                    update,
+                    cfg,
+                    &[
+                        Arg::F64Mut(&c.a),
+                        Arg::F64(&c.l),
+                        Arg::U32(n as u32),
+                        Arg::U32(k0 as u32),
+                    ],
+                )?;
+            }
+        }
+        // W = L^-1 by the same panels: L W = I forward-substituted a panel of
+        // rows at a time (w holds minus the earlier panels' terms).
+        if let Some((w, wt)) = &mut c.inverse {
+            self.dev.memset_zero(w)?;
+            let panel = Self::k(&self.coarse, gc::CHOL_INVERSE_PANEL);
+            let update = Self::k(&self.coarse, gc::CHOL_INVERSE_UPDATE);
+            for k0 in (0..n).step_by(nb) {
+                let cols = (k0 + nb).min(n);
+                let cfg = LaunchConfig {
+                    grid_dim: (cols.div_ceil(gc::CHOL_INVERSE_WARPS) as u32, 1, 1),
+                    block_dim: (32 * gc::CHOL_INVERSE_WARPS as u32, 1, 1),
+                    shared_mem_bytes: 0,
+                };
+                let args = [
+                    Arg::F64(&c.l),
+                    Arg::F64Mut(w),
+                    Arg::F64Mut(wt),
+                    Arg::U32(n as u32),
+                    Arg::U32(k0 as u32),
+                ];
+                self.dev.launch(panel, cfg, &args)?;
+                let below = n.saturating_sub(k0 + nb);
+                if below > 0 {
+                    let cfg = LaunchConfig {
+                        grid_dim: (((k0 + nb) / nb) as u32, below.div_ceil(nb) as u32, 1),
+                        block_dim: (nb as u32, 8, 1),
+                        shared_mem_bytes: 0,
+                    };
+                    self.dev.launch(
+                        update,
+                        cfg,
+                        &[Arg::F64(&c.l), Arg::F64Mut(w), Arg::U32(n as u32), Arg::U32(k0 as u32)],
+                    )?;
+                }
+            }
+        }
+        Ok(())
     }
 
     fn status_row(&self, status: &CudaSlice<u32>) -> Result<Option<usize>, CudaError> {
@@ -491,6 +633,32 @@ impl Backend for Cuda {
         )
     }
 
+    fn axpy_ratio(
+        &self,
+        s: &CudaSlice<f64>,
+        num: usize,
+        den: usize,
+        negate: bool,
+        x: &CudaSlice<f64>,
+        y: &mut CudaSlice<f64>,
+    ) -> Result<(), CudaError> {
+        let mode = if negate {
+            gc::ratio_mode::AXPY_NEG
+        } else {
+            gc::ratio_mode::AXPY
+        };
+        self.ratio(s, num, den, mode, x, y)
+    }
+    fn xpby_ratio(
+        &self,
+        s: &CudaSlice<f64>,
+        num: usize,
+        den: usize,
+        x: &CudaSlice<f64>,
+        y: &mut CudaSlice<f64>,
+    ) -> Result<(), CudaError> {
+        self.ratio(s, num, den, gc::ratio_mode::XPBY, x, y)
+    }
     /// Stream capture into a CUDA graph (thread-local mode: this thread's
     /// stream only; the device's stream is never the legacy one, and event
     /// tracking is off).
@@ -630,76 +798,46 @@ impl Backend for Cuda {
             scale: self.dev.zeros(1)?,
             status: self.dev.zeros(1)?,
             inverse: if n <= gc::CHOL_INVERSE_MAX_N {
-                // Zero above the diagonal, never written there.
+                // W is zeroed at each factorization; W^T is zero below its
+                // diagonal, never written there.
                 Some((self.dev.zeros(n * n)?, self.dev.zeros(n * n)?))
             } else {
                 None
             },
             y: self.dev.zeros(n)?,
             densify: jac[&gs::densify_name(b)].clone(),
+            graph: None,
         })
     }
+    /// The factorization's ~4 n / 32 launches recorded once as a CUDA graph
+    /// (keyed on `a`'s storage and block count; every other buffer is the
+    /// factor's own) and replayed by later factorizations; then the status
+    /// word is read.
     fn coarse_factor(&self, a: &CudaMatrix, c: &mut CudaCoarse, level: usize) -> Result<(), CudaError> {
         let n = c.n;
-        self.dev.memset_zero(&mut c.a)?;
-        self.dev.stream().memset_zeros(&mut c.status)?;
-        let m = &a.m;
-        let b = m.br;
-        self.dev.launch(
-            &c.densify,
-            grid_for((m.nnzb * b * b) as u64, 256),
-            &[
-                Arg::F64(&m.values),
-                Arg::U32s(&m.block_row),
-                Arg::U32s(&m.col_idx),
-                Arg::F64Mut(&c.a),
-                Arg::U32(m.nnzb as u32),
-                Arg::U32(n as u32),
-            ],
-        )?;
-        let one = LaunchConfig {
-            grid_dim: (1, 1, 1),
-            block_dim: (256, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        self.dev.launch(
-            Self::k(&self.coarse, gs::CHOL_SCALE),
-            one,
-            &[Arg::F64(&c.a), Arg::F64Mut(&c.scale), Arg::U32(n as u32)],
-        )?;
-        let col = Self::k(&self.coarse, gs::CHOL_COLUMN);
-        for j in 0..n {
-            let rows = n - j;
-            let cfg = LaunchConfig {
-                grid_dim: (rows.div_ceil(gs::CHOL_WARPS) as u32, 1, 1),
-                block_dim: (32 * gs::CHOL_WARPS as u32, 1, 1),
-                shared_mem_bytes: 0,
-            };
-            self.dev.launch(
-                col,
-                cfg,
-                &[
-                    Arg::F64(&c.a),
-                    Arg::F64Mut(&c.l),
-                    Arg::F64Mut(&c.lt),
-                    Arg::F64(&c.scale),
-                    Arg::U32sMut(&c.status),
-                    Arg::U32(n as u32),
-                    Arg::U32(j as u32),
-                ],
-            )?;
-        }
-        if let Some((w, wt)) = &c.inverse {
-            let cfg = LaunchConfig {
-                grid_dim: (n as u32, 1, 1),
-                block_dim: (32, 1, 1),
-                shared_mem_bytes: (n * 8) as u32,
-            };
-            self.dev.launch(
-                Self::k(&self.coarse, gc::CHOL_INVERSE),
-                cfg,
-                &[Arg::F64(&c.l), Arg::F64Mut(w), Arg::F64Mut(wt), Arg::U32(n as u32)],
-            )?;
+        let stream = self.dev.stream();
+        let key = [
+            self.storage_id(&a.m.values),
+            a.m.block_row.device_ptr(stream).0 as usize,
+            a.m.col_idx.device_ptr(stream).0 as usize,
+            a.m.nnzb,
+        ];
+        match &c.graph {
+            Some((k, g)) if *k == key => g.0.launch()?,
+            _ => {
+                c.graph = None;
+                stream.begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)?;
+                let queued = self.queue_coarse_factor(a, c);
+                let g = stream.end_capture(sys::CUgraphInstantiate_flags(0))?;
+                queued?;
+                match g {
+                    Some(g) => {
+                        g.launch()?;
+                        c.graph = Some((key, DeviceGraph(g)));
+                    }
+                    None => self.queue_coarse_factor(a, c)?,
+                }
+            }
         }
         if let Some(row) = self.status_row(&c.status)? {
             return Err(RuntimeError::CoarseFactorization {

@@ -101,8 +101,8 @@ impl HaloRows {
 /// over the coarse columns this rank's `P` rows touch, owned then ghost),
 /// then the reverse halo exchange of `P`'s plan.
 pub struct Restriction {
-    r: BlockCsr,
-    plan: HaloPlan,
+    pub(crate) r: BlockCsr,
+    pub(crate) plan: HaloPlan,
     z: RefCell<Vec<f64>>,
     recv: RefCell<Vec<f64>>,
 }
@@ -354,6 +354,28 @@ impl<C: Comm + ?Sized> Backend for DistBackend<'_, C> {
     }
     fn cg_direction(&self, s: &Vec<f64>, z: &Vec<f64>, p: &mut Vec<f64>) -> Result<(), DistError> {
         Ok(self.cpu.cg_direction(s, z, p)?)
+    }
+    /// The CPU's on this rank's part (`s` is alike on every rank).
+    fn axpy_ratio(
+        &self,
+        s: &Vec<f64>,
+        num: usize,
+        den: usize,
+        negate: bool,
+        x: &Vec<f64>,
+        y: &mut Vec<f64>,
+    ) -> Result<(), DistError> {
+        Ok(self.cpu.axpy_ratio(s, num, den, negate, x, y)?)
+    }
+    fn xpby_ratio(
+        &self,
+        s: &Vec<f64>,
+        num: usize,
+        den: usize,
+        x: &Vec<f64>,
+        y: &mut Vec<f64>,
+    ) -> Result<(), DistError> {
+        Ok(self.cpu.xpby_ratio(s, num, den, x, y)?)
     }
     fn end_capture(&self, _discard: bool) -> Result<Option<()>, DistError> {
         Ok(None)

@@ -47,18 +47,25 @@ const MAX_PARTIALS: usize = 1024;
 
 const PACK: &str = "ptap_dist_pack";
 const BLOCK_JACOBI: &str = "ptap_dist_block_jacobi";
-const SUM_RANKS: &str = "ptap_dist_sum_ranks";
+pub(crate) const SUM_RANKS: &str = "ptap_dist_sum_ranks";
+pub(crate) const GATHER_BLOCKS: &str = "ptap_dist_gather_blocks";
+pub(crate) const SCATTER_ADD: &str = "ptap_dist_scatter_add";
+pub(crate) const UNPACK_ADD: &str = "ptap_dist_unpack_add";
+pub(crate) const SUM_RANKS_INTO: &str = "ptap_dist_sum_ranks_into";
 
 /// The kernels of this module: the halo pack, `z = D^-1 r` for any block
-/// size, and the rank-order sum of gathered partial dots.
-fn dist_module() -> CudaModule {
+/// size, and the rank-order sum of gathered partial dots; for the AMG on the
+/// ranks (`device_amg`), a block gather by map, the scatter-add of a
+/// product's blocks and of a reverse halo, and a rank-order sum into a slot.
+pub(crate) fn dist_module() -> CudaModule {
     use ParamTy::*;
     let entry = |name: &str, doc: &str, params: &[(&str, ParamTy)]| KernelEntry {
         name: name.into(),
         params: params.iter().map(|&(n, t)| Param::new(n, t)).collect(),
         doc: doc.into(),
     };
-    let entries = vec![
+    let entries =
+        vec![
         entry(
             PACK,
             "buf[t] = x[cols[t / bc] * bc + t % bc], t < n",
@@ -86,6 +93,46 @@ fn dist_module() -> CudaModule {
             "out[j] = ((parts[j] + parts[m + j]) + parts[2m + j]) + ..., j < m",
             &[("parts", PtrF64), ("out", PtrMutF64), ("m", U32), ("ranks", U32)],
         ),
+        entry(
+            GATHER_BLOCKS,
+            "dst[k l + t] = src[map[k] l + t], k l + t < n l (blocks of l scalars)",
+            &[("src", PtrF64), ("map", PtrU32), ("dst", PtrMutF64), ("n", U32), ("l", U32)],
+        ),
+        entry(
+            SCATTER_ADD,
+            "acc[map[e] l + t] += src[off + e l + t], e l + t < n l (map without repeats)",
+            &[
+                ("src", PtrF64),
+                ("off", U64),
+                ("map", PtrU32),
+                ("acc", PtrMutF64),
+                ("n", U32),
+                ("l", U32),
+            ],
+        ),
+        entry(
+            UNPACK_ADD,
+            "x[cols[k] bc + t % bc] += buf[s], s = off + t, k = s / bc, t < n (columns without repeats)",
+            &[
+                ("buf", PtrF64),
+                ("cols", PtrU32),
+                ("x", PtrMutF64),
+                ("off", U32),
+                ("n", U32),
+                ("bc", U32),
+            ],
+        ),
+        entry(
+            SUM_RANKS_INTO,
+            "one thread: s[keep] = s[slot] (keep < 2^32 - 1), then s[slot] = parts[0] + parts[1] + ... (rank order)",
+            &[
+                ("parts", PtrF64),
+                ("s", PtrMutF64),
+                ("slot", U32),
+                ("keep", U32),
+                ("ranks", U32),
+            ],
+        ),
     ];
     let mut source = String::from("typedef unsigned int u32;\ntypedef unsigned long long u64;\n");
     let bodies = [
@@ -97,6 +144,14 @@ fn dist_module() -> CudaModule {
          z[s] = y;\n}\n",
         "  u32 j = blockIdx.x * blockDim.x + threadIdx.x;\n  if (j >= m) return;\n  double s = parts[j];\n  \
          for (u32 r = 1; r < ranks; ++r) s = s + parts[(u64)r * m + j];\n  out[j] = s;\n}\n",
+        "  u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (s >= (u64)n * l) return;\n  \
+         dst[s] = src[(u64)map[s / l] * l + s % l];\n}\n",
+        "  u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (s >= (u64)n * l) return;\n  \
+         acc[(u64)map[s / l] * l + s % l] += src[off + s];\n}\n",
+        "  u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (t >= n) return;\n  u64 s = off + t;\n  \
+         x[(u64)cols[s / bc] * bc + s % bc] += buf[s];\n}\n",
+        "  if (blockIdx.x != 0 || threadIdx.x != 0) return;\n  if (keep != 0xffffffffu) s[keep] = s[slot];\n  \
+         double v = parts[0];\n  for (u32 r = 1; r < ranks; ++r) v = v + parts[r];\n  s[slot] = v;\n}\n",
     ];
     for (e, body) in entries.iter().zip(bodies) {
         e.write_signature(&mut source, " {");
@@ -110,7 +165,7 @@ fn dist_module() -> CudaModule {
 }
 
 /// The raw device address of `s`, `offset` elements in.
-fn addr(s: &CudaSlice<f64>, offset: usize, stream: &Arc<CudaStream>) -> sys::CUdeviceptr {
+pub(crate) fn addr(s: &CudaSlice<f64>, offset: usize, stream: &Arc<CudaStream>) -> sys::CUdeviceptr {
     let (p, _sync) = s.device_ptr(stream);
     p + (offset * std::mem::size_of::<f64>()) as u64
 }
@@ -133,6 +188,10 @@ pub struct DeviceDistMatrix {
     send_cols: CudaSlice<u32>,
     send_buf: CudaSlice<f64>,
     send_len: usize,
+    /// Per block of the interior and of the boundary half, its block in the
+    /// local matrix's order (a refresh gathers the halves from those values).
+    interior_src: CudaSlice<u32>,
+    boundary_src: CudaSlice<u32>,
     comm_stream: Arc<CudaStream>,
     packed: CudaEvent,
     arrived: CudaEvent,
@@ -140,17 +199,19 @@ pub struct DeviceDistMatrix {
 }
 
 /// Rows `keep(i)` of `a`'s local rows as a device matrix over all local
-/// columns (other rows empty), entries in the local matrix's order.
+/// columns (other rows empty), entries in the local matrix's order, with
+/// each stored block's index among the local matrix's blocks.
 fn upload_rows(
     dev: &Device,
     a: &crate::LocalMatrix,
     keep: impl Fn(usize) -> bool,
-) -> Result<DeviceBlockCsr, ptap_cuda::CudaError> {
+) -> Result<(DeviceBlockCsr, Vec<u32>), ptap_cuda::CudaError> {
     let (br, bc) = a.block_shape();
     let l = br * bc;
     let (rp, ci, vals) = (a.row_ptr(), a.col_idx(), a.values());
     let mut row_ptr = Vec::with_capacity(a.n_rows() + 1);
     let (mut col_idx, mut block_row, mut values) = (Vec::new(), Vec::new(), Vec::new());
+    let mut src = Vec::new();
     row_ptr.push(0usize);
     let mut max_row_blocks = 0;
     for i in 0..a.n_rows() {
@@ -159,6 +220,7 @@ fn upload_rows(
             max_row_blocks = max_row_blocks.max(r.len());
             col_idx.extend_from_slice(&ci[r.clone()]);
             block_row.extend(std::iter::repeat_n(i as u32, r.len()));
+            src.extend(r.clone().map(|k| k as u32));
             values.extend_from_slice(&vals[r.start * l..r.end * l]);
         }
         row_ptr.push(col_idx.len());
@@ -170,7 +232,7 @@ fn upload_rows(
             n: nnzb * l,
         });
     }
-    Ok(DeviceBlockCsr {
+    let m = DeviceBlockCsr {
         nrows: a.n_rows(),
         ncols: a.n_local_cols(),
         br,
@@ -186,7 +248,8 @@ fn upload_rows(
         col_idx: dev.upload(&col_idx)?,
         block_row: dev.upload(&block_row)?,
         values: dev.upload(&values)?,
-    })
+    };
+    Ok((m, src))
 }
 
 impl DeviceDistMatrix {
@@ -208,8 +271,8 @@ impl DeviceDistMatrix {
     ) -> Result<Self, DeviceError> {
         let local = &a.local;
         let (br, bc) = local.block_shape();
-        let interior = upload_rows(dev, local, |i| !local.is_boundary(i))?;
-        let boundary = upload_rows(dev, local, |i| local.is_boundary(i))?;
+        let (interior, interior_src) = upload_rows(dev, local, |i| !local.is_boundary(i))?;
+        let (boundary, boundary_src) = upload_rows(dev, local, |i| local.is_boundary(i))?;
         let plan = &a.plan;
         let mut cols = Vec::new();
         for s in 0..plan.sends().len() {
@@ -234,6 +297,8 @@ impl DeviceDistMatrix {
             send_cols: dev.upload(&cols)?,
             send_buf: dev.zeros(send_len)?,
             send_len,
+            interior_src: dev.upload(&interior_src)?,
+            boundary_src: dev.upload(&boundary_src)?,
             comm_stream: if high {
                 ctx.bind_to_thread()?;
                 let (_least, greatest) = cudarc::driver::result::stream::get_priority_range()?;
@@ -266,6 +331,47 @@ impl DeviceDistMatrix {
     /// Stored blocks of the interior and of the boundary rows.
     pub fn nnzb(&self) -> (usize, usize) {
         (self.interior.nnzb, self.boundary.nnzb)
+    }
+    /// The ranks this matrix's halo sends to or receives from.
+    pub fn peers(&self) -> impl Iterator<Item = usize> + '_ {
+        self.sends.iter().chain(&self.recvs).map(|l| l.rank)
+    }
+    /// Block rows and columns' scalars: `(br, bc)`.
+    pub fn block_shape(&self) -> (usize, usize) {
+        (self.br, self.bc)
+    }
+
+    /// New values from `full`, the rank's values in the local matrix's
+    /// order (device, `nnzb * br * bc`): the interior and boundary halves
+    /// gathered on the device (a numeric refresh; nothing crosses the bus).
+    /// `gather` is [`dist_module`]'s block gather.
+    pub(crate) fn refresh_from(
+        &mut self,
+        dev: &Device,
+        gather: &Kernel,
+        full: &CudaSlice<f64>,
+    ) -> Result<(), DeviceError> {
+        let l = self.br * self.bc;
+        for (half, src) in [
+            (&self.interior, &self.interior_src),
+            (&self.boundary, &self.boundary_src),
+        ] {
+            if half.nnzb == 0 {
+                continue;
+            }
+            dev.launch(
+                gather,
+                grid_for((half.nnzb * l) as u64, 256),
+                &[
+                    Arg::F64(full),
+                    Arg::U32s(src),
+                    Arg::F64Mut(&half.values),
+                    Arg::U32(half.nnzb as u32),
+                    Arg::U32(l as u32),
+                ],
+            )?;
+        }
+        Ok(())
     }
 
     /// `y = A x` on this rank's rows; the ghost tail of `x` (device, length
@@ -467,7 +573,7 @@ impl DeviceBlockJacobi {
 }
 
 /// `y[..n] = a x[..n] + b y[..n]` (`b = 0` overwrites).
-fn axpby(
+pub(crate) fn axpby(
     dev: &Device,
     k: &Kernels,
     a: f64,

@@ -29,8 +29,9 @@
 //!
 //! **The AMG over ranks.** [`setup::build_hierarchy`] builds the
 //! smoothed-aggregation hierarchy over the ranks (strength graph, a parallel
-//! MIS whose result does not depend on the rank count, tentative and
-//! smoothed and filtered `P`, consolidation of small levels onto fewer ranks, the
+//! MIS whose result does not depend on the rank count, the rank-deficiency
+//! merge of small aggregates across rank boundaries, tentative and smoothed
+//! and filtered `P`, consolidation of small levels onto fewer ranks, the
 //! coarsest level whole on every rank), with each level's Galerkin product
 //! an inspector/executor pair whose communication is in its plan
 //! ([`product::DistGalerkin`]); then `ptap_runtime::Hierarchy::from_levels`
@@ -48,21 +49,47 @@
 //! moves only the reduced scalars between host and device. The program
 //! `ptap-mpi-cuda` runs it under `mpirun`.
 //!
-//! **Not yet.** The rank-deficiency merge of aggregates, rebalancing middle
-//! levels by measured time, per-rank schedules in the schedule cache, and
-//! the AMG hierarchy on device-resident ranks (the NCCL slice runs
-//! Jacobi-PCG). `ptap-mpi` and `ptap-mpi-cuda` assemble the whole beam on
-//! every rank (a user's PETSc operator is read in parallel, each rank its
-//! rows).
+//! **The AMG on the GPU ranks (feature `nccl`).** `device_amg` puts the
+//! hierarchy of [`setup::build_levels`] (the CPU ranks' mesh setup) on
+//! `device_amg::DeviceDistBackend`: every level's operator, `P`, `R`,
+//! Jacobi inverses and work vectors on each rank's GPU, the halo, the
+//! reverse halo of `R` and the distributed Galerkin product's exchanges by
+//! NCCL from device buffers, the local products by `ptap-cuda`'s executors,
+//! the coarsest level whole and factored on every GPU; the runtime's matrix
+//! setup, V-cycle and CG run on it unchanged (`ptap-mpi-cuda --solver amg`).
+//!
+//! **The programs.** `driver` (feature `mpi`) is the loop `ptap solve` and
+//! `ptap run` run under `mpirun` (ptap-cli's feature `mpi`): each rank loads
+//! its rows (the beam from the elements touching its slab only,
+//! `ptap_fem::BeamSlab`; a user's PETSc operator read in parallel, each rank
+//! its rows), step 1 builds the hierarchy, later steps refresh it (or
+//! inspect a new pattern), and rank 0 gets each step's phases as max and
+//! mean over ranks. `ptap-mpi-cuda` (feature `nccl`) is the device program.
+//!
+//! [`cache`] keeps the mesh setup's per-rank decisions (each level's `P`,
+//! coarse partition and keys) in the schedule cache, loaded by a later run
+//! at the same rank count ([`build_hierarchy_cached`]).
+//!
+//! **Not yet.** Rebalancing middle levels by measured time (uneven coarse
+//! levels are rebalanced by rows, `setup`'s module docs), loading the halo
+//! and product plans themselves (a cache hit derives them again from the
+//! loaded `P`), and the mesh setup on the GPUs (the GPU ranks' AMG takes
+//! the CPU ranks' aggregates, `P` and plans, uploaded once).
+//! `ptap-mpi-cuda` still assembles the whole beam on every rank.
 //!
 //! [`reference::jacobi_pcg`] is the single-process reference the
 //! distributed solver is tested against.
 
 pub mod backend;
+pub mod cache;
 pub mod cg;
 pub mod comm;
 #[cfg(feature = "nccl")]
 pub mod device;
+#[cfg(feature = "nccl")]
+pub mod device_amg;
+#[cfg(feature = "mpi")]
+pub mod driver;
 mod error;
 pub mod local;
 #[cfg(feature = "mpi")]
@@ -80,4 +107,7 @@ pub use comm::{agree, Comm, Link, SingleRank};
 pub use error::DistError;
 pub use local::{DistMatrix, HaloPlan, LocalMatrix};
 pub use partition::Partition;
-pub use setup::{build_hierarchy, DistOptions, DistProblem, DistSetupReport};
+pub use setup::{
+    build_hierarchy, build_hierarchy_cached, build_levels, build_levels_cached, DistCacheReport, DistLevels,
+    DistOptions, DistProblem, DistSetupReport,
+};

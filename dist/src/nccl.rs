@@ -45,6 +45,12 @@ pub enum DeviceError {
     Dist(#[from] crate::DistError),
 }
 
+impl From<ptap_runtime::RuntimeError> for DeviceError {
+    fn from(e: ptap_runtime::RuntimeError) -> Self {
+        DeviceError::Dist(e.into())
+    }
+}
+
 /// Whether NCCL can be loaded here (never panics).
 pub fn nccl_present() -> Result<(), DeviceError> {
     // SAFETY: only tries to dlopen the library; nothing is called in it.
@@ -147,6 +153,28 @@ impl NcclComm {
             .map(|_| unsafe { raw.assume_init() });
         let raw = agree(mpi, joined)?;
         Ok(Self { raw, rank, size })
+    }
+
+    /// A communicator of this process alone (one rank, no MPI): the device
+    /// backend's collectives on one GPU, in process (tests). Binds `ctx`.
+    pub fn solo(ctx: &cudarc::driver::CudaContext) -> Result<Self, DeviceError> {
+        match std::env::var("NCCL_NVLS_ENABLE") {
+            Ok(v) if v.trim() != "0" => return Err(DeviceError::Multicast(v)),
+            Ok(_) => {}
+            Err(_) => std::env::set_var("NCCL_NVLS_ENABLE", "0"),
+        }
+        nccl_present()?;
+        ctx.bind_to_thread()?;
+        let uid = result::get_uniqueid().map_err(nccl_err("ncclGetUniqueId"))?;
+        let mut raw = std::mem::MaybeUninit::uninit();
+        // SAFETY: `raw` is written by NCCL before it is read.
+        unsafe { result::comm_init_rank(raw.as_mut_ptr(), 1, uid, 0) }.map_err(nccl_err("ncclCommInitRank"))?;
+        Ok(Self {
+            // SAFETY: initialized by the successful call.
+            raw: unsafe { raw.assume_init() },
+            rank: 0,
+            size: 1,
+        })
     }
 
     pub fn rank(&self) -> usize {

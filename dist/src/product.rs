@@ -108,8 +108,9 @@ pub fn fetch_ghost_rows<C: Comm + ?Sized>(
     Ok(out)
 }
 
-/// Where the coarse operator's values go after the local product.
-enum Output {
+/// Where the coarse operator's values go after the local product (read by
+/// the device executor, `device_amg`, which runs the same plan on the GPU).
+pub(crate) enum Output {
     /// To the owners of the coarse rows (a distributed coarse level).
     Owners {
         /// Block rows of the local product this rank owns.
@@ -139,16 +140,16 @@ pub enum NextLevel {
 
 /// One level's distributed Galerkin product (module docs).
 pub struct DistGalerkin {
-    a_ext: BlockCsr,
+    pub(crate) a_ext: BlockCsr,
     /// Block `k` of `a_ext` is block `a_map[k]` of the rank's local matrix.
-    a_map: Vec<u32>,
-    p_ext: BlockCsr,
+    pub(crate) a_map: Vec<u32>,
+    pub(crate) p_ext: BlockCsr,
     exec: Box<dyn GalerkinProduct>,
-    c_ext: BlockCsr,
+    pub(crate) c_ext: BlockCsr,
     /// The two-pass patterns of the local product (statistics, summaries).
     pub base: Arc<TwoPassSchedule>,
     pub schedule: VariantSchedule,
-    out: Output,
+    pub(crate) out: Output,
 }
 
 impl DistGalerkin {

@@ -21,9 +21,12 @@
 //!    largest priority. Nodes without strong neighbours stay unaggregated.
 //!    The serial `natural` order is sequential by nature; this is the
 //!    parallel counterpart (random-order aggregates, like PETSc's).
-//!    Rank-deficient aggregates are not merged (the serial
-//!    `merge_rank_deficient`); their QR drops the missing modes, and the
-//!    level's report counts them.
+//!    Rank-deficient aggregates (near-null rows without every mode: fewer
+//!    than 3 non-collinear nodes) are merged into the neighbouring aggregate
+//!    with the most strong edges into them, across rank boundaries, in
+//!    rounds, or dissolved without one ([`merge_deficient`]: votes are
+//!    counts, ties go by the hashed priorities, so the merge too does not
+//!    depend on the rank count); the level's report counts both.
 //! 3. **Tentative `P`**: an aggregate's coarse node lives on its root's rank.
 //!    Members send their near-null rows there (one all-to-all), the root's
 //!    rank orders each aggregate's members by key and calls the serial
@@ -53,13 +56,22 @@
 //! (or the level cap is reached), it is the coarsest: its Galerkin product
 //! gathers it whole on every rank, where it is factorized redundantly (the
 //! dense Cholesky of the serial code). At least one level is always
-//! coarsened. Not done: rebalancing middle levels by measured time.
+//! coarsened.
+//!
+//! **Rebalancing.** A distributed coarse level that is not consolidated but
+//! whose rows (coarse nodes live on their roots' ranks) are uneven, max over
+//! mean above [`REBALANCE_RATIO`] over the ranks holding any, moves to an
+//! even split over the same ranks (one all-to-all, like consolidation;
+//! global numbers unchanged, so the hierarchy is too). The level report
+//! gives rows and blocks per rank (work counts). Not done: balancing by
+//! measured time, or by the product's contributions per rank.
 //!
 //! Everything above is deterministic for a rank count, and the aggregates
 //! and `P` do not depend on it; different rank counts change only the
 //! rounding of sums (coarse values, dots), so iteration counts agree and
 //! solutions agree to the solver's tolerance.
 use crate::backend::{DistBackend, DistJacobi, DistMat, DistProduct, HaloRows, Restriction};
+use crate::cache;
 use crate::comm::Comm;
 use crate::local::{DistMatrix, HaloPlan, LocalMatrix};
 use crate::partition::Partition;
@@ -106,9 +118,18 @@ pub struct DistLevelSummary {
     pub omega: Option<f64>,
     /// Blocks of the transfer's `P` over all ranks (after filtering).
     pub p_blocks: Option<usize>,
-    /// Aggregates whose near-null rows do not carry every mode (not merged
-    /// here, unlike the serial setup: their QR drops the missing modes).
+    /// Aggregates whose near-null rows do not carry every mode, after the
+    /// merge (0 unless an aggregate without aggregated neighbours was left).
     pub rank_deficient_aggregates: Option<usize>,
+    /// Rank-deficient aggregates merged into a neighbour, and dissolved for
+    /// want of an aggregated neighbour ([`merge_deficient`]).
+    pub merged_aggregates: Option<usize>,
+    pub dissolved_aggregates: Option<usize>,
+    /// Blocks of the level's operator per rank (work counts: with
+    /// `rows_per_rank`, what rebalancing evens out).
+    pub blocks_per_rank: Vec<usize>,
+    /// The coarse level below was rebalanced over its ranks ([`rebalanced`]).
+    pub coarse_rebalanced: Option<bool>,
 }
 
 /// `ptap_amg::eig::pseudo_random_vector`'s entry `index` (SplitMix64), so a
@@ -321,6 +342,214 @@ fn aggregate<C: Comm + ?Sized>(
     let of = (0..n).map(|i| (root[i] >= 0.0).then_some(root[i] as usize)).collect();
     let is_root = state.iter().map(|&st| st == ROOT).collect();
     (of, is_root, rounds)
+}
+
+/// The rank-deficiency merge (`shared/spec/amg.md`, step 2, last bullet):
+/// an aggregate whose stacked near-null rows do not carry all `m` modes
+/// (fewer than 3 non-collinear nodes for elasticity) joins a neighbouring
+/// aggregate, in rounds until none is left. Per round: each root's rank
+/// stacks its members' near-null rows in key order and tests the rank (as
+/// the tentative prolongator will); the members learn their aggregate's
+/// verdict and root priority, the halo carries them; each node of a
+/// deficient aggregate sends its root's rank one vote per strong edge into
+/// another aggregate; the root's rank picks the aggregate with the most
+/// votes (ties: the larger root priority). A deficient aggregate moves there
+/// unless that one is itself deficient with a smaller priority (it waits: the
+/// lower one moves first, so moves never form a cycle), and dissolves when it
+/// has no aggregated neighbour (its nodes unaggregated, as the serial
+/// `merge_rank_deficient`). Every rank learns every move, follows chains to
+/// their end, and relabels its nodes. Votes are counts and ties go by the
+/// hashed priorities, so the result does not depend on the rank count.
+/// Returns the numbers of merges and of dissolved aggregates. Collective.
+#[allow(clippy::too_many_arguments)]
+fn merge_deficient<C: Comm + ?Sized>(
+    comm: &C,
+    a: &LocalMatrix,
+    node_plan: &mut HaloPlan,
+    s: &Strength,
+    part: &Partition,
+    (root_of, is_root): (&mut [Option<usize>], &mut [bool]),
+    keys: &[u64],
+    near_null: &[f64],
+    (b, m, tol): (usize, usize, f64),
+) -> Result<(usize, usize), DistError> {
+    use std::collections::BTreeMap;
+    let (me, size) = (comm.rank(), comm.size());
+    let own = part.range(me);
+    let n = own.len();
+    let bm = b * m;
+    let nl = a.n_local_cols();
+    let (mut merges, mut dissolved) = (0, 0);
+    loop {
+        // 1. Verdicts at the roots' ranks: members send [root, key, near-null row].
+        let mut send = vec![Vec::new(); size];
+        let mut order: Vec<Vec<usize>> = vec![Vec::new(); size];
+        for (i, r) in root_of.iter().enumerate() {
+            if let Some(g) = *r {
+                let q = part.owner(g);
+                send[q].push(g as u64);
+                send[q].push(keys[i]);
+                send[q].extend(near_null[i * bm..(i + 1) * bm].iter().map(|v| v.to_bits()));
+                order[q].push(i);
+            }
+        }
+        let got = comm.all_to_all_u64(&send);
+        let entry = 2 + bm;
+        // Per local root: its members (key, rank, index in that rank's message).
+        let mut members: BTreeMap<usize, Vec<(u64, usize, usize)>> = BTreeMap::new();
+        for (q, msg) in got.iter().enumerate() {
+            if msg.len() % entry != 0 {
+                return Err(DistError::Plan {
+                    why: format!("rank {q} sent a malformed aggregate membership"),
+                });
+            }
+            for (e, rec) in msg.chunks_exact(entry).enumerate() {
+                let g = rec[0] as usize;
+                if !own.contains(&g) || !is_root[g - own.start] {
+                    return Err(DistError::Plan {
+                        why: format!("rank {q} named node {g} a root of rank {me}, which it is not"),
+                    });
+                }
+                members.entry(g).or_default().push((rec[1], q, e));
+            }
+        }
+        let mut verdict: Vec<Vec<(bool, f64)>> = got.iter().map(|msg| vec![(false, 0.0); msg.len() / entry]).collect();
+        let mut deficient_roots = Vec::new();
+        for (&g, list) in members.iter_mut() {
+            list.sort_unstable();
+            let mut stack = Vec::with_capacity(list.len() * bm);
+            for &(_, q, e) in list.iter() {
+                stack.extend(
+                    got[q][e * entry + 2..(e + 1) * entry]
+                        .iter()
+                        .map(|&v| f64::from_bits(v)),
+                );
+            }
+            let nodes: Vec<u32> = (0..list.len() as u32).collect();
+            let bad = !carries_all_modes(&nodes, b, m, &stack, tol);
+            let prio = priority(keys[g - own.start]);
+            if bad {
+                deficient_roots.push(g);
+            }
+            for &(_, q, e) in list.iter() {
+                verdict[q][e] = (bad, prio);
+            }
+        }
+        let mut count = [deficient_roots.len() as f64];
+        comm.all_reduce_sum(&mut count);
+        if count[0] == 0.0 {
+            return Ok((merges, dissolved));
+        }
+        let reply: Vec<Vec<u64>> = verdict
+            .iter()
+            .map(|v| v.iter().flat_map(|&(bad, p)| [u64::from(bad), p.to_bits()]).collect())
+            .collect();
+        let back = comm.all_to_all_u64(&reply);
+        // 2. Each node's root, verdict and root priority, ghosts included.
+        let (mut root, mut bad, mut rprio) = (vec![-1.0; nl], vec![0.0; nl], vec![-1.0; nl]);
+        for (i, r) in root_of.iter().enumerate() {
+            if let Some(g) = *r {
+                root[i] = g as f64;
+            }
+        }
+        for (q, msg) in back.iter().enumerate() {
+            if msg.len() != 2 * order[q].len() {
+                return Err(DistError::Plan {
+                    why: format!(
+                        "rank {q} answered {} verdicts for {} members",
+                        msg.len() / 2,
+                        order[q].len()
+                    ),
+                });
+            }
+            for (rec, &i) in msg.chunks_exact(2).zip(&order[q]) {
+                bad[i] = rec[0] as f64;
+                rprio[i] = f64::from_bits(rec[1]);
+            }
+        }
+        node_plan.exchange(comm, &mut root, &mut |_| {});
+        node_plan.exchange(comm, &mut bad, &mut |_| {});
+        node_plan.exchange(comm, &mut rprio, &mut |_| {});
+        // 3. Votes of deficient aggregates' nodes to their root's rank:
+        //    [root, the neighbour's root, its verdict, its priority].
+        let mut votes = vec![Vec::new(); size];
+        for i in 0..n {
+            if root[i] < 0.0 || bad[i] == 0.0 {
+                continue;
+            }
+            for &j in s.row(i) {
+                let j = j as usize;
+                if root[j] >= 0.0 && root[j] != root[i] {
+                    votes[part.owner(root[i] as usize)].extend([
+                        root[i] as u64,
+                        root[j] as u64,
+                        bad[j] as u64,
+                        rprio[j].to_bits(),
+                    ]);
+                }
+            }
+        }
+        let got = comm.all_to_all_u64(&votes);
+        // Per deficient root: target -> (votes, deficient, priority).
+        let mut tally: BTreeMap<usize, BTreeMap<u64, (u64, bool, f64)>> =
+            deficient_roots.iter().map(|&g| (g, BTreeMap::new())).collect();
+        for msg in &got {
+            for rec in msg.chunks_exact(4) {
+                let t = tally.get_mut(&(rec[0] as usize)).ok_or_else(|| DistError::Plan {
+                    why: format!("a vote for node {}, not a deficient root of rank {me}", rec[0]),
+                })?;
+                t.entry(rec[1]).or_insert((0, rec[2] != 0, f64::from_bits(rec[3]))).0 += 1;
+            }
+        }
+        // 4. Moves [root, target or u64::MAX: dissolve], every rank's to every rank.
+        let mut moves = Vec::new();
+        for (&g, targets) in &tally {
+            let mine = priority(keys[g - own.start]);
+            let best = targets
+                .iter()
+                .max_by(|x, y| x.1 .0.cmp(&y.1 .0).then(x.1 .2.total_cmp(&y.1 .2)));
+            match best {
+                None => moves.extend([g as u64, u64::MAX]),
+                Some((&t, &(_, t_bad, t_prio))) if !(t_bad && t_prio < mine) => moves.extend([g as u64, t]),
+                Some(_) => {}
+            }
+        }
+        let all = comm.all_to_all_u64(&vec![moves; size]);
+        let map: BTreeMap<u64, u64> = all
+            .iter()
+            .flat_map(|m| m.chunks_exact(2).map(|r| (r[0], r[1])))
+            .collect();
+        if map.is_empty() {
+            // Cannot happen (the deficient aggregate of the smallest priority
+            // always moves or dissolves); refuse rather than loop.
+            return Err(DistError::Plan {
+                why: "the rank-deficiency merge made no progress".into(),
+            });
+        }
+        // Moves go to larger priorities or to aggregates that stay: chains end.
+        let last = |mut t: u64| {
+            while let Some(&next) = map.get(&t) {
+                t = next;
+                if t == u64::MAX {
+                    break;
+                }
+            }
+            t
+        };
+        merges += map.values().filter(|&&t| t != u64::MAX).count();
+        dissolved += map.values().filter(|&&t| t == u64::MAX).count();
+        for (i, r) in root_of.iter_mut().enumerate() {
+            if let Some(g) = *r {
+                if map.contains_key(&(g as u64)) {
+                    let t = last(g as u64);
+                    *r = (t != u64::MAX).then_some(t as usize);
+                    if own.start + i == g {
+                        is_root[i] = false;
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// What the tentative prolongator gives a rank: its rows of `P_tent` (one
@@ -777,6 +1006,35 @@ fn consolidated(coarse: &Partition, b: usize, limit: usize) -> Option<Partition>
     Partition::new(starts).ok()
 }
 
+/// Work imbalance (owned rows, max over mean of the ranks holding any) above
+/// which a distributed coarse level is rebalanced.
+pub const REBALANCE_RATIO: f64 = 1.1;
+
+/// The partition a distributed coarse level moves to when its rows (coarse
+/// nodes live on their roots' ranks) are spread unevenly: the same ranks
+/// hold rows, split evenly in global order; `None` when max over mean is at
+/// most [`REBALANCE_RATIO`]. Global coarse numbers do not change, so `P`,
+/// the hierarchy and the solve do not; only who owns which rows.
+fn rebalanced(coarse: &Partition) -> Option<Partition> {
+    let n = coarse.nrows();
+    let sizes: Vec<usize> = (0..coarse.ranks()).map(|r| coarse.range(r).len()).collect();
+    let active = sizes.iter().filter(|&&c| c > 0).count();
+    let max = *sizes.iter().max()?;
+    if active == 0 || (max * active) as f64 <= REBALANCE_RATIO * n as f64 {
+        return None;
+    }
+    let even = Partition::uniform(n, active).ok()?;
+    let mut starts = vec![0];
+    let mut next = 0;
+    for &c in &sizes {
+        if c > 0 {
+            next += 1;
+        }
+        starts.push(even.starts()[next.min(active)]);
+    }
+    Partition::new(starts).ok()
+}
+
 /// Moves rows (`w` scalars each, with their keys) from partition `from` to
 /// `to` (one all-to-all). Collective.
 fn redistribute<C: Comm + ?Sized>(
@@ -815,16 +1073,258 @@ fn redistribute<C: Comm + ?Sized>(
     Ok((out, out_keys))
 }
 
+/// One level's mesh setup (steps 1 to 5 of the module docs) on the rows of
+/// `cur`: the decisions a schedule cache entry keeps, and the coarse
+/// near-null rows. Collective.
+#[allow(clippy::too_many_arguments)]
+fn decide<C: Comm + ?Sized>(
+    comm: &C,
+    cur: &HaloRows,
+    part: &Partition,
+    keys: &[u64],
+    near_null: &[f64],
+    (b, modes): (usize, usize),
+    opts: &ptap_amg::AmgOptions,
+    dist: &DistOptions,
+    l: usize,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(cache::LevelEntry, Vec<f64>), DistError> {
+    progress(&format!(
+        "level {l}: parallel aggregation of {} block rows",
+        part.nrows()
+    ));
+    let (root_of, is_root, rounds, prio, (merged, dissolved)) = {
+        let m = cur.matrix();
+        let mut node_plan = HaloPlan::build_with_width(&m.local, part, 1, comm)?;
+        let s = strength(comm, &m.local, &mut node_plan, opts.threshold_at(l), l)?;
+        let prio: Vec<f64> = keys.iter().map(|&k| priority(k)).collect();
+        let distance = if l < opts.aggressive_levels { 2 } else { 1 };
+        let (mut of, mut roots, rounds) = aggregate(comm, &m.local, &mut node_plan, &s, &prio, distance);
+        let merged = merge_deficient(
+            comm,
+            &m.local,
+            &mut node_plan,
+            &s,
+            part,
+            (&mut of, &mut roots),
+            keys,
+            near_null,
+            (b, modes, opts.rank_tolerance),
+        )?;
+        (of, roots, rounds, prio, merged)
+    };
+    drop(prio);
+    let mut tent = tentative(
+        comm,
+        part,
+        &root_of,
+        &is_root,
+        keys,
+        near_null,
+        b,
+        modes,
+        opts.rank_tolerance,
+    )?;
+    let mut stats = [
+        tent.coarse.nrows() as f64,
+        root_of.iter().filter(|r| r.is_none()).count() as f64,
+        tent.rank_deficient as f64,
+    ];
+    comm.all_reduce_sum(&mut stats[1..]);
+    let (n_aggs, unaggregated, deficient) = (stats[0] as usize, stats[1] as usize, stats[2] as usize);
+    let coarse_rows = n_aggs * modes;
+    if n_aggs == 0 || coarse_rows as f64 > opts.stall_ratio * (part.nrows() * b) as f64 {
+        return Err(DistError::Options {
+                why: format!(
+                    "coarsening stalled on level {l} ({} block rows gave {n_aggs} aggregates); raise the coarse limit (now {}) or lower the strength threshold",
+                    part.nrows(),
+                    opts.coarse_eq_limit
+                ),
+            });
+    }
+    progress(&format!(
+        "level {l}: smoothing P and inspecting the distributed P^T A P"
+    ));
+    let (p, omega) = smoothed(comm, cur, part, &tent.rows, keys, modes, opts, l)?;
+    let whole = coarse_rows <= opts.coarse_eq_limit || l + 2 >= opts.max_levels;
+    let mut rebalance = false;
+    if !whole {
+        let to = consolidated(&tent.coarse, modes, dist.process_eq_limit).or_else(|| {
+            let r = rebalanced(&tent.coarse);
+            rebalance = r.is_some();
+            r
+        });
+        if let Some(to) = to {
+            let (nn, k) = redistribute(
+                comm,
+                &tent.coarse,
+                &to,
+                &tent.coarse_near_null,
+                &tent.coarse_keys,
+                modes * modes,
+            )?;
+            tent.coarse_near_null = nn;
+            tent.coarse_keys = k;
+            tent.coarse = to;
+        }
+    }
+    let p = if opts.pf > 0.0 {
+        filtered(
+            comm,
+            p,
+            &tent.coarse,
+            &tent.coarse_near_null,
+            (b, modes),
+            opts.pf_at(l),
+            opts.rank_tolerance,
+        )?
+    } else {
+        p
+    };
+    let mut p_blocks = [p.cols.len() as f64];
+    comm.all_reduce_sum(&mut p_blocks);
+    let a_fp = ptap_schedules::file::fingerprint(&local_pattern(&cur.matrix().local)?);
+    Ok((
+        cache::LevelEntry {
+            a: a_fp,
+            fine_block: b,
+            coarse_block: modes,
+            whole,
+            p,
+            coarse: tent.coarse,
+            coarse_keys: tent.coarse_keys,
+            omega,
+            aggregates: n_aggs,
+            unaggregated,
+            deficient,
+            merged,
+            dissolved,
+            rebalanced: rebalance,
+            mis_rounds: rounds,
+            p_blocks: p_blocks[0] as usize,
+        },
+        tent.coarse_near_null,
+    ))
+}
+
+/// The cache's answer on this rank, agreed over the ranks.
+struct CacheState {
+    path: std::path::PathBuf,
+    key: String,
+    status: &'static str,
+    reason: Option<String>,
+    /// The levels to load (every rank has them), or `None`: build and write.
+    levels: Option<Vec<cache::LevelEntry>>,
+}
+
+/// Looks up this rank's entry in `dir` and agrees with the other ranks on
+/// loading (every rank has a valid entry) or rebuilding. Collective.
+fn lookup<C: Comm + ?Sized>(
+    comm: &C,
+    dir: &std::path::Path,
+    a: &LocalMatrix,
+    near_null: &[f64],
+    (b, modes): (usize, usize),
+    options: &HierarchyOptions,
+    dist: &DistOptions,
+) -> Result<CacheState, DistError> {
+    let (me, size) = (comm.rank(), comm.size());
+    let knobs = format!(
+        "{:?}; variant {:?}; max coarse rows {}; {:?}",
+        options.amg, options.variant, options.max_coarse_rows, dist
+    );
+    let key = cache::problem_key(comm, a, near_null, modes, &knobs);
+    let path = cache::entry_path(dir, &key, size, me);
+    let made = std::fs::create_dir_all(dir);
+    let mine = if made.is_err() || !path.exists() {
+        None
+    } else {
+        let level0 = ptap_schedules::file::fingerprint(&local_pattern(a)?);
+        Some(cache::load(&path, &key, (size, me), &level0, (a.n_rows(), b, modes)))
+    };
+    // [missing, refused] over the ranks.
+    let mut counts = [
+        f64::from(u8::from(mine.is_none())),
+        f64::from(u8::from(matches!(mine, Some(Err(_))))),
+    ];
+    comm.all_reduce_sum(&mut counts);
+    let (missing, refused) = (counts[0] as usize, counts[1] as usize);
+    if let Some(Err(why)) = &mine {
+        note(&format!("schedule cache (rank {me}): {why}; rebuilding it"));
+    }
+    if let Err(e) = &made {
+        if me == 0 {
+            note(&format!(
+                "schedule cache: cannot create {} ({e}); the run goes on without it",
+                dir.display()
+            ));
+        }
+    }
+    let reason = if refused > 0 {
+        Some(format!(
+            "{refused} rank(s) refused their entry (their message says why)"
+        ))
+    } else if missing > 0 && missing < size {
+        Some(format!("{missing} of {size} rank(s) have no entry"))
+    } else if missing == size {
+        let others = cache::other_rank_counts(dir, &key, size);
+        (!others.is_empty()).then(|| {
+            format!("entries for this problem exist for {others:?} ranks, not {size}; inspecting for {size} ranks")
+        })
+    } else {
+        None
+    };
+    if let (Some(r), 0) = (&reason, me) {
+        if refused == 0 {
+            note(&format!("schedule cache: {r}"));
+        }
+    }
+    let load = missing == 0 && refused == 0;
+    Ok(CacheState {
+        path,
+        key,
+        status: if load {
+            "loaded"
+        } else if refused > 0 || missing < size {
+            "rebuilt"
+        } else {
+            "written"
+        },
+        reason,
+        levels: match mine {
+            Some(Ok(levels)) if load => Some(levels),
+            _ => None,
+        },
+    })
+}
+
 /// What the distributed mesh setup reports (the same on every rank).
 #[derive(Clone, Debug, Serialize)]
 pub struct DistSetupReport {
     pub levels: Vec<DistLevelSummary>,
     pub mesh_setup_s: f64,
+    /// With a schedule cache: what it did (`None`: no cache).
+    pub schedule_cache: Option<DistCacheReport>,
 }
 
-/// The distributed hierarchy over `comm` (module docs): mesh setup, then
-/// [`Hierarchy::from_levels`] runs the matrix setup on [`DistBackend`].
-/// Collective.
+/// What the schedule cache did for one distributed hierarchy
+/// ([`build_hierarchy_cached`]; the same on every rank but `path`).
+#[derive(Clone, Debug, Serialize)]
+pub struct DistCacheReport {
+    /// This rank's entry.
+    pub path: String,
+    /// `loaded`, `written`, or `rebuilt` (an entry existed and was refused).
+    pub status: &'static str,
+    /// Why an entry was not loaded, or that entries exist for other rank
+    /// counts (rank 0's view; a refused entry's own rank also prints it).
+    pub reason: Option<String>,
+    /// The key of the problem and its options (partition-independent).
+    pub key: String,
+}
+
+/// The distributed hierarchy over `comm` (module docs): mesh setup
+/// ([`build_levels`]), then [`Hierarchy::from_levels`] runs the matrix setup
+/// on [`DistBackend`]. Collective.
 pub fn build_hierarchy<'c, C: Comm + ?Sized>(
     comm: &'c C,
     problem: DistProblem,
@@ -832,6 +1332,76 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
     dist: &DistOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(Hierarchy<DistBackend<'c, C>>, DistSetupReport), DistError> {
+    build_hierarchy_cached(comm, problem, options, dist, None, progress)
+}
+
+/// [`build_hierarchy`] with the schedule cache in `cache`
+/// ([`build_levels_cached`]). Collective.
+pub fn build_hierarchy_cached<'c, C: Comm + ?Sized>(
+    comm: &'c C,
+    problem: DistProblem,
+    options: &HierarchyOptions,
+    dist: &DistOptions,
+    cache: Option<&std::path::Path>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(Hierarchy<DistBackend<'c, C>>, DistSetupReport), DistError> {
+    let (levels, report) = build_levels_cached(comm, problem, options, dist, cache, progress)?;
+    let DistLevels {
+        backend,
+        parts,
+        coarse,
+        modes,
+        mesh_setup_s,
+    } = levels;
+    let h = Hierarchy::from_levels(backend, parts, coarse, options.clone(), modes, mesh_setup_s, progress)?;
+    Ok((h, report))
+}
+
+/// The distributed mesh setup's levels, before the matrix setup: what
+/// [`Hierarchy::from_levels`] takes (on [`DistBackend`], or moved onto
+/// another backend first, as the GPU ranks' `device_amg` does).
+pub struct DistLevels<'c, C: Comm + ?Sized> {
+    pub backend: DistBackend<'c, C>,
+    pub parts: Vec<LevelParts<DistBackend<'c, C>>>,
+    pub coarse: ptap_runtime::cpu::DenseCoarse,
+    pub modes: usize,
+    pub mesh_setup_s: f64,
+}
+
+/// The distributed mesh setup (module docs) over `comm`: every level's rows,
+/// transfers, products (inspected; the coarse values the aggregation needs
+/// computed) and smoother storage. Collective.
+pub fn build_levels<'c, C: Comm + ?Sized>(
+    comm: &'c C,
+    problem: DistProblem,
+    options: &HierarchyOptions,
+    dist: &DistOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(DistLevels<'c, C>, DistSetupReport), DistError> {
+    build_levels_cached(comm, problem, options, dist, None, progress)
+}
+
+/// A line on stderr in one write (ranks' lines must not interleave).
+fn note(line: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(format!("{line}\n").as_bytes());
+}
+
+/// [`build_levels`] with the schedule cache in `cache` (module docs of
+/// [`crate::cache`]): an entry for this problem, rank count and rank on every
+/// rank is loaded (the mesh setup's decisions: `P`, the coarse partitions and
+/// keys, `omega`), else the levels are built and every rank writes its
+/// entry. A refused entry is reported (its sentence, on its rank) and
+/// rebuilt; entries for another rank count are named and left alone.
+/// Collective.
+pub fn build_levels_cached<'c, C: Comm + ?Sized>(
+    comm: &'c C,
+    problem: DistProblem,
+    options: &HierarchyOptions,
+    dist: &DistOptions,
+    cache: Option<&std::path::Path>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(DistLevels<'c, C>, DistSetupReport), DistError> {
     let t0 = Instant::now();
     let opts = &options.amg;
     let DistProblem {
@@ -859,6 +1429,13 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
             ),
         });
     }
+    let (size, b_modes) = (comm.size(), (b0, modes));
+    let mut cache_state = match cache {
+        Some(dir) => Some(lookup(comm, dir, &a, &near_null, b_modes, options, dist)?),
+        None => None,
+    };
+    let mut loaded = cache_state.as_mut().and_then(|c| c.levels.take()).map(Vec::into_iter);
+    let mut written: Vec<cache::LevelEntry> = Vec::new();
     let backend = DistBackend::new(comm, options.kernels.clone());
     let policy = options.product_policy();
     let mut keys: Vec<u64> = a.rows().map(|g| g as u64).collect();
@@ -871,84 +1448,64 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
     let mut summaries = Vec::new();
     let coarse = loop {
         let l = parts.len();
-        progress(&format!(
-            "level {l}: parallel aggregation of {} block rows",
-            part.nrows()
-        ));
-        let (root_of, is_root, rounds, prio) = {
-            let m = cur.matrix();
-            let mut node_plan = HaloPlan::build_with_width(&m.local, &part, 1, comm)?;
-            let s = strength(comm, &m.local, &mut node_plan, opts.threshold_at(l), l)?;
-            let prio: Vec<f64> = keys.iter().map(|&k| priority(k)).collect();
-            let distance = if l < opts.aggressive_levels { 2 } else { 1 };
-            let (of, roots, rounds) = aggregate(comm, &m.local, &mut node_plan, &s, &prio, distance);
-            (of, roots, rounds, prio)
-        };
-        drop(prio);
-        let mut tent = tentative(
-            comm,
-            &part,
-            &root_of,
-            &is_root,
-            &keys,
-            &near_null,
-            b,
-            modes,
-            opts.rank_tolerance,
-        )?;
-        let mut stats = [
-            tent.coarse.nrows() as f64,
-            root_of.iter().filter(|r| r.is_none()).count() as f64,
-            tent.rank_deficient as f64,
-        ];
-        comm.all_reduce_sum(&mut stats[1..]);
-        let (n_aggs, unaggregated, deficient) = (stats[0] as usize, stats[1] as usize, stats[2] as usize);
-        let coarse_rows = n_aggs * modes;
-        if n_aggs == 0 || coarse_rows as f64 > opts.stall_ratio * (part.nrows() * b) as f64 {
-            return Err(DistError::Options {
-                why: format!(
-                    "coarsening stalled on level {l} ({} block rows gave {n_aggs} aggregates); raise the coarse limit (now {}) or lower the strength threshold",
-                    part.nrows(),
-                    opts.coarse_eq_limit
-                ),
-            });
-        }
-        progress(&format!(
-            "level {l}: smoothing P and inspecting the distributed P^T A P"
-        ));
-        let (p, omega) = smoothed(comm, &cur, &part, &tent.rows, &keys, modes, opts, l)?;
-        let whole = coarse_rows <= opts.coarse_eq_limit || l + 2 >= opts.max_levels;
-        if !whole {
-            if let Some(to) = consolidated(&tent.coarse, modes, dist.process_eq_limit) {
-                let (nn, k) = redistribute(
+        let entry = match loaded.as_mut() {
+            Some(levels) => {
+                progress(&format!("level {l}: loading P from the schedule cache"));
+                let entry = levels.next().ok_or_else(|| DistError::Plan {
+                    why: format!("the schedule cache entry ends before level {l}"),
+                });
+                let entry = crate::comm::agree(
                     comm,
-                    &tent.coarse,
-                    &to,
-                    &tent.coarse_near_null,
-                    &tent.coarse_keys,
-                    modes * modes,
+                    entry.and_then(|e| {
+                        let here = ptap_schedules::file::fingerprint(&local_pattern(&cur.matrix().local)?);
+                        match e.a.difference(&here) {
+                            None => Ok(e),
+                            Some(d) => Err(DistError::Plan {
+                                why: format!("the schedule cache entry's level {l} was built for another pattern: {d}"),
+                            }),
+                        }
+                    }),
                 )?;
-                tent.coarse_near_null = nn;
-                tent.coarse_keys = k;
-                tent.coarse = to;
+                near_null = Vec::new();
+                entry
             }
-        }
-        let p = if opts.pf > 0.0 {
-            filtered(
-                comm,
-                p,
-                &tent.coarse,
-                &tent.coarse_near_null,
-                (b, modes),
-                opts.pf_at(l),
-                opts.rank_tolerance,
-            )?
-        } else {
-            p
+            None => {
+                let (entry, coarse_near_null) = decide(
+                    comm,
+                    &cur,
+                    &part,
+                    &keys,
+                    &near_null,
+                    (b, modes),
+                    opts,
+                    dist,
+                    l,
+                    progress,
+                )?;
+                near_null = coarse_near_null;
+                if cache_state.is_some() {
+                    written.push(entry.clone());
+                }
+                entry
+            }
         };
-        let mut p_blocks = [p.cols.len() as f64];
-        comm.all_reduce_sum(&mut p_blocks);
-        let p_blocks = p_blocks[0] as usize;
+        let cache::LevelEntry {
+            whole,
+            p,
+            coarse: coarse_part,
+            coarse_keys,
+            omega,
+            aggregates: n_aggs,
+            unaggregated,
+            deficient,
+            merged,
+            dissolved,
+            rebalanced,
+            mis_rounds: rounds,
+            p_blocks,
+            ..
+        } = entry;
+        let coarse_rows = coarse_part.nrows() * modes;
         if whole && coarse_rows > options.max_coarse_rows {
             return Err(DistError::Options {
                 why: format!(
@@ -962,19 +1519,19 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
             &cur.matrix(),
             &p,
             (b, modes),
-            &tent.coarse,
+            &coarse_part,
             whole,
             &options.kernels,
             &policy,
         )?;
         let (p_mat, r_mat) = if whole {
-            let pattern = BlockPattern::new(p.nrows(), tent.coarse.nrows(), p.row_ptr.clone(), p.cols.clone())?;
+            let pattern = BlockPattern::new(p.nrows(), coarse_part.nrows(), p.row_ptr.clone(), p.cols.clone())?;
             let pm = BlockCsr::new(Arc::new(pattern), b, modes, p.values)?;
             let rm = pm.transpose();
             (DistMat::RowsToWhole(pm), DistMat::WholeFromRows(rm))
         } else {
-            let pl = LocalMatrix::from_rows(me, &part, &tent.coarse, (b, modes), p.row_ptr, &p.cols, p.values)?;
-            let plan = HaloPlan::build(&pl, &tent.coarse, comm)?;
+            let pl = LocalMatrix::from_rows(me, &part, &coarse_part, (b, modes), p.row_ptr, &p.cols, p.values)?;
+            let plan = HaloPlan::build(&pl, &coarse_part, comm)?;
             let r = sorted_local(&pl)?.transpose();
             let restriction = Restriction::new(r, plan.clone());
             (
@@ -985,21 +1542,23 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
         let mut next = match next {
             NextLevel::Whole(c) => DistMat::Whole(c),
             NextLevel::Distributed(local) => {
-                let plan = HaloPlan::build(&local, &tent.coarse, comm)?;
+                let plan = HaloPlan::build(&local, &coarse_part, comm)?;
                 DistMat::Rows(Box::new(HaloRows::new(DistMatrix { local, plan })))
             }
         };
         let (schedule, variant_schedule) = (g.base.clone(), g.schedule.clone());
         let mut g = Box::new(g);
-        if !whole {
-            // The next level's aggregation reads its values.
+        if !whole && loaded.is_none() {
+            // The next level's aggregation reads its values (a loaded level
+            // is not aggregated; the matrix setup computes them).
             g.numeric(comm, &cur, &mut next)?;
         }
         let n_own = cur.matrix().local.n_rows();
-        let rows_per_rank = comm
-            .gather(0, &[n_own as f64])
-            .map(|v| v.iter().map(|&x| x as usize).collect())
+        let per_rank = comm
+            .gather(0, &[n_own as f64, cur.matrix().local.nnzb() as f64])
             .unwrap_or_default();
+        let rows_per_rank = per_rank.iter().step_by(2).map(|&x| x as usize).collect();
+        let blocks_per_rank = per_rank.iter().skip(1).step_by(2).map(|&x| x as usize).collect();
         summaries.push(DistLevelSummary {
             level: l,
             block_rows: part.nrows(),
@@ -1012,6 +1571,10 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
             omega: Some(omega),
             p_blocks: Some(p_blocks),
             rank_deficient_aggregates: Some(deficient),
+            merged_aggregates: Some(merged),
+            dissolved_aggregates: Some(dissolved),
+            blocks_per_rank,
+            coarse_rebalanced: Some(rebalanced),
         });
         let pattern = Arc::new(local_pattern(&cur.matrix().local)?);
         parts.push(LevelParts {
@@ -1026,15 +1589,14 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
                 variant_schedule,
                 host_p: None,
                 aggregates: n_aggs,
-                merged_aggregates: 0,
+                merged_aggregates: merged,
                 unaggregated_nodes: unaggregated,
                 omega,
             }),
             smoother: Some((DistJacobi::new(n_own, b), keyed_random(&keys, b))),
         });
-        keys = tent.coarse_keys;
-        near_null = tent.coarse_near_null;
-        part = tent.coarse;
+        keys = coarse_keys;
+        part = coarse_part;
         b = modes;
         match next {
             DistMat::Rows(rows) => cur = *rows,
@@ -1052,6 +1614,10 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
                     omega: None,
                     p_blocks: None,
                     rank_deficient_aggregates: None,
+                    merged_aggregates: None,
+                    dissolved_aggregates: None,
+                    blocks_per_rank: vec![c.nnzb(); comm.size()],
+                    coarse_rebalanced: None,
                 });
                 parts.push(LevelParts {
                     pattern: c.pattern_arc().clone(),
@@ -1069,13 +1635,35 @@ pub fn build_hierarchy<'c, C: Comm + ?Sized>(
             }
         }
     };
+    let schedule_cache = cache_state.map(|c| {
+        if c.status != "loaded" {
+            if let Err(why) = cache::store(&c.path, &c.key, size, me, &written) {
+                note(&format!(
+                    "schedule cache (rank {me}): cannot write {} ({why}); the run goes on without it",
+                    c.path.display()
+                ));
+            }
+        }
+        DistCacheReport {
+            path: c.path.display().to_string(),
+            status: c.status,
+            reason: c.reason,
+            key: c.key,
+        }
+    });
     let mesh_setup_s = t0.elapsed().as_secs_f64();
-    let h = Hierarchy::from_levels(backend, parts, coarse, options.clone(), modes, mesh_setup_s, progress)?;
     Ok((
-        h,
+        DistLevels {
+            backend,
+            parts,
+            coarse,
+            modes,
+            mesh_setup_s,
+        },
         DistSetupReport {
             levels: summaries,
             mesh_setup_s,
+            schedule_cache,
         },
     ))
 }

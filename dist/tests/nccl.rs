@@ -4,8 +4,13 @@
 //! tip to 1e-10 relative) and, inside the program (`--check`), against the
 //! CPU distributed solver on the same partition; the solve moves only the
 //! reduced scalars between host and device (3 at the start, 3 per
-//! iteration) and, on two ranks, a halo. Without a driver, NCCL or enough
-//! GPUs it prints `skipping: ...` and passes.
+//! iteration) and, on two ranks, a halo. The AMG (`--solver amg`, three
+//! levels) on one and two GPUs: inside the program (`--check`) against the
+//! CPU ranks' AMG at the same rank count (iterations within 1, tip to 1e-8
+//! relative, cold and after a hot refresh), here the two rank counts against
+//! each other, and matrix setup and solve moving only scalars between host
+//! and device. Without a driver, NCCL or enough GPUs it prints `skipping:
+//! ...` and passes.
 use ptap_dist::{reference, CgOptions};
 use ptap_fem::BeamProblem;
 use std::path::Path;
@@ -27,12 +32,17 @@ fn gpus() -> Result<usize, String> {
 }
 
 fn mpirun(np: usize, dir: &Path) -> serde_json::Value {
-    let json = dir.join(format!("np{np}.json"));
+    mpirun_with(np, dir, "jacobi", &["--k", &K.to_string(), "--repeat", "2"])
+}
+
+fn mpirun_with(np: usize, dir: &Path, name: &str, args: &[&str]) -> serde_json::Value {
+    let json = dir.join(format!("{name}-np{np}.json"));
     let out = Command::new("mpirun")
         .args(["--allow-run-as-root", "--oversubscribe", "-np", &np.to_string()])
         .args(["-x", "NCCL_NVLS_ENABLE=0"])
         .arg(env!("CARGO_BIN_EXE_ptap-mpi-cuda"))
-        .args(["--k", &K.to_string(), "--repeat", "2", "--check", "--quiet", "--json"])
+        .args(args)
+        .args(["--check", "--quiet", "--json"])
         .arg(&json)
         .env("NCCL_NVLS_ENABLE", "0")
         .output()
@@ -103,6 +113,71 @@ fn device_solve_on_one_and_two_gpus_matches_the_cpu() {
         );
         let halo = r["halo_bytes_per_iteration"].as_f64().unwrap();
         assert_eq!(halo > 0.0, np > 1, "np {np}: {halo} halo bytes");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn device_amg_on_one_and_two_gpus_matches_the_cpu_ranks() {
+    let n_gpus = match gpus() {
+        Ok(n) if n > 0 => n,
+        Ok(_) => {
+            eprintln!("skipping: the CUDA driver reports no GPU");
+            return;
+        }
+        Err(why) => {
+            eprintln!("skipping: {why}");
+            return;
+        }
+    };
+    let dir = std::env::temp_dir().join(format!("ptap-nccl-amg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut tips = Vec::new();
+    for np in [1, 2] {
+        if np > n_gpus {
+            eprintln!("skipping: -np {np} needs {np} GPUs, {n_gpus} present");
+            continue;
+        }
+        let args = [
+            "--solver",
+            "amg",
+            "--k",
+            "3",
+            "--coarse-eq-limit",
+            "60",
+            "--repeat",
+            "1",
+        ];
+        let r = mpirun_with(np, &dir, "amg", &args);
+        eprintln!(
+            "amg np {np}: cold {} / hot {} iterations, check {}, levels {}",
+            r["cold"]["iterations"],
+            r["hot"]["iterations"],
+            r["check"],
+            r["levels"].as_array().unwrap().len()
+        );
+        assert_eq!(r["ranks"], np);
+        assert!(r["levels"].as_array().unwrap().len() >= 3);
+        for step in ["cold", "hot"] {
+            assert_eq!(r[step]["converged"], true);
+        }
+        // The program failed unless the CPU ranks agreed; the figures too.
+        let c = &r["check"];
+        let its = |v: &serde_json::Value| v.as_u64().unwrap() as i64;
+        assert!((its(&r["cold"]["iterations"]) - its(&c["cpu_iterations"])).abs() <= 1);
+        assert!((its(&r["hot"]["iterations"]) - its(&c["cpu_hot_iterations"])).abs() <= 1);
+        assert!(c["tip_rel_diff"].as_f64().unwrap() <= 1e-8);
+        assert!(c["hot_tip_rel_diff"].as_f64().unwrap() <= 1e-8);
+        for phase in ["matrix setup", "solve"] {
+            assert_eq!(r["transfers_rank0"][phase]["scalars_only"], true, "np {np}: {phase}");
+        }
+        tips.push((
+            r["cold"]["tip_displacement"].as_f64().unwrap(),
+            r["hot"]["tip_displacement"].as_f64().unwrap(),
+        ));
+    }
+    if let [(c1, h1), (c2, h2)] = tips[..] {
+        assert!((c1 - c2).abs() <= 1e-8 * c1 && (h1 - h2).abs() <= 1e-8 * h1, "{tips:?}");
     }
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -723,6 +723,7 @@ mod tests {
                 product_variant: "column-split",
                 matrix_setup_s: 1e-2,
                 galerkin_numeric_s: 1e-3,
+                matrix_setup: Default::default(),
                 solve_s: 1e-2,
                 s_per_iteration: 5e-4,
                 assembly_s: 2e-3,
@@ -778,6 +779,7 @@ mod tests {
             matrix_setup_s: 0.2,
             galerkin_numeric_s: 0.05,
             solve_s: 0.3 + 1e-3 * s as f64,
+            ..Phases::default()
         };
         let steps: Vec<Step> = (1..=n)
             .map(|s| Step {
@@ -788,6 +790,7 @@ mod tests {
                 relative_residual: 1e-9,
                 max_displacement: 1.0,
                 phases: phases(s),
+                matrix: Default::default(),
             })
             .collect();
         TimeLoopReport {

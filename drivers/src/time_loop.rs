@@ -16,7 +16,10 @@ use ptap_cuda::{Cuda, TransferCounters};
 use ptap_fem::device::{DeviceAssembler, Modulus};
 use ptap_fem::{BeamProblem, POISSON_RATIO};
 use ptap_runtime::bundle::hierarchy_bundle;
-use ptap_runtime::{Backend, CgOptions, Cpu, Hierarchy, HierarchyOptions, MeshSetup, SetupTimings, SmootherPrecision};
+use ptap_runtime::{
+    Backend, CgOptions, Cpu, Hierarchy, HierarchyOptions, MatrixSetupTimings, MeshSetup, SetupTimings,
+    SmootherPrecision,
+};
 use ptap_sparse::BlockCsr;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -63,6 +66,11 @@ pub struct Phases {
     pub device_upload_s: f64,
     pub matrix_setup_s: f64,
     pub galerkin_numeric_s: f64,
+    /// Of the matrix setup: every level's Jacobi inverses, eigen-estimates,
+    /// and the coarse factorization (per level in [`Step::matrix`]).
+    pub jacobi_s: f64,
+    pub eigen_s: f64,
+    pub coarse_factor_s: f64,
     pub solve_s: f64,
 }
 
@@ -79,6 +87,9 @@ impl Phases {
             device_upload_s: sum(|p| p.device_upload_s),
             matrix_setup_s: sum(|p| p.matrix_setup_s),
             galerkin_numeric_s: sum(|p| p.galerkin_numeric_s),
+            jacobi_s: sum(|p| p.jacobi_s),
+            eigen_s: sum(|p| p.eigen_s),
+            coarse_factor_s: sum(|p| p.coarse_factor_s),
             solve_s: sum(|p| p.solve_s),
         })
     }
@@ -93,6 +104,8 @@ pub struct Step {
     pub relative_residual: f64,
     pub max_displacement: f64,
     pub phases: Phases,
+    /// This step's matrix setup phase by phase, per level.
+    pub matrix: MatrixSetupTimings,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -331,6 +344,7 @@ fn steps_on<B: Backend, A: StepAssembly<B>>(
             (assembly_s, 0.0, 0.0, matrix_setup_s)
         };
         let galerkin_numeric_s = h.timings.galerkin_numeric_s;
+        let matrix = h.timings.matrix.clone();
         peak_device = peak_device.max(assembly.memory_used(&h));
         progress("solving", None);
         x.fill(0.0);
@@ -358,8 +372,12 @@ fn steps_on<B: Backend, A: StepAssembly<B>>(
                 device_upload_s,
                 matrix_setup_s,
                 galerkin_numeric_s,
+                jacobi_s: matrix.jacobi_s(),
+                eigen_s: matrix.eigen_s(),
+                coarse_factor_s: matrix.coarse_factor_s,
                 solve_s: rep.solve_s,
             },
+            matrix,
         });
         progress("", Some(step));
     }

@@ -67,6 +67,18 @@ impl Assembler {
     /// element), the element-to-block map, the 8-colouring (4 in 2D) and each node's
     /// element incidence in colour order (what the row-parallel executor walks).
     pub fn with_poisson_ratio(mesh: &BoxMesh, constraint: Constraint, nu: f64) -> Result<Self, FemError> {
+        Self::build(mesh, constraint, nu, mesh.element_size())
+    }
+
+    /// [`Assembler::new`] for a part of a larger mesh of congruent elements
+    /// whose edges `h` are the larger mesh's: the reference stiffness is then
+    /// bitwise the larger mesh's (the part's own box need not give `h` to the
+    /// last bit). A rank's slab of the beam ([`crate::BeamSlab`]) uses it.
+    pub fn with_element_size(mesh: &BoxMesh, constraint: Constraint, h: [f64; 3]) -> Result<Self, FemError> {
+        Self::build(mesh, constraint, POISSON_RATIO, h)
+    }
+
+    fn build(mesh: &BoxMesh, constraint: Constraint, nu: f64, h: [f64; 3]) -> Result<Self, FemError> {
         if !(nu > -1.0 && nu < 0.5) {
             return Err(FemError::BadPoissonRatio { nu });
         }
@@ -245,7 +257,7 @@ impl Assembler {
         let work: Vec<usize> = (0..n_free).map(|r| pattern.row_range(r).len()).collect();
         let row_chunks = balanced_row_chunks(&work, default_chunk_count(n_free));
 
-        let k_ref = ElementStiffness::for_dim(dim, mesh.element_size(), nu);
+        let k_ref = ElementStiffness::for_dim(dim, h, nu);
         Ok(Self {
             dim,
             npe,

@@ -22,6 +22,8 @@ pub enum FemError {
     ModulusLength { got: usize, expected: usize },
     #[error("element {element} has modulus {value}; every element modulus must be finite and positive")]
     BadModulus { element: usize, value: f64 },
+    #[error("block rows {start}..{end} are not a range of the beam's {n} free nodes")]
+    BadRows { start: usize, end: usize, n: usize },
     #[error("the matrix passed to assemble does not have this assembler's pattern and block shape")]
     MatrixMismatch,
     #[error("building the block pattern failed: {0}")]

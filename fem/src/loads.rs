@@ -56,13 +56,25 @@ pub fn traction_rhs(mesh: &BoxMesh, asm: &Assembler) -> Vec<f64> {
 /// is linear (the integrand is then degree <= 3 per direction).
 pub fn traction_rhs_with(mesh: &BoxMesh, asm: &Assembler, t: impl Fn([f64; 3]) -> [f64; 3]) -> Vec<f64> {
     check_pair(mesh, asm);
+    let free = asm.free_of_node();
+    traction_rhs_numbered(mesh, &|id| free[id], asm.n_dofs(), t)
+}
+
+/// [`traction_rhs_with`] with the free numbering given as a function of the
+/// node id (`NONE`: constrained) and `n_dofs` entries: what a rank's slab
+/// uses without the whole beam's assembler.
+pub(crate) fn traction_rhs_numbered(
+    mesh: &BoxMesh,
+    free: &dyn Fn(usize) -> u32,
+    n_dofs: usize,
+    t: impl Fn([f64; 3]) -> [f64; 3],
+) -> Vec<f64> {
     let dim = mesh.dim();
     let [nex, ney, nez] = mesh.elements_per_dim();
     let h = mesh.element_size();
     let (lo, hi) = (mesh.lower(), mesh.upper());
     let ix = 2 * nex;
-    let free = asm.free_of_node();
-    let mut f = vec![0.0; asm.n_dofs()];
+    let mut f = vec![0.0; n_dofs];
     // The flat z axis of 2D: one point of weight 1 (the integral is per unit
     // thickness) and one node of shape value 1.
     let (z_points, z_weights, z_nodes): (&[f64], &[f64], usize) = if dim == 2 {
@@ -80,13 +92,13 @@ pub fn traction_rhs_with(mesh: &BoxMesh, asm: &Assembler, t: impl Fn([f64; 3]) -
                     let tq = t([hi[0], yc + 0.5 * h[1] * sy, zc + 0.5 * h[2] * sz]);
                     let ny = q2_shape_1d(sy);
                     let nz = if dim == 2 { [1.0, 0.0, 0.0] } else { q2_shape_1d(sz) };
-                    for ly in 0..3 {
-                        for lz in 0..z_nodes {
-                            let r = free[mesh.node_id([ix, 2 * ey + ly, 2 * ez + lz])];
+                    for (ly, &shape_y) in ny.iter().enumerate() {
+                        for (lz, &shape_z) in nz.iter().enumerate().take(z_nodes) {
+                            let r = free(mesh.node_id([ix, 2 * ey + ly, 2 * ez + lz]));
                             if r == NONE {
                                 continue;
                             }
-                            let wn = w * ny[ly] * nz[lz];
+                            let wn = w * shape_y * shape_z;
                             for c in 0..dim {
                                 f[dim * r as usize + c] += wn * tq[c];
                             }

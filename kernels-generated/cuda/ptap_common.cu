@@ -67,23 +67,59 @@ extern "C" __global__ void ptap_chol_scale(const double* __restrict__ a, double*
   if (threadIdx.x == 0) out[0] = sh[0];
 }
 
-// column j of the Cholesky factor L (left-looking, as Cholesky::refactor), one warp per row i >= j, 8 warps per block; writes L (row-major) and L^T; a pivot below 1e-14 max|a_ii| or not finite records j in status[0]
-extern "C" __global__ void ptap_chol_column(const double* __restrict__ a, double* __restrict__ l, double* __restrict__ lt, const double* __restrict__ scale, unsigned int* __restrict__ status, unsigned int n, unsigned int j) {
-  u32 w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
-  u32 i = j + w;
+// columns k0 .. k0 + 32 of the Cholesky factor (blocked right-looking; a holds the operator less the earlier panels' updates): every block factors the diagonal block in shared memory, block 0 writes it; then one warp per row i below it, 8 warps per block, solves the row against it, lane c owning column k0 + c. Each entry subtracts its terms in the order of Cholesky::refactor. Writes L (row-major) and L^T; a pivot below 1e-14 max|a_ii| or not finite records its row in status[0]
+extern "C" __global__ void ptap_chol_panel(double* __restrict__ a, double* __restrict__ l, double* __restrict__ lt, const double* __restrict__ scale, unsigned int* __restrict__ status, unsigned int n, unsigned int k0) {
+  __shared__ double d[32][33];
+  u32 tid = threadIdx.x, nt = blockDim.x;
+  u32 w = n - k0 < 32u ? n - k0 : 32u;
+  for (u32 q = tid; q < w * w; q += nt) { u32 i = q / w, c = q % w; d[i][c] = a[(u64)(k0 + i) * n + k0 + c]; }
+  __syncthreads();
+  for (u32 j = 0; j < w; ++j) {
+    if (tid == 0) {
+      double v = d[j][j];
+      if (blockIdx.x == 0 && (!isfinite(v) || v <= 1e-14 * scale[0])) atomicMax(status, 0xffffffffu - (k0 + j));
+      d[j][j] = sqrt(v);
+    }
+    __syncthreads();
+    for (u32 i = j + 1 + tid; i < w; i += nt) d[i][j] = d[i][j] / d[j][j];
+    __syncthreads();
+    u32 m = w - j - 1;
+    for (u32 q = tid; q < m * m; q += nt) { u32 i = j + 1 + q / m, c = j + 1 + q % m; if (c <= i) d[i][c] = d[i][c] - d[i][j] * d[c][j]; }
+    __syncthreads();
+  }
+  if (blockIdx.x == 0)
+    for (u32 q = tid; q < w * w; q += nt) { u32 i = q / w, c = q % w; if (c <= i) { double v = d[i][c]; l[(u64)(k0 + i) * n + k0 + c] = v; lt[(u64)(k0 + c) * n + k0 + i] = v; } }
+  u32 lane = tid & 31;
+  u32 i = k0 + w + blockIdx.x * 8 + (tid >> 5);
   if (i >= n) return;
-  const double* lj = l + (u64)j * n;
-  const double* li = l + (u64)i * n;
-  double d = 0.0, s = 0.0;
-  for (u32 k = lane; k < j; k += 32) { double x = lj[k]; d += x * x; s += li[k] * x; }
-  for (int o = 16; o > 0; o >>= 1) { d += __shfl_xor_sync(0xffffffffu, d, o); s += __shfl_xor_sync(0xffffffffu, s, o); }
-  d = a[(u64)j * n + j] - d;
-  if (lane == 0 && i == j && (!isfinite(d) || d <= 1e-14 * scale[0])) atomicMax(status, 0xffffffffu - j);
-  double r = sqrt(d);
-  if (lane == 0) {
-    double v = i == j ? r : (a[(u64)i * n + j] - s) / r;
-    l[(u64)i * n + j] = v;
-    lt[(u64)j * n + i] = v;
+  double acc = lane < w ? a[(u64)i * n + k0 + lane] : 0.0;
+  for (u32 j = 0; j < w; ++j) {
+    double x = __shfl_sync(0xffffffffu, acc, j) / d[j][j];
+    if (lane == j) acc = x;
+    else if (lane > j && lane < w) acc = acc - x * d[lane][j];
+  }
+  if (lane < w) { l[(u64)i * n + k0 + lane] = acc; lt[(u64)(k0 + lane) * n + i] = acc; }
+}
+
+// trailing update after the panel of columns k0 .. k0 + 32: a_ic -= L_i,k0+m L_c,k0+m for m in order, i >= c >= k0 + 32; one 32x32 tile of a per block of 32x8 threads (tiles above the diagonal exit)
+extern "C" __global__ void ptap_chol_update(double* __restrict__ a, const double* __restrict__ l, unsigned int n, unsigned int k0) {
+  __shared__ double li[32][33], lc[32][33];
+  if (blockIdx.y < blockIdx.x) return;
+  u32 k1 = k0 + 32, tx = threadIdx.x, ty = threadIdx.y;
+  u32 r0 = k1 + blockIdx.y * 32, c0 = k1 + blockIdx.x * 32;
+  for (u32 q = ty; q < 32; q += 8) {
+    li[q][tx] = r0 + q < n ? l[(u64)(r0 + q) * n + k0 + tx] : 0.0;
+    lc[q][tx] = c0 + q < n ? l[(u64)(c0 + q) * n + k0 + tx] : 0.0;
+  }
+  __syncthreads();
+  u32 c = c0 + tx;
+  if (c >= n) return;
+  for (u32 q = ty; q < 32; q += 8) {
+    u32 i = r0 + q;
+    if (i >= n || i < c) continue;
+    double acc = a[(u64)i * n + c];
+    for (u32 m = 0; m < 32; ++m) acc = acc - li[q][m] * lc[tx][m];
+    a[(u64)i * n + c] = acc;
   }
 }
 
@@ -146,22 +182,52 @@ extern "C" __global__ void ptap_cg_direction(const double* __restrict__ s, unsig
   pv[t] = 1.0 * z[t] + beta * pv[t];
 }
 
-// W = L^-1 (lower triangular, row-major) and W^T from the Cholesky factor L: one warp per column c (blocks of one warp, n doubles of dynamic shared memory, n <= 6144); row i of the column is (delta_ic - sum_k L_ik W_kc) / L_ii, the sum over lanes in a fixed tree
-extern "C" __global__ void ptap_chol_inverse(const double* __restrict__ l, double* __restrict__ w, double* __restrict__ wt, unsigned int n) {
-  extern __shared__ double col[];
-  u32 c = blockIdx.x, lane = threadIdx.x;
-  if (c >= n) return;
-  for (u32 i = lane; i < n; i += 32) col[i] = 0.0;
-  __syncwarp();
-  for (u32 i = c; i < n; ++i) {
-    const double* li = l + (u64)i * n;
-    double acc = 0.0;
-    for (u32 k = c + lane; k < i; k += 32) acc += li[k] * col[k];
-    for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
-    if (lane == 0) col[i] = ((i == c ? 1.0 : 0.0) - acc) / li[i];
-    __syncwarp();
+// c = s[num_at] / s[den_at]; mode 0: y = c x + y, 1: y = (-c) x + y, 2: y = x + c y (y = a x + b y as ptap_vec_axpby computes it)
+extern "C" __global__ void ptap_axpby_ratio(const double* __restrict__ s, unsigned int num_at, unsigned int den_at, unsigned int mode, const double* __restrict__ x, double* __restrict__ y, unsigned long long n) {
+  u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  double c = s[num_at] / s[den_at];
+  double a = mode == 2u ? 1.0 : (mode == 1u ? -c : c), b = mode == 2u ? c : 1.0;
+  y[t] = b == 0.0 ? a * x[t] : a * x[t] + b * y[t];
+}
+
+// rows k0 .. k0 + 32 of W = L^-1 (row-major, lower) and of W^T's columns: L W = I solved a panel of 32 rows at a time; w holds minus the earlier panels' terms (zero at the start). One warp per column c < k0 + 32, 8 per block, lane j owning row k0 + j: W_rc = (delta_rc + w_rc - sum over earlier rows m of the panel of L_rm W_mc) / L_rr, the terms in row order
+extern "C" __global__ void ptap_chol_inverse_panel(const double* __restrict__ l, double* __restrict__ w, double* __restrict__ wt, unsigned int n, unsigned int k0) {
+  __shared__ double d[32][33];
+  u32 tid = threadIdx.x;
+  u32 h = n - k0 < 32u ? n - k0 : 32u;
+  for (u32 q = tid; q < h * h; q += blockDim.x) { u32 i = q / h, c = q % h; d[i][c] = c <= i ? l[(u64)(k0 + i) * n + k0 + c] : 0.0; }
+  __syncthreads();
+  u32 lane = tid & 31, c = blockIdx.x * 8 + (tid >> 5);
+  if (c >= k0 + h) return;
+  u32 r = k0 + lane;
+  double acc = lane < h ? (r == c ? 1.0 : 0.0) + w[(u64)r * n + c] : 0.0;
+  for (u32 j = 0; j < h; ++j) {
+    double x = __shfl_sync(0xffffffffu, acc, j) / d[j][j];
+    if (lane == j) acc = x;
+    else if (lane > j && lane < h) acc = acc - d[lane][j] * x;
   }
-  for (u32 i = lane; i < n; i += 32) { w[(u64)i * n + c] = col[i]; wt[(u64)c * n + i] = col[i]; }
+  if (lane < h && c <= r) { w[(u64)r * n + c] = acc; wt[(u64)c * n + r] = acc; }
+}
+
+// after the panel of W's rows k0 .. k0 + 32: w_ic -= L_i,k0+m W_k0+m,c for m in order, rows i >= k0 + 32, columns c < k0 + 32; one 32x32 tile per block of 32x8 threads
+extern "C" __global__ void ptap_chol_inverse_update(const double* __restrict__ l, double* __restrict__ w, unsigned int n, unsigned int k0) {
+  __shared__ double li[32][33], wc[32][33];
+  u32 k1 = k0 + 32, tx = threadIdx.x, ty = threadIdx.y;
+  u32 r0 = k1 + blockIdx.y * 32, c0 = blockIdx.x * 32;
+  for (u32 q = ty; q < 32; q += 8) {
+    li[q][tx] = r0 + q < n ? l[(u64)(r0 + q) * n + k0 + tx] : 0.0;
+    wc[q][tx] = w[(u64)(k0 + q) * n + c0 + tx];
+  }
+  __syncthreads();
+  u32 c = c0 + tx;
+  for (u32 q = ty; q < 32; q += 8) {
+    u32 i = r0 + q;
+    if (i >= n) continue;
+    double acc = w[(u64)i * n + c];
+    for (u32 m = 0; m < 32; ++m) acc = acc - li[q][m] * wc[m][tx];
+    w[(u64)i * n + c] = acc;
+  }
 }
 
 // y_i = sum over the lower (k <= i) or upper (k >= i) triangle of row i of the row-major n x n m times x_k; one warp per row, 8 warps per block, lanes summed in a fixed tree

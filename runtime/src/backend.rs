@@ -165,6 +165,29 @@ pub trait Backend: Sized {
     /// [`Backend::xpby`]).
     fn cg_direction(&self, s: &Self::Vector, z: &Self::Vector, p: &mut Self::Vector) -> Result<(), Self::Error>;
 
+    /// `y += c x` with `c = s[num] / s[den]`, negated when `negate` (what
+    /// [`Backend::axpy`] does with that `alpha`, bit for bit): a step length
+    /// read from the backend's scalars, not from the host.
+    #[allow(clippy::too_many_arguments)]
+    fn axpy_ratio(
+        &self,
+        s: &Self::Vector,
+        num: usize,
+        den: usize,
+        negate: bool,
+        x: &Self::Vector,
+        y: &mut Self::Vector,
+    ) -> Result<(), Self::Error>;
+    /// `y = x + (s[num] / s[den]) y` (what [`Backend::xpby`] does with that `beta`).
+    fn xpby_ratio(
+        &self,
+        s: &Self::Vector,
+        num: usize,
+        den: usize,
+        x: &Self::Vector,
+        y: &mut Self::Vector,
+    ) -> Result<(), Self::Error>;
+
     // The mixed-precision smoother's operators: values stored as `f32`,
     // widened to `f64` where used; vectors and sums stay `f64`. The defaults
     // refuse, for a backend that has no `f32` storage.

@@ -285,6 +285,30 @@ impl Backend for Cpu {
         xpby(z, s[cg_slot::RZ] / s[cg_slot::RZ_OLD], p);
         Ok(())
     }
+    fn axpy_ratio(
+        &self,
+        s: &Vec<f64>,
+        num: usize,
+        den: usize,
+        negate: bool,
+        x: &Vec<f64>,
+        y: &mut Vec<f64>,
+    ) -> Result<(), RuntimeError> {
+        let c = s[num] / s[den];
+        axpy(if negate { -c } else { c }, x, y);
+        Ok(())
+    }
+    fn xpby_ratio(
+        &self,
+        s: &Vec<f64>,
+        num: usize,
+        den: usize,
+        x: &Vec<f64>,
+        y: &mut Vec<f64>,
+    ) -> Result<(), RuntimeError> {
+        xpby(x, s[num] / s[den], y);
+        Ok(())
+    }
     fn end_capture(&self, _discard: bool) -> Result<Option<()>, RuntimeError> {
         Ok(None)
     }

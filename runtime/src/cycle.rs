@@ -2,7 +2,7 @@
 //! [`Backend`] (amg.md, solve phase); the V-cycle that calls them is in
 //! [`crate::solver`].
 use crate::backend::Backend;
-use ptap_amg::eig::{cg_lanczos, LanczosOps};
+use ptap_amg::eig::cg_lanczos_from_history;
 
 /// Seed of the eigen-estimate's start vector (`ptap_amg::eig::pseudo_random_vector`).
 pub const EIG_SEED: u64 = 0x5eed_ca11_ab1e;
@@ -139,42 +139,27 @@ pub fn chebyshev_smooth_of<B: Backend>(
 /// Why an eigen-estimate stopped short (a backend error, or a CG-Lanczos breakdown).
 pub use ptap_amg::eig::LanczosError as EigenError;
 
-/// `A` and point-block Jacobi on a backend, as CG-Lanczos sees them.
-struct BackendLanczos<'a, B: Backend> {
-    be: &'a B,
-    a: &'a B::Matrix,
-    jacobi: &'a B::Jacobi,
+/// Length of the scalar vector of an estimate of `iterations` steps
+/// ([`queue_lambda_max`]): `r.z` of step `k` in slot `2k`, `p.Ap` in `2k + 1`.
+pub fn lanczos_scalars(iterations: usize) -> usize {
+    2 * iterations.clamp(1, MAX_LANCZOS) + 1
 }
 
-impl<B: Backend> LanczosOps for BackendLanczos<'_, B> {
-    type Vector = B::Vector;
-    type Error = B::Error;
-    fn apply(&self, x: &B::Vector, y: &mut B::Vector) -> Result<(), B::Error> {
-        self.be.spmv(self.a, x, y)
-    }
-    fn precondition(&self, x: &B::Vector, y: &mut B::Vector) -> Result<(), B::Error> {
-        self.be.fill(y, 0.0)?;
-        self.be.jacobi_update(self.jacobi, 1.0, x, 0.0, x, y)
-    }
-    fn dot(&self, x: &B::Vector, y: &B::Vector) -> Result<f64, B::Error> {
-        self.be.dot(x, y)
-    }
-    fn axpy(&self, alpha: f64, x: &B::Vector, y: &mut B::Vector) -> Result<(), B::Error> {
-        self.be.axpy(alpha, x, y)
-    }
-    fn xpby(&self, x: &B::Vector, beta: f64, y: &mut B::Vector) -> Result<(), B::Error> {
-        self.be.xpby(x, beta, y)
-    }
-    fn copy(&self, x: &B::Vector, y: &mut B::Vector) -> Result<(), B::Error> {
-        self.be.copy(x, y)
-    }
+/// Most CG-Lanczos steps an estimate takes ([`ptap_amg::eig::cg_lanczos`]'s bound).
+pub const MAX_LANCZOS: usize = 64;
+
+/// `y = M^-1 x`, point-block Jacobi.
+fn precondition<B: Backend>(be: &B, jacobi: &B::Jacobi, x: &B::Vector, y: &mut B::Vector) -> Result<(), B::Error> {
+    be.fill(y, 0.0)?;
+    be.jacobi_update(jacobi, 1.0, x, 0.0, x, y)
 }
 
 /// `lambda_max(D^-1 A)` by `iterations` (at most 64) steps of Jacobi-
 /// preconditioned CG from the fixed start vector `start`, the top Ritz value
 /// of the CG-Lanczos tridiagonal (amg.md; [`ptap_amg::eig::cg_lanczos`], the
-/// one implementation mesh setup uses too). `r`, `z`, `p`, `ap` are scratch of
-/// the operator's size.
+/// steps mesh setup takes on the host). `r`, `z`, `p`, `ap` are scratch of
+/// the operator's size. Allocates the scalar vector; a hierarchy keeps one
+/// and calls [`queue_lambda_max`] and [`finish_lambda_max`].
 #[allow(clippy::too_many_arguments)]
 pub fn estimate_lambda_max<B: Backend>(
     be: &B,
@@ -187,5 +172,60 @@ pub fn estimate_lambda_max<B: Backend>(
     p: &mut B::Vector,
     ap: &mut B::Vector,
 ) -> Result<f64, EigenError<B::Error>> {
-    cg_lanczos(&BackendLanczos { be, a, jacobi }, start, iterations, r, z, p, ap)
+    let mut s = be.vector(lanczos_scalars(iterations))?;
+    queue_lambda_max(be, a, jacobi, start, iterations, &mut s, r, z, p, ap)?;
+    finish_lambda_max(be, &s, iterations)
+}
+
+/// Queues every step of the estimate without reading anything back: the CG
+/// scalars stay on the backend in `s` ([`lanczos_scalars`] long; `r.z` by
+/// [`Backend::dot_into`], the step `alpha = r.z / p.Ap` and `beta` read there
+/// by [`Backend::axpy_ratio`] and [`Backend::xpby_ratio`]). The operations
+/// and their order are [`ptap_amg::eig::cg_lanczos`]'s (on the host, the same
+/// bits), except that every step runs: whether one broke down or converged
+/// is decided afterwards from the recorded scalars ([`finish_lambda_max`]).
+#[allow(clippy::too_many_arguments)]
+pub fn queue_lambda_max<B: Backend>(
+    be: &B,
+    a: &B::Matrix,
+    jacobi: &B::Jacobi,
+    start: &B::Vector,
+    iterations: usize,
+    s: &mut B::Vector,
+    r: &mut B::Vector,
+    z: &mut B::Vector,
+    p: &mut B::Vector,
+    ap: &mut B::Vector,
+) -> Result<(), B::Error> {
+    let iterations = iterations.clamp(1, MAX_LANCZOS);
+    be.copy(start, r)?;
+    precondition(be, jacobi, r, z)?;
+    be.copy(z, p)?;
+    be.dot_into(r, z, s, 0, None)?;
+    for k in 0..iterations {
+        let (rz, pap, rz_new) = (2 * k, 2 * k + 1, 2 * k + 2);
+        be.spmv(a, p, ap)?;
+        be.dot_into(p, ap, s, pap, None)?;
+        be.axpy_ratio(s, rz, pap, true, ap, r)?;
+        precondition(be, jacobi, r, z)?;
+        be.dot_into(r, z, s, rz_new, None)?;
+        if k + 1 < iterations {
+            be.xpby_ratio(s, rz_new, rz, z, p)?;
+        }
+    }
+    Ok(())
+}
+
+/// Reads the scalars [`queue_lambda_max`] recorded (once; `s` is
+/// [`lanczos_scalars`] long) and decides, as
+/// [`ptap_amg::eig::cg_lanczos`] does step by step, the breakdown or the top
+/// Ritz value ([`ptap_amg::eig::cg_lanczos_from_history`]).
+pub fn finish_lambda_max<B: Backend>(be: &B, s: &B::Vector, iterations: usize) -> Result<f64, EigenError<B::Error>> {
+    let iterations = iterations.clamp(1, MAX_LANCZOS);
+    let len = lanczos_scalars(iterations);
+    let mut h = [0.0f64; 2 * MAX_LANCZOS + 1];
+    be.read(s, &mut h[..len])?;
+    let rz: [f64; MAX_LANCZOS + 1] = std::array::from_fn(|k| h[2 * k]);
+    let pap: [f64; MAX_LANCZOS] = std::array::from_fn(|k| h[2 * k + 1]);
+    cg_lanczos_from_history(&rz[..iterations + 1], &pap[..iterations]).map_err(EigenError::Breakdown)
 }

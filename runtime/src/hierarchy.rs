@@ -17,7 +17,9 @@
 //!    aggregates and `P` are frozen.
 use crate::backend::Backend;
 use crate::cpu::Cpu;
-use crate::cycle::{cheb_slot, chebyshev_coefficients, estimate_lambda_max, EigenError, EIG_SEED};
+use crate::cycle::{
+    cheb_slot, chebyshev_coefficients, finish_lambda_max, lanczos_scalars, queue_lambda_max, EigenError, EIG_SEED,
+};
 use crate::registry::KernelRegistry;
 use crate::RuntimeError;
 use ptap_amg::eig::pseudo_random_vector;
@@ -174,6 +176,39 @@ pub struct UploadTimings {
     pub work_s: f64,
 }
 
+/// One matrix setup phase by phase, each phase ended by one synchronize
+/// (the products' time is also [`SetupTimings::galerkin_numeric_s`]).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct MatrixSetupTimings {
+    /// The numeric Galerkin products of every level.
+    pub products_s: f64,
+    /// Per smoothed level, its Jacobi inverse and eigen-estimate.
+    pub levels: Vec<SmootherTimings>,
+    /// The coarsest operator's factorization.
+    pub coarse_factor_s: f64,
+}
+
+impl MatrixSetupTimings {
+    /// Every level's Jacobi inverses.
+    pub fn jacobi_s(&self) -> f64 {
+        self.levels.iter().map(|l| l.jacobi_s).sum()
+    }
+    /// Every level's eigen-estimates.
+    pub fn eigen_s(&self) -> f64 {
+        self.levels.iter().map(|l| l.eigen_s).sum()
+    }
+}
+
+/// One smoothed level's share of a matrix setup.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct SmootherTimings {
+    pub level: usize,
+    /// Diagonal-block inverses (and their check).
+    pub jacobi_s: f64,
+    /// CG-Lanczos eigen-estimate and the Chebyshev coefficients.
+    pub eigen_s: f64,
+}
+
 /// Wall time of the setup phases (the paper's four-phase split), with mesh
 /// setup broken down per level and step and the upload per kind of data.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -188,6 +223,8 @@ pub struct SetupTimings {
     pub matrix_setup_s: f64,
     /// Of which the numeric Galerkin products.
     pub galerkin_numeric_s: f64,
+    /// The last matrix setup phase by phase.
+    pub matrix: MatrixSetupTimings,
     /// Mesh setup per level, step by step (the coarse products aggregation
     /// needed included, wherever they are counted).
     pub mesh_levels: Vec<MeshLevelTimings>,
@@ -450,6 +487,9 @@ pub struct Smoother<B: Backend> {
     pub lambda_max: f64,
     /// The eigen-estimate's fixed start vector.
     start: B::Vector,
+    /// The eigen-estimate's CG scalars on the backend
+    /// ([`crate::cycle::lanczos_scalars`]), read once per estimate.
+    eig: B::Vector,
     /// The Chebyshev coefficients of `lambda_max` on the backend
     /// ([`crate::cycle::chebyshev_coefficients`]), written by each matrix setup.
     pub(crate) coef: B::Vector,
@@ -508,6 +548,9 @@ pub struct LevelSummary {
 /// Slots of a recording's key: the operation's kind and up to five vectors'
 /// storage ids (an array: looking a recording up allocates nothing).
 pub(crate) const RECORDING_KEY: usize = 6;
+/// The first kind of recording an eigen-estimate is keyed on (`+ level`;
+/// the solve's kinds are below).
+const EIGEN_RECORDING: usize = 100;
 pub(crate) type RecordingKey = [usize; RECORDING_KEY];
 
 /// An AMG hierarchy resident on backend `B` (the CPU by default).
@@ -642,6 +685,7 @@ impl<B: Backend> Hierarchy<B> {
                         jacobi,
                         lambda_max: 0.0,
                         start,
+                        eig: backend.vector(lanczos_scalars(options.amg.eig_iterations))?,
                         coef: backend.vector(cheb_slot::LEN)?,
                         lowered: lowered_storage(&backend, &options, &a)?,
                     })
@@ -740,6 +784,7 @@ impl<B: Backend> Hierarchy<B> {
                     jacobi: backend.jacobi(&a)?,
                     lambda_max: 0.0,
                     start: backend.vector_from(&pseudo_random_vector(n, EIG_SEED))?,
+                    eig: backend.vector(lanczos_scalars(options.amg.eig_iterations))?,
                     coef: backend.vector(cheb_slot::LEN)?,
                     lowered: None,
                 })
@@ -890,13 +935,44 @@ impl<B: Backend> Hierarchy<B> {
     }
 
     /// Products (levels not already fresh), smoothers, coarse factor; returns
-    /// (seconds of the products, seconds in all).
+    /// (seconds of the products, seconds in all) and leaves the phases in
+    /// `self.timings.matrix`.
     fn run_matrix_setup(&mut self) -> Result<(f64, f64), B::Error> {
-        let be = &self.backend;
-        be.set_phase("matrix setup");
+        self.backend.set_phase("matrix setup");
         let t = Instant::now();
         let nl = self.levels.len();
+        let mut phases = std::mem::take(&mut self.timings.matrix);
+        phases.levels.clear();
+        self.run_products()?;
+        let numeric = t.elapsed().as_secs_f64();
+        phases.products_s = numeric;
         for l in 0..nl - 1 {
+            let t0 = Instant::now();
+            let lev = &mut self.levels[l];
+            let sm = lev.smoother.as_mut().expect("a smoothed level");
+            self.backend.jacobi_invert(&lev.a, &mut sm.jacobi, l)?;
+            // The smoother's f32 copy (counted with the Jacobi inverse).
+            if let Some(lo) = sm.lowered.as_mut() {
+                self.backend.lower(&lev.a, lo, l)?;
+            }
+            let jacobi_s = t0.elapsed().as_secs_f64();
+            let t1 = Instant::now();
+            self.queue_eigen_recorded(l)?;
+            self.finish_eigen(l, jacobi_s, t1, &mut phases)?;
+        }
+        let t0 = Instant::now();
+        let l = nl - 1;
+        self.backend.coarse_factor(&self.levels[l].a, &mut self.coarse, l)?;
+        self.backend.synchronize()?;
+        phases.coarse_factor_s = t0.elapsed().as_secs_f64();
+        self.timings.matrix = phases;
+        Ok((numeric, t.elapsed().as_secs_f64()))
+    }
+
+    /// Every level's numeric product (those not already fresh), then one synchronize.
+    fn run_products(&mut self) -> Result<(), B::Error> {
+        let be = &self.backend;
+        for l in 0..self.levels.len() - 1 {
             let (fine, coarse) = self.levels.split_at_mut(l + 1);
             let (lev, next) = (&mut fine[l], &mut coarse[0]);
             if std::mem::take(&mut next.fresh) {
@@ -908,29 +984,65 @@ impl<B: Backend> Hierarchy<B> {
                 .expect("every level but the coarsest has a transfer");
             be.galerkin(&mut tr.product, &lev.a, &tr.p, &mut next.a)?;
         }
-        be.synchronize()?;
-        let numeric = t.elapsed().as_secs_f64();
+        be.synchronize()
+    }
+
+    /// [`Self::queue_eigen`] through a recording (a CUDA graph on the device;
+    /// what it reads from the host is fixed, so it outlives refreshes), one
+    /// per level.
+    fn queue_eigen_recorded(&mut self, l: usize) -> Result<(), B::Error> {
+        let key = {
+            let sm = self.levels[l].smoother.as_ref().expect("a smoothed level");
+            self.key(EIGEN_RECORDING + l, &[&sm.eig])
+        };
+        self.recorded(key, |h| h.queue_eigen(l))
+    }
+
+    /// Queues level `l`'s eigen-estimate (nothing read back).
+    fn queue_eigen(&mut self, l: usize) -> Result<(), B::Error> {
         let iterations = self.options.amg.eig_iterations;
-        for (l, lev) in self.levels.iter_mut().enumerate() {
-            let Some(sm) = lev.smoother.as_mut() else { continue };
-            be.jacobi_invert(&lev.a, &mut sm.jacobi, l)?;
-            if let Some(lo) = sm.lowered.as_mut() {
-                be.lower(&lev.a, lo, l)?;
-            }
-            let LevelWork { x, rhs, r, t } = &mut lev.work;
-            sm.lambda_max = estimate_lambda_max(be, &lev.a, &sm.jacobi, &sm.start, iterations, r, x, rhs, t).map_err(
-                |e| match e {
-                    EigenError::Ops(e) => e,
-                    EigenError::Breakdown(why) => RuntimeError::from(AmgError::EigenBreakdown { level: l, why }).into(),
-                },
-            )?;
-            let coef = chebyshev_coefficients(self.options.chebyshev_bounds, sm.lambda_max);
-            be.write(&coef, &mut sm.coef)?;
-        }
-        let l = nl - 1;
-        be.coarse_factor(&self.levels[l].a, &mut self.coarse, l)?;
-        be.synchronize()?;
-        Ok((numeric, t.elapsed().as_secs_f64()))
+        let lev = &mut self.levels[l];
+        let sm = lev.smoother.as_mut().expect("a smoothed level");
+        let LevelWork { x, rhs, r, t } = &mut lev.work;
+        queue_lambda_max(
+            &self.backend,
+            &lev.a,
+            &sm.jacobi,
+            &sm.start,
+            iterations,
+            &mut sm.eig,
+            r,
+            x,
+            rhs,
+            t,
+        )
+    }
+
+    /// Reads level `l`'s eigen-estimate and puts its Chebyshev coefficients
+    /// on the backend; records the level's times (`jacobi_s`, and the
+    /// estimate's since `t0`).
+    fn finish_eigen(
+        &mut self,
+        l: usize,
+        jacobi_s: f64,
+        t0: Instant,
+        phases: &mut MatrixSetupTimings,
+    ) -> Result<(), B::Error> {
+        let be = &self.backend;
+        let iterations = self.options.amg.eig_iterations;
+        let sm = self.levels[l].smoother.as_mut().expect("a smoothed level");
+        sm.lambda_max = finish_lambda_max(be, &sm.eig, iterations).map_err(|e| match e {
+            EigenError::Ops(e) => e,
+            EigenError::Breakdown(why) => RuntimeError::from(AmgError::EigenBreakdown { level: l, why }).into(),
+        })?;
+        let coef = chebyshev_coefficients(self.options.chebyshev_bounds, sm.lambda_max);
+        be.write(&coef, &mut sm.coef)?;
+        phases.levels.push(SmootherTimings {
+            level: l,
+            jacobi_s,
+            eigen_s: t0.elapsed().as_secs_f64(),
+        });
+        Ok(())
     }
 
     pub fn backend(&self) -> &B {

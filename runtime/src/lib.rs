@@ -67,8 +67,8 @@ pub use backend::Backend;
 pub use cpu::Cpu;
 pub use executor::TwoPassExecutor;
 pub use hierarchy::{
-    Hierarchy, HierarchyOptions, LevelParts, LevelSummary, MeshLevelTimings, MeshSetup, SetupTimings,
-    SmootherPrecision, UploadTimings,
+    Hierarchy, HierarchyOptions, LevelParts, LevelSummary, MatrixSetupTimings, MeshLevelTimings, MeshSetup,
+    SetupTimings, SmootherPrecision, SmootherTimings, UploadTimings,
 };
 pub use registry::executor_for;
 pub use registry::KernelRegistry;

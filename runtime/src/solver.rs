@@ -262,7 +262,7 @@ impl<B: Backend> Hierarchy<B> {
     /// What a recording of operation `kind` on `vectors` (at most
     /// `RECORDING_KEY - 1`) is keyed on; an array, so that looking a
     /// recording up allocates nothing.
-    fn key(&self, kind: usize, vectors: &[&B::Vector]) -> RecordingKey {
+    pub(crate) fn key(&self, kind: usize, vectors: &[&B::Vector]) -> RecordingKey {
         assert!(
             vectors.len() < RECORDING_KEY,
             "a recording is keyed on at most 5 vectors"
@@ -280,7 +280,7 @@ impl<B: Backend> Hierarchy<B> {
     /// backend does not record or [`Self::set_recording`] turned it off. The
     /// hierarchy's own storage never moves, and what `f` reads from the host
     /// is fixed, so a recording stays valid across refreshes.
-    fn recorded(
+    pub(crate) fn recorded(
         &mut self,
         key: RecordingKey,
         f: impl FnOnce(&mut Self) -> Result<(), B::Error>,
@@ -302,8 +302,9 @@ impl<B: Backend> Hierarchy<B> {
             return Ok(());
         };
         self.backend.replay(&g)?;
-        // A few keys at most (the V-cycle, the two CG halves, per workspace).
-        if self.graphs.len() >= 16 {
+        // A few keys at most (the V-cycle, the two CG halves, per workspace;
+        // each smoothed level's eigen-estimate).
+        if self.graphs.len() >= 32 {
             self.graphs.remove(0);
         }
         self.graphs.push((key, g));

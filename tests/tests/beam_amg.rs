@@ -186,3 +186,61 @@ fn petsc_aggregation_builds_a_hierarchy_that_solves_the_beam_at_k3() {
     // 92 level-0 aggregates against these 66 make a finer two-level hierarchy).
     assert_eq!(iterations, [21, 21]);
 }
+
+/// CG-Lanczos step by step through a backend's operations, each scalar read
+/// on the host as it is made: the eigen-estimate before its scalars stayed on
+/// the backend (`ptap_runtime::cycle::queue_lambda_max`).
+struct Stepwise<'a, B: ptap_runtime::Backend> {
+    be: &'a B,
+    a: &'a B::Matrix,
+    jacobi: &'a B::Jacobi,
+}
+
+impl<B: ptap_runtime::Backend> ptap_amg::eig::LanczosOps for Stepwise<'_, B> {
+    type Vector = B::Vector;
+    type Error = B::Error;
+    fn apply(&self, x: &B::Vector, y: &mut B::Vector) -> Result<(), B::Error> {
+        self.be.spmv(self.a, x, y)
+    }
+    fn precondition(&self, x: &B::Vector, y: &mut B::Vector) -> Result<(), B::Error> {
+        self.be.fill(y, 0.0)?;
+        self.be.jacobi_update(self.jacobi, 1.0, x, 0.0, x, y)
+    }
+    fn dot(&self, x: &B::Vector, y: &B::Vector) -> Result<f64, B::Error> {
+        self.be.dot(x, y)
+    }
+    fn axpy(&self, alpha: f64, x: &B::Vector, y: &mut B::Vector) -> Result<(), B::Error> {
+        self.be.axpy(alpha, x, y)
+    }
+    fn xpby(&self, x: &B::Vector, beta: f64, y: &mut B::Vector) -> Result<(), B::Error> {
+        self.be.xpby(x, beta, y)
+    }
+    fn copy(&self, x: &B::Vector, y: &mut B::Vector) -> Result<(), B::Error> {
+        self.be.copy(x, y)
+    }
+}
+
+#[test]
+fn eigen_estimates_keep_the_bits_of_the_stepwise_cg_lanczos() {
+    // Arrange: a CPU hierarchy (its estimates queued, scalars read once).
+    let (_, h) = build(4, 100);
+    let be = h.backend();
+    let iterations = h.options().amg.eig_iterations;
+    let lambda = h.lambda_max();
+    assert!(lambda.len() >= 2, "several smoothed levels");
+    for (l, got) in lambda.iter().enumerate() {
+        let lev = &h.levels()[l];
+        let n = lev.scalar_rows();
+        let start = ptap_amg::eig::pseudo_random_vector(n, ptap_runtime::cycle::EIG_SEED);
+        let (mut r, mut z, mut p, mut ap) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+        let ops = Stepwise {
+            be,
+            a: &lev.a,
+            jacobi: &lev.smoother.as_ref().unwrap().jacobi,
+        };
+        // Act
+        let want = ptap_amg::eig::cg_lanczos(&ops, &start, iterations, &mut r, &mut z, &mut p, &mut ap).unwrap();
+        // Assert
+        assert_eq!(got.to_bits(), want.to_bits(), "level {l}: {got} against {want}");
+    }
+}

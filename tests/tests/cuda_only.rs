@@ -83,16 +83,21 @@ fn matrix_setup_and_solve_move_only_scalars() {
         "{up:?}"
     );
     assert_eq!(c.get("solve").h2d_bytes, 0, "solve: nothing goes up");
-    for phase in ["matrix setup", "solve"] {
-        let t = c.get(phase);
-        assert!(t.d2h_copies > 0, "{phase}: the reductions' scalars come back");
-        assert!(
-            t.d2h_bytes <= 32 * t.d2h_copies,
-            "{phase}: {} bytes in {} copies, more than scalars",
-            t.d2h_bytes,
-            t.d2h_copies
-        );
-    }
+    // Each matrix setup reads, per smoothed level, the Jacobi status word and
+    // the eigen-estimate's scalars once (2 its + 1 of them, all steps
+    // together), and the coarse factor's status word.
+    let its = h.options().amg.eig_iterations as u64;
+    let down = c.get("matrix setup");
+    assert_eq!(down.d2h_copies, 2 * (2 * smoothed + 1), "{down:?}");
+    assert_eq!(down.d2h_bytes, 2 * (smoothed * (4 + 8 * (2 * its + 1)) + 4), "{down:?}");
+    let t = c.get("solve");
+    assert!(t.d2h_copies > 0, "solve: the reductions' scalars come back");
+    assert!(
+        t.d2h_bytes <= 32 * t.d2h_copies,
+        "solve: {} bytes in {} copies, more than scalars",
+        t.d2h_bytes,
+        t.d2h_copies
+    );
     // One read of CG's four scalars per iteration plus the start's two norms.
     assert!(c.get("solve").d2h_copies as usize <= rep.iterations + 2);
     let n = rhs.len() as u64 * 8;
@@ -135,6 +140,38 @@ fn recorded_solves_replay_after_a_refresh_as_launched_one_by_one() {
     Exactness::Bitwise.assert_matches(&x1, &x2, "replayed solution");
     Exactness::Bitwise.assert_matches(&history, ws.history(), "replayed residual history");
     assert!(relative_frobenius(&x0, &x1) > 1e-3, "the refresh changed the solution");
+    dev.synchronize().unwrap();
+}
+
+/// The eigen-estimates replayed from their recordings (CUDA graphs made by
+/// the first matrix setup) give the bits of the estimates launched one by
+/// one: the same eigen-estimates, Jacobi inverses, coarse operators and solve.
+#[test]
+fn recorded_eigen_estimates_give_the_bits_launched_one_by_one() {
+    let Some(dev) = device(true) else { return };
+    let (h, rhs) = beam(4);
+    let mut dh = on_device(&dev, &h);
+    let cg = CgOptions::default();
+    let mut ws = dh.workspace(cg.max_iterations).unwrap();
+    let mut run = |dh: &mut Hierarchy<Cuda>| {
+        dh.matrix_setup().unwrap();
+        let mut x = vec![0.0; rhs.len()];
+        let rep = dh.solve(&rhs, &mut x, &cg, &mut ws).unwrap();
+        let jacobi: Vec<Vec<f64>> = (0..dh.num_levels() - 1)
+            .map(|l| dh.jacobi_inverses(l).unwrap())
+            .collect();
+        (dh.lambda_max(), jacobi, rep.iterations, x)
+    };
+    let replayed = run(&mut dh);
+    dh.set_recording(false);
+    let eager = run(&mut dh);
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&replayed.0), bits(&eager.0), "lambda_max");
+    for (l, (a, b)) in replayed.1.iter().zip(&eager.1).enumerate() {
+        assert_eq!(bits(a), bits(b), "level {l}: Jacobi inverses");
+    }
+    assert_eq!(replayed.2, eager.2);
+    Exactness::Bitwise.assert_matches(&replayed.3, &eager.3, "solution");
     dev.synchronize().unwrap();
 }
 
@@ -191,7 +228,11 @@ fn device_coarse_cholesky_factor_matches_the_reference_factor() {
     // The suite checks the coarse solve; the factor itself lives only on the device.
     let Some(dev) = device(true) else { return };
     let (h, _) = beam(4);
-    let dh = on_device(&dev, &h);
+    let mut dh = on_device(&dev, &h);
+    // A refresh replays the factorization recorded by the first matrix setup
+    // on the new values (the operator doubled).
+    let doubled: Vec<f64> = h.operator().values().iter().map(|v| 2.0 * v).collect();
+    dh.refresh(&doubled).unwrap();
     let nl = h.num_levels();
     let ac = &h.levels()[nl - 1].a;
     let n = ac.scalar_rows();

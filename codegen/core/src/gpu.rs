@@ -879,12 +879,15 @@ mod tests {
                 vector::SUM_PARTIAL,
                 crate::gpu_solve::FILL,
                 crate::gpu_solve::CHOL_SCALE,
-                crate::gpu_solve::CHOL_COLUMN,
+                crate::gpu_solve::CHOL_PANEL,
+                crate::gpu_solve::CHOL_UPDATE,
                 crate::gpu_solve::CHOL_SOLVE,
                 crate::gpu_cg::SUM_PARTIAL_KEEP,
                 crate::gpu_cg::CG_UPDATE,
                 crate::gpu_cg::CG_DIRECTION,
-                crate::gpu_cg::CHOL_INVERSE,
+                crate::gpu_cg::AXPBY_RATIO,
+                crate::gpu_cg::CHOL_INVERSE_PANEL,
+                crate::gpu_cg::CHOL_INVERSE_UPDATE,
                 crate::gpu_cg::TRI_MV,
             ]
         );

@@ -3,7 +3,7 @@
 //! vector, the reduction that stores into a slot of it, the Chebyshev /
 //! point-block Jacobi update reading its coefficients from device memory, and
 //! the coarse solve as two triangular matrix-vector products with the
-//! inverse Cholesky factor (computed once per factorization).
+//! inverse Cholesky factor (computed once per factorization, blocked).
 //!
 //! Every kernel here reads nothing from its launch arguments that changes
 //! between iterations or matrix setups, so a recorded launch (a CUDA graph)
@@ -18,11 +18,27 @@ pub const SUM_PARTIAL_KEEP: &str = "ptap_vec_sum_partial_keep";
 pub const CG_UPDATE: &str = "ptap_cg_update";
 /// CG's `p = z + beta p`.
 pub const CG_DIRECTION: &str = "ptap_cg_direction";
-/// Columns of `L^-1`, one warp per column.
-pub const CHOL_INVERSE: &str = "ptap_chol_inverse";
+/// `y += c x` or `y = x + c y` with `c = s[num] / s[den]` (the arithmetic of
+/// `ptap_vec_axpby`): the eigen-estimate's steps with their scalars on the device.
+pub const AXPBY_RATIO: &str = "ptap_axpby_ratio";
+/// Modes of [`AXPBY_RATIO`].
+pub mod ratio_mode {
+    /// `y += c x`.
+    pub const AXPY: u32 = 0;
+    /// `y -= c x` (`y += (-c) x`).
+    pub const AXPY_NEG: u32 = 1;
+    /// `y = x + c y`.
+    pub const XPBY: u32 = 2;
+}
+/// Rows `k0 .. k0 + 32` of `W = L^-1` (blocked forward substitution on the identity).
+pub const CHOL_INVERSE_PANEL: &str = "ptap_chol_inverse_panel";
+/// The update of `W`'s rows below a panel.
+pub const CHOL_INVERSE_UPDATE: &str = "ptap_chol_inverse_update";
+/// Columns per block of [`CHOL_INVERSE_PANEL`] (one warp each).
+pub const CHOL_INVERSE_WARPS: usize = 8;
 /// A triangle of a dense row-major matrix times a vector, one warp per row.
 pub const TRI_MV: &str = "ptap_tri_mv";
-/// Largest coarse order whose inverse-factor column fits one warp's shared memory.
+/// Largest coarse order given the inverse factor (two more `n x n` matrices).
 pub const CHOL_INVERSE_MAX_N: usize = 48 * 1024 / 8;
 /// Warps per block of [`TRI_MV`].
 pub const TRI_MV_WARPS: usize = 8;
@@ -117,28 +133,94 @@ pub(crate) fn common(src: &mut String) -> Vec<KernelEntry> {
     .unwrap();
     entries.push(dir);
 
+    let ratio = KernelEntry {
+        name: AXPBY_RATIO.into(),
+        params: vec![
+            p("s", PtrF64),
+            p("num_at", U32),
+            p("den_at", U32),
+            p("mode", U32),
+            p("x", PtrF64),
+            p("y", PtrMutF64),
+            p("n", U64),
+        ],
+        doc: "c = s[num_at] / s[den_at]; mode 0: y = c x + y, 1: y = (-c) x + y, 2: y = x + c y \
+              (y = a x + b y as ptap_vec_axpby computes it)"
+            .into(),
+    };
+    ratio.write_signature(src, " {");
+    writeln!(
+        src,
+        "  u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (t >= n) return;\n  \
+         double c = s[num_at] / s[den_at];\n  \
+         double a = mode == 2u ? 1.0 : (mode == 1u ? -c : c), b = mode == 2u ? c : 1.0;\n  \
+         y[t] = b == 0.0 ? a * x[t] : a * x[t] + b * y[t];\n}}\n"
+    )
+    .unwrap();
+    entries.push(ratio);
+
+    let nb = crate::gpu_solve::CHOL_NB;
+    let iw = CHOL_INVERSE_WARPS;
     let inv = KernelEntry {
-        name: CHOL_INVERSE.into(),
-        params: vec![p("l", PtrF64), p("w", PtrMutF64), p("wt", PtrMutF64), p("n", U32)],
+        name: CHOL_INVERSE_PANEL.into(),
+        params: vec![
+            p("l", PtrF64),
+            p("w", PtrMutF64),
+            p("wt", PtrMutF64),
+            p("n", U32),
+            p("k0", U32),
+        ],
         doc: format!(
-            "W = L^-1 (lower triangular, row-major) and W^T from the Cholesky factor L: one warp per column c \
-             (blocks of one warp, n doubles of dynamic shared memory, n <= {CHOL_INVERSE_MAX_N}); row i of the \
-             column is (delta_ic - sum_k L_ik W_kc) / L_ii, the sum over lanes in a fixed tree"
+            "rows k0 .. k0 + {nb} of W = L^-1 (row-major, lower) and of W^T's columns: L W = I solved a panel of \
+             {nb} rows at a time; w holds minus the earlier panels' terms (zero at the start). One warp per \
+             column c < k0 + {nb}, {iw} per block, lane j owning row k0 + j: W_rc = (delta_rc + w_rc - sum over \
+             earlier rows m of the panel of L_rm W_mc) / L_rr, the terms in row order"
         ),
     };
     inv.write_signature(src, " {");
     writeln!(
         src,
-        "  extern __shared__ double col[];\n  u32 c = blockIdx.x, lane = threadIdx.x;\n  if (c >= n) return;\n  \
-         for (u32 i = lane; i < n; i += 32) col[i] = 0.0;\n  __syncwarp();\n  \
-         for (u32 i = c; i < n; ++i) {{\n    const double* li = l + (u64)i * n;\n    double acc = 0.0;\n    \
-           for (u32 k = c + lane; k < i; k += 32) acc += li[k] * col[k];\n    \
-           for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);\n    \
-           if (lane == 0) col[i] = ((i == c ? 1.0 : 0.0) - acc) / li[i];\n    __syncwarp();\n  }}\n  \
-         for (u32 i = lane; i < n; i += 32) {{ w[(u64)i * n + c] = col[i]; wt[(u64)c * n + i] = col[i]; }}\n}}\n"
+        "  __shared__ double d[{nb}][{nb1}];\n  u32 tid = threadIdx.x;\n  \
+         u32 h = n - k0 < {nb}u ? n - k0 : {nb}u;\n  \
+         for (u32 q = tid; q < h * h; q += blockDim.x) {{ u32 i = q / h, c = q % h; d[i][c] = c <= i ? l[(u64)(k0 + i) * n + k0 + c] : 0.0; }}\n  \
+         __syncthreads();\n  \
+         u32 lane = tid & 31, c = blockIdx.x * {iw} + (tid >> 5);\n  if (c >= k0 + h) return;\n  \
+         u32 r = k0 + lane;\n  \
+         double acc = lane < h ? (r == c ? 1.0 : 0.0) + w[(u64)r * n + c] : 0.0;\n  \
+         for (u32 j = 0; j < h; ++j) {{\n    double x = __shfl_sync(0xffffffffu, acc, j) / d[j][j];\n    \
+           if (lane == j) acc = x;\n    else if (lane > j && lane < h) acc = acc - d[lane][j] * x;\n  }}\n  \
+         if (lane < h && c <= r) {{ w[(u64)r * n + c] = acc; wt[(u64)c * n + r] = acc; }}\n}}\n",
+        nb1 = nb + 1
     )
     .unwrap();
     entries.push(inv);
+
+    let upd = KernelEntry {
+        name: CHOL_INVERSE_UPDATE.into(),
+        params: vec![p("l", PtrF64), p("w", PtrMutF64), p("n", U32), p("k0", U32)],
+        doc: format!(
+            "after the panel of W's rows k0 .. k0 + {nb}: w_ic -= L_i,k0+m W_k0+m,c for m in order, rows \
+             i >= k0 + {nb}, columns c < k0 + {nb}; one {nb}x{nb} tile per block of {nb}x8 threads"
+        ),
+    };
+    upd.write_signature(src, " {");
+    writeln!(
+        src,
+        "  __shared__ double li[{nb}][{nb1}], wc[{nb}][{nb1}];\n  \
+         u32 k1 = k0 + {nb}, tx = threadIdx.x, ty = threadIdx.y;\n  \
+         u32 r0 = k1 + blockIdx.y * {nb}, c0 = blockIdx.x * {nb};\n  \
+         for (u32 q = ty; q < {nb}; q += 8) {{\n    \
+           li[q][tx] = r0 + q < n ? l[(u64)(r0 + q) * n + k0 + tx] : 0.0;\n    \
+           wc[q][tx] = w[(u64)(k0 + q) * n + c0 + tx];\n  }}\n  \
+         __syncthreads();\n  u32 c = c0 + tx;\n  \
+         for (u32 q = ty; q < {nb}; q += 8) {{\n    u32 i = r0 + q;\n    if (i >= n) continue;\n    \
+           double acc = w[(u64)i * n + c];\n    \
+           for (u32 m = 0; m < {nb}; ++m) acc = acc - li[q][m] * wc[m][tx];\n    \
+           w[(u64)i * n + c] = acc;\n  }}\n}}\n",
+        nb1 = nb + 1
+    )
+    .unwrap();
+    entries.push(upd);
 
     let mv = KernelEntry {
         name: TRI_MV.into(),

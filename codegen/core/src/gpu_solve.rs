@@ -1,6 +1,6 @@
 //! CUDA C for the device solve: point-block Jacobi (diagonal-block inversion
 //! and the Chebyshev update) per block size, and the dense coarse solve
-//! (densify, column-by-column Cholesky, one-block triangular solves).
+//! (densify, blocked right-looking Cholesky, one-block triangular solves).
 //!
 //! The algorithms are the CPU's (`ptap_sparse::dense::invert_in_place`,
 //! `Cholesky::refactor` / `solve_in_place`, `PointBlockJacobi::update`): the
@@ -22,10 +22,15 @@ pub fn densify_name(b: usize) -> String {
 }
 pub const FILL: &str = "ptap_fill";
 pub const CHOL_SCALE: &str = "ptap_chol_scale";
-pub const CHOL_COLUMN: &str = "ptap_chol_column";
 pub const CHOL_SOLVE: &str = "ptap_chol_solve";
-/// Warps per block of the Cholesky column kernel (one warp per row).
-pub const CHOL_WARPS: usize = 8;
+/// One panel of [`CHOL_NB`] columns of the blocked Cholesky factor.
+pub const CHOL_PANEL: &str = "ptap_chol_panel";
+/// The trailing update after a panel.
+pub const CHOL_UPDATE: &str = "ptap_chol_update";
+/// Columns per panel of the blocked Cholesky factorization (one warp's lanes).
+pub const CHOL_NB: usize = 32;
+/// Warps per block of [`CHOL_PANEL`] (one row below the panel's diagonal block each).
+pub const CHOL_PANEL_WARPS: usize = 8;
 /// Threads of the one-block triangular solve.
 pub const CHOL_SOLVE_THREADS: usize = 1024;
 
@@ -173,40 +178,82 @@ pub(crate) fn coarse(src: &mut String) -> Vec<KernelEntry> {
     .unwrap();
     entries.push(scale);
 
-    let col = KernelEntry {
-        name: CHOL_COLUMN.into(),
+    let nb = CHOL_NB;
+    let pw = CHOL_PANEL_WARPS;
+    let panel = KernelEntry {
+        name: CHOL_PANEL.into(),
         params: vec![
-            p("a", PtrF64),
+            p("a", PtrMutF64),
             p("l", PtrMutF64),
             p("lt", PtrMutF64),
             p("scale", PtrF64),
             p("status", PtrMutU32),
             p("n", U32),
-            p("j", U32),
+            p("k0", U32),
         ],
         doc: format!(
-            "column j of the Cholesky factor L (left-looking, as Cholesky::refactor), one warp per row i >= j, \
-             {CHOL_WARPS} warps per block; writes L (row-major) and L^T; a pivot below 1e-14 max|a_ii| or not \
-             finite records j in status[0]"
+            "columns k0 .. k0 + {nb} of the Cholesky factor (blocked right-looking; a holds the operator less \
+             the earlier panels' updates): every block factors the diagonal block in shared memory, block 0 \
+             writes it; then one warp per row i below it, {pw} warps per block, solves the row against it, \
+             lane c owning column k0 + c. Each entry subtracts its terms in the order of Cholesky::refactor. \
+             Writes L (row-major) and L^T; a pivot below 1e-14 max|a_ii| or not finite records its row in status[0]"
         ),
     };
-    col.write_signature(src, " {");
+    panel.write_signature(src, " {");
     writeln!(
         src,
-        "  u32 w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;\n  \
-         u32 i = j + w;\n  if (i >= n) return;\n  \
-         const double* lj = l + (u64)j * n;\n  const double* li = l + (u64)i * n;\n  \
-         double d = 0.0, s = 0.0;\n  \
-         for (u32 k = lane; k < j; k += 32) {{ double x = lj[k]; d += x * x; s += li[k] * x; }}\n  \
-         for (int o = 16; o > 0; o >>= 1) {{ d += __shfl_xor_sync(0xffffffffu, d, o); s += __shfl_xor_sync(0xffffffffu, s, o); }}\n  \
-         d = a[(u64)j * n + j] - d;\n  \
-         if (lane == 0 && i == j && (!isfinite(d) || d <= 1e-14 * scale[0])) atomicMax(status, 0xffffffffu - j);\n  \
-         double r = sqrt(d);\n  \
-         if (lane == 0) {{\n    double v = i == j ? r : (a[(u64)i * n + j] - s) / r;\n    \
-           l[(u64)i * n + j] = v;\n    lt[(u64)j * n + i] = v;\n  }}\n}}\n"
+        "  __shared__ double d[{nb}][{nb1}];\n  u32 tid = threadIdx.x, nt = blockDim.x;\n  \
+         u32 w = n - k0 < {nb}u ? n - k0 : {nb}u;\n  \
+         for (u32 q = tid; q < w * w; q += nt) {{ u32 i = q / w, c = q % w; d[i][c] = a[(u64)(k0 + i) * n + k0 + c]; }}\n  \
+         __syncthreads();\n  \
+         for (u32 j = 0; j < w; ++j) {{\n    \
+           if (tid == 0) {{\n      double v = d[j][j];\n      \
+             if (blockIdx.x == 0 && (!isfinite(v) || v <= 1e-14 * scale[0])) atomicMax(status, 0xffffffffu - (k0 + j));\n      \
+             d[j][j] = sqrt(v);\n    }}\n    __syncthreads();\n    \
+           for (u32 i = j + 1 + tid; i < w; i += nt) d[i][j] = d[i][j] / d[j][j];\n    __syncthreads();\n    \
+           u32 m = w - j - 1;\n    \
+           for (u32 q = tid; q < m * m; q += nt) {{ u32 i = j + 1 + q / m, c = j + 1 + q % m; if (c <= i) d[i][c] = d[i][c] - d[i][j] * d[c][j]; }}\n    \
+           __syncthreads();\n  }}\n  \
+         if (blockIdx.x == 0)\n    \
+           for (u32 q = tid; q < w * w; q += nt) {{ u32 i = q / w, c = q % w; if (c <= i) {{ double v = d[i][c]; \
+         l[(u64)(k0 + i) * n + k0 + c] = v; lt[(u64)(k0 + c) * n + k0 + i] = v; }} }}\n  \
+         u32 lane = tid & 31;\n  u32 i = k0 + w + blockIdx.x * {pw} + (tid >> 5);\n  if (i >= n) return;\n  \
+         double acc = lane < w ? a[(u64)i * n + k0 + lane] : 0.0;\n  \
+         for (u32 j = 0; j < w; ++j) {{\n    double x = __shfl_sync(0xffffffffu, acc, j) / d[j][j];\n    \
+           if (lane == j) acc = x;\n    else if (lane > j && lane < w) acc = acc - x * d[lane][j];\n  }}\n  \
+         if (lane < w) {{ l[(u64)i * n + k0 + lane] = acc; lt[(u64)(k0 + lane) * n + i] = acc; }}\n}}\n",
+        nb1 = nb + 1
     )
     .unwrap();
-    entries.push(col);
+    entries.push(panel);
+
+    let update = KernelEntry {
+        name: CHOL_UPDATE.into(),
+        params: vec![p("a", PtrMutF64), p("l", PtrF64), p("n", U32), p("k0", U32)],
+        doc: format!(
+            "trailing update after the panel of columns k0 .. k0 + {nb}: a_ic -= L_i,k0+m L_c,k0+m for m in order, \
+             i >= c >= k0 + {nb}; one {nb}x{nb} tile of a per block of {nb}x8 threads (tiles above the diagonal exit)"
+        ),
+    };
+    update.write_signature(src, " {");
+    writeln!(
+        src,
+        "  __shared__ double li[{nb}][{nb1}], lc[{nb}][{nb1}];\n  \
+         if (blockIdx.y < blockIdx.x) return;\n  \
+         u32 k1 = k0 + {nb}, tx = threadIdx.x, ty = threadIdx.y;\n  \
+         u32 r0 = k1 + blockIdx.y * {nb}, c0 = k1 + blockIdx.x * {nb};\n  \
+         for (u32 q = ty; q < {nb}; q += 8) {{\n    \
+           li[q][tx] = r0 + q < n ? l[(u64)(r0 + q) * n + k0 + tx] : 0.0;\n    \
+           lc[q][tx] = c0 + q < n ? l[(u64)(c0 + q) * n + k0 + tx] : 0.0;\n  }}\n  \
+         __syncthreads();\n  u32 c = c0 + tx;\n  if (c >= n) return;\n  \
+         for (u32 q = ty; q < {nb}; q += 8) {{\n    u32 i = r0 + q;\n    if (i >= n || i < c) continue;\n    \
+           double acc = a[(u64)i * n + c];\n    \
+           for (u32 m = 0; m < {nb}; ++m) acc = acc - li[q][m] * lc[tx][m];\n    \
+           a[(u64)i * n + c] = acc;\n  }}\n}}\n",
+        nb1 = nb + 1
+    )
+    .unwrap();
+    entries.push(update);
 
     let solve = KernelEntry {
         name: CHOL_SOLVE.into(),

@@ -1,5 +1,7 @@
 //! `mpirun -np N ptap-mpi-cuda --k K`: the beam of `ptap-mpi` solved by
-//! point-block-Jacobi CG on N GPUs, one rank per GPU (feature `nccl`).
+//! point-block-Jacobi CG on N GPUs, one rank per GPU (feature `nccl`);
+//! `--solver amg`: by the AMG-preconditioned CG with every level on the GPUs
+//! (`ptap_dist::device_amg`; see [`run_amg`]).
 //!
 //! Every rank assembles the whole beam and keeps its rows (as `ptap-mpi`
 //! does), builds its halo plan with the distributed inspector, picks its GPU
@@ -27,7 +29,10 @@ use ptap_dist::device::{all_reduce_dots, jacobi_pcg, DeviceBlockJacobi, DeviceCg
 use ptap_dist::mpi_comm::{self, MpiComm};
 use ptap_dist::nccl::{agree, node_local_rank, DeviceError, NcclComm};
 use ptap_dist::{BlockJacobi, CgOptions, CgWorkspace, Comm, DistMatrix, HaloPlan, LocalMatrix, Partition};
-use ptap_fem::{traction_rhs, uniform_modulus, Assembler, BeamProblem, BoxMesh, Constraint};
+use ptap_fem::{
+    rigid_body_modes, rigid_mode_count, stiffening_front, traction_rhs, uniform_modulus, Assembler, BeamProblem,
+    BoxMesh, Constraint,
+};
 use ptap_runtime::KernelRegistry;
 use ptap_sparse::BlockCsr;
 use std::path::PathBuf;
@@ -35,12 +40,35 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Solver {
+    /// Point-block-Jacobi CG.
+    Jacobi,
+    /// Smoothed-aggregation AMG-preconditioned CG, every level on the GPUs.
+    Amg,
+}
+
 #[derive(Parser, Debug)]
 #[command(
     name = "ptap-mpi-cuda",
     about = "The beam by point-block-Jacobi CG on GPUs, one MPI rank per GPU, halo and reductions through NCCL (run under mpirun)."
 )]
 struct Args {
+    /// The solver.
+    #[arg(long, value_enum, default_value_t = Solver::Jacobi)]
+    solver: Solver,
+    /// AMG: prolongator filtering threshold.
+    #[arg(long, default_value_t = ptap_amg::AmgOptions::default().pf)]
+    pf: f64,
+    /// AMG: the coarsest level's largest scalar size (default: the AMG's).
+    #[arg(long)]
+    coarse_eq_limit: Option<usize>,
+    /// AMG: consolidation threshold (scalar rows per active rank).
+    #[arg(long, default_value_t = ptap_dist::DistOptions::default().process_eq_limit)]
+    process_eq_limit: usize,
+    /// AMG: the Galerkin product's variant on every level (one the device executes).
+    #[arg(long, default_value = "column-split")]
+    variant: String,
     /// Beam size: 10k x k x k Q2 hexahedra (times --length along x).
     #[arg(long, default_value_t = 2)]
     k: usize,
@@ -53,11 +81,14 @@ struct Args {
     /// CG iteration cap.
     #[arg(long, default_value_t = 10_000)]
     max_iterations: usize,
-    /// Timed solves (after one warm-up); each rank reports its best.
+    /// Timed solves (after one warm-up); each rank reports its best. AMG:
+    /// hot steps (new values, refresh, solve) after the cold one.
     #[arg(long, default_value_t = 3)]
     repeat: usize,
     /// Also solve with the CPU distributed solver and compare (iterations
     /// equal, solutions within 1e-10 relative), and check one device SpMV.
+    /// AMG: the CPU ranks' AMG on the same partition, cold and after the hot
+    /// refresh (iterations within 1, tip within 1e-8 relative).
     #[arg(long)]
     check: bool,
     /// Also times the parts of an iteration, each repeated 200 times: the
@@ -140,6 +171,9 @@ fn open_device(rank: usize) -> Result<(Arc<Device>, usize), DeviceError> {
 }
 
 fn run(args: &Args, comm: &MpiComm) -> Result<(), BoxError> {
+    if args.solver == Solver::Amg {
+        return run_amg(args, comm);
+    }
     let (rank, size) = (comm.rank(), comm.size());
     if args.repeat == 0 {
         return Err("--repeat must be at least 1".into());
@@ -395,4 +429,355 @@ fn run(args: &Args, comm: &MpiComm) -> Result<(), BoxError> {
         }
     }
     verdict
+}
+
+/// `[max, mean]` over ranks of each of `values` (rank 0; empty elsewhere).
+fn max_mean(comm: &MpiComm, values: &[f64]) -> Vec<[f64; 2]> {
+    let Some(all) = comm.gather(0, values) else {
+        return Vec::new();
+    };
+    let m = values.len();
+    let ranks = all.len() / m.max(1);
+    (0..m)
+        .map(|j| {
+            let col = all.iter().skip(j).step_by(m);
+            let max = col.clone().fold(f64::NEG_INFINITY, |a, &v| a.max(v));
+            [max, col.sum::<f64>() / ranks as f64]
+        })
+        .collect()
+}
+
+/// The beam with what a hot step needs: mesh and assembler for new values,
+/// and the rigid-body modes.
+struct AmgBeam {
+    mesh: BoxMesh,
+    asm: Assembler,
+    a: BlockCsr,
+    rhs: Vec<f64>,
+    near_null: Vec<f64>,
+    modes: usize,
+}
+
+fn amg_beam(k: usize, length: usize) -> Result<AmgBeam, BoxError> {
+    if length == 1 {
+        let b = BeamProblem::build(k)?;
+        return Ok(AmgBeam {
+            mesh: b.mesh,
+            asm: b.assembler,
+            a: b.a,
+            rhs: b.rhs,
+            near_null: b.near_null,
+            modes: b.modes,
+        });
+    }
+    if length == 0 || k == 0 {
+        return Err("--k and --length must be at least 1".into());
+    }
+    let mesh = BoxMesh::new(
+        10 * k * length,
+        k,
+        k,
+        [0.0, -0.5, -0.5],
+        [10.0 * length as f64, 0.5, 0.5],
+    )?;
+    let asm = Assembler::new(&mesh, Constraint::ClampXMin)?;
+    let mut a = asm.zero_matrix();
+    asm.assemble(&uniform_modulus(&mesh), &mut a)?;
+    let rhs = traction_rhs(&mesh, &asm);
+    let near_null = rigid_body_modes(&mesh, &asm);
+    Ok(AmgBeam {
+        modes: rigid_mode_count(3),
+        mesh,
+        asm,
+        a,
+        rhs,
+        near_null,
+    })
+}
+
+/// The AMG on the GPU ranks: a cold step (assembly, the CPU ranks' mesh
+/// setup, one upload, the matrix setup and the solve on the devices), then
+/// `--repeat` hot steps (the beam re-assembled with a stiffer front, the
+/// numeric refresh and the solve on the devices). Reports the four phases
+/// of the cold and of the best hot step (max and mean over ranks),
+/// iterations, time per iteration, each level's Galerkin product on the
+/// device (max and mean over ranks), and the host<->device copies by phase.
+fn run_amg(args: &Args, comm: &MpiComm) -> Result<(), BoxError> {
+    use ptap_dist::device_amg::{build_device_hierarchy, product_seconds};
+    use ptap_dist::{build_hierarchy, DistOptions, DistProblem};
+    let (rank, size) = (comm.rank(), comm.size());
+    let t0 = Instant::now();
+    let mut beam = amg_beam(args.k, args.length)?;
+    let assembly_s = t0.elapsed().as_secs_f64();
+    let bs = beam.a.block_shape().0;
+    let part = Partition::uniform(beam.a.nrows(), size)?;
+    let rows = part.range(rank);
+    let b = beam.rhs[rows.start * bs..rows.end * bs].to_vec();
+    let problem = |a: &BlockCsr| -> Result<DistProblem, BoxError> {
+        Ok(DistProblem {
+            a: LocalMatrix::from_global(a, &part, &part, rank)?,
+            part: part.clone(),
+            near_null: beam.near_null[rows.start * bs * beam.modes..rows.end * bs * beam.modes].to_vec(),
+            modes: beam.modes,
+        })
+    };
+    let mut options = ptap_runtime::HierarchyOptions::default();
+    options.amg.pf = args.pf;
+    if let Some(limit) = args.coarse_eq_limit {
+        options.amg.coarse_eq_limit = limit;
+    }
+    options.variant = Some(args.variant.parse().map_err(|e| format!("--variant: {e}"))?);
+    let dist = DistOptions {
+        process_eq_limit: args.process_eq_limit,
+    };
+    let opts = ptap_runtime::CgOptions {
+        rtol: args.rtol,
+        max_iterations: args.max_iterations,
+    };
+
+    let (dev, ordinal) = agree(comm, open_device(rank))?;
+    let nccl = NcclComm::init(comm, dev.context())?;
+    dev.reset_counters();
+    let (mut h, setup) = build_device_hierarchy(comm, &nccl, &dev, problem(&beam.a)?, &options, &dist, &mut |_| {})?;
+    let cold_products = product_seconds(&h)?;
+    let mut ws = h.workspace(args.max_iterations)?;
+    let mut x = vec![0.0; b.len()];
+    let cold = h.solve(&b, &mut x, &opts, &mut ws)?;
+    let cold_tip = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let cold_phases = [
+        assembly_s,
+        setup.setup.mesh_setup_s,
+        setup.upload_s,
+        h.timings.matrix_setup_s,
+        cold.solve_s,
+    ];
+
+    // Hot steps: the stiffening front's last step (same pattern), refresh, solve.
+    let l = bs * bs;
+    let mut hot: Option<([f64; 4], ptap_runtime::CgReport, Vec<f64>)> = None;
+    for _ in 0..args.repeat {
+        let t = Instant::now();
+        beam.asm.assemble(&stiffening_front(&beam.mesh, 2, 2), &mut beam.a)?;
+        let p = beam.a.pattern();
+        let values = &beam.a.values()[p.row_ptr()[rows.start] * l..p.row_ptr()[rows.end] * l];
+        let assembly_s = t.elapsed().as_secs_f64();
+        // The new fine values cross the bus (the assembly is the host's),
+        // then the matrix setup runs from them with nothing operator-sized
+        // crossing; ranks start each phase together.
+        comm.communicator().barrier();
+        let t = Instant::now();
+        h.set_fine_values(values)?;
+        ptap_runtime::Backend::synchronize(h.backend())?;
+        let upload_s = t.elapsed().as_secs_f64();
+        comm.communicator().barrier();
+        let matrix_setup_s = h.matrix_setup()?;
+        let products = product_seconds(&h)?;
+        x.fill(0.0);
+        let r = h.solve(&b, &mut x, &opts, &mut ws)?;
+        let times = [assembly_s, upload_s, matrix_setup_s, r.solve_s];
+        let better = match &hot {
+            None => true,
+            Some((best, _, _)) => times[2] + times[3] < best[2] + best[3],
+        };
+        if hot.as_ref().is_some_and(|(_, prev, _)| prev.iterations != r.iterations) {
+            return Err("two hot steps of the same system took different iteration counts".into());
+        }
+        if better {
+            hot = Some((times, r, products));
+        }
+    }
+    let hot_tip = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let counters = dev.counters();
+
+    // The CPU ranks' AMG on the same partition, cold and hot values.
+    let mut check = None;
+    if args.check {
+        let cold_beam = amg_beam(args.k, args.length)?;
+        let (mut hc, _) = build_hierarchy(comm, problem(&cold_beam.a)?, &options, &dist, &mut |_| {})?;
+        let mut wsc = hc.workspace(args.max_iterations)?;
+        let mut xc = vec![0.0; b.len()];
+        let rc = hc.solve(&b, &mut xc, &opts, &mut wsc)?;
+        let tip_c = global_tip(comm, &xc);
+        let p = beam.a.pattern();
+        hc.refresh(&beam.a.values()[p.row_ptr()[rows.start] * l..p.row_ptr()[rows.end] * l])?;
+        xc.fill(0.0);
+        let rh = hc.solve(&b, &mut xc, &opts, &mut wsc)?;
+        let hot_tip_c = global_tip(comm, &xc);
+        check = Some((rc.iterations, tip_c, rh.iterations, hot_tip_c));
+    }
+
+    // Collectives first (every rank), then rank 0 reports.
+    let tips = comm.gather(0, &[cold_tip, hot_tip]);
+    let cold_mm = max_mean(comm, &cold_phases);
+    let (hot_times, hot_report, hot_products) = hot.ok_or("--repeat must be at least 1")?;
+    let per_iter = |r: &ptap_runtime::CgReport| r.solve_s / r.iterations.max(1) as f64;
+    let hot_mm = max_mean(
+        comm,
+        &[
+            hot_times[0],
+            hot_times[1],
+            hot_times[2],
+            hot_times[3],
+            per_iter(&hot_report),
+        ],
+    );
+    let cold_iter_mm = max_mean(comm, &[per_iter(&cold)]);
+    let cold_prod_mm = max_mean(comm, &cold_products);
+    let hot_prod_mm = max_mean(comm, &hot_products);
+    let gpus = gathered(comm, ordinal as f64);
+    let owned = gathered(comm, rows.len() as f64);
+    let Some(tips) = tips else {
+        return if cold.converged && hot_report.converged {
+            Ok(())
+        } else {
+            Err("CG did not converge".into())
+        };
+    };
+    let tip_of = |j: usize| tips.iter().skip(j).step_by(2).fold(0.0f64, |m, &v| m.max(v));
+    let (cold_tip, hot_tip) = (tip_of(0), tip_of(1));
+    let mm = |v: &[f64; 2]| serde_json::json!({ "max_s": v[0], "mean_s": v[1] });
+    let names = ["assembly", "mesh_setup", "upload", "matrix_setup", "solve"];
+    let cold_json: serde_json::Map<_, _> = names
+        .iter()
+        .zip(&cold_mm)
+        .map(|(n, v)| (n.to_string(), mm(v)))
+        .collect();
+    let hot_json: serde_json::Map<_, _> = [
+        "assembly",
+        "fine_values_upload",
+        "matrix_setup",
+        "solve",
+        "solve_per_iteration",
+    ]
+    .iter()
+    .zip(&hot_mm)
+    .map(|(n, v)| (n.to_string(), mm(v)))
+    .collect();
+    let per_level = |v: &[[f64; 2]]| v.iter().map(mm).collect::<Vec<_>>();
+    let mut transfers = serde_json::Map::new();
+    for phase in [
+        "upload",
+        "matrix setup",
+        "rhs upload",
+        "solve",
+        "solution download",
+        "fine values upload",
+    ] {
+        let t = counters.get(phase);
+        let copies = t.h2d_copies + t.d2h_copies;
+        transfers.insert(
+            phase.into(),
+            serde_json::json!({
+                "h2d_bytes": t.h2d_bytes, "d2h_bytes": t.d2h_bytes,
+                "h2d_copies": t.h2d_copies, "d2h_copies": t.d2h_copies,
+                "scalars_only": t.h2d_bytes + t.d2h_bytes <= 64 * copies,
+            }),
+        );
+    }
+    let mut verdict: Result<(), BoxError> = if cold.converged && hot_report.converged {
+        Ok(())
+    } else {
+        Err(format!(
+            "CG did not converge ({} cold, {} hot iterations)",
+            cold.iterations, hot_report.iterations
+        )
+        .into())
+    };
+    for phase in ["matrix setup", "solve"] {
+        if transfers[phase]["scalars_only"] != serde_json::json!(true) {
+            verdict = Err(format!("the {phase} phase moved more than scalars between host and device (rank 0)").into());
+        }
+    }
+    let check_json = check.map(|(it_c, tip_c, it_h, tip_h)| {
+        let d_cold = (cold_tip - tip_c).abs() / tip_c;
+        let d_hot = (hot_tip - tip_h).abs() / tip_h;
+        if cold.iterations.abs_diff(it_c) > 1 || hot_report.iterations.abs_diff(it_h) > 1 || !(d_cold <= 1e-8) || !(d_hot <= 1e-8) {
+            verdict = Err(format!(
+                "the GPU ranks' AMG differs from the CPU ranks': {} / {} iterations against {it_c} / {it_h}, tips {d_cold:.2e} / {d_hot:.2e} apart",
+                cold.iterations, hot_report.iterations
+            )
+            .into());
+        }
+        serde_json::json!({
+            "cpu_iterations": it_c, "cpu_tip_displacement": tip_c, "tip_rel_diff": d_cold,
+            "cpu_hot_iterations": it_h, "cpu_hot_tip_displacement": tip_h, "hot_tip_rel_diff": d_hot,
+        })
+    });
+    let json = serde_json::json!({
+        "solver": "amg",
+        "ranks": size,
+        "k": args.k,
+        "length": args.length,
+        "block_rows": beam.a.nrows(),
+        "unknowns": beam.a.scalar_rows(),
+        "device": dev.name(),
+        "gpu_of_rank": gpus,
+        "owned_rows": owned,
+        "variant": args.variant,
+        "pf": args.pf,
+        "levels": setup.setup.levels,
+        "cold": {
+            "iterations": cold.iterations,
+            "converged": cold.converged,
+            "tip_displacement": cold_tip,
+            "phases": cold_json,
+            "solve_per_iteration": mm(&cold_iter_mm[0]),
+            "galerkin_per_level": per_level(&cold_prod_mm),
+        },
+        "hot": {
+            "steps": args.repeat,
+            "iterations": hot_report.iterations,
+            "converged": hot_report.converged,
+            "residual_norm": hot_report.residual_norm,
+            "rhs_norm": hot_report.rhs_norm,
+            "tip_displacement": hot_tip,
+            "phases_best_step": hot_json,
+            "galerkin_per_level": per_level(&hot_prod_mm),
+        },
+        "transfers_rank0": transfers,
+        "check": check_json,
+    });
+    if let Some(path) = &args.json {
+        std::fs::write(path, serde_json::to_string_pretty(&json)? + "\n")?;
+    }
+    if !args.quiet {
+        println!(
+            "beam k = {} x length {} ({} unknowns), AMG on {size} GPU(s) ({}), rows {:?}",
+            args.k,
+            args.length,
+            beam.a.scalar_rows(),
+            dev.name(),
+            owned
+        );
+        for (when, its, tip, ph) in [
+            ("cold", cold.iterations, cold_tip, &cold_json),
+            ("hot ", hot_report.iterations, hot_tip, &hot_json),
+        ] {
+            println!(
+                "{when}: {its} iterations, tip ||u||_inf = {tip:.12e}; phases (max/mean over ranks): {}",
+                serde_json::Value::Object(ph.clone())
+            );
+        }
+        println!(
+            "Galerkin product per level, hot (device s, max/mean): {:?}",
+            hot_prod_mm
+        );
+        println!(
+            "host<->device by phase (rank 0): {}",
+            serde_json::Value::Object(transfers)
+        );
+        if let Some(c) = &json["check"].as_object() {
+            println!("check against the CPU ranks' AMG: {c:?}");
+        }
+    }
+    verdict
+}
+
+/// `max |x_i|` over every rank's part (the same on every rank). Collective.
+fn global_tip(comm: &MpiComm, x: &[f64]) -> f64 {
+    let local = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let mut all = vec![0.0; comm.size()];
+    all[comm.rank()] = local;
+    comm.all_reduce_sum(&mut all);
+    all.iter().fold(0.0f64, |m, &v| m.max(v))
 }
