@@ -24,6 +24,8 @@ pub struct BenchArgs {
     pub variants: Vec<String>,
     #[arg(long, default_value = "natural", value_parser = crate::common::aggregation, help = crate::common::AGGREGATION_HELP)]
     pub aggregation: ptap_amg::Aggregation,
+    #[arg(long, default_value = "f64", value_parser = crate::common::smoother_precision, help = crate::common::SMOOTHER_PRECISION_HELP)]
+    pub smoother_precision: ptap_runtime::SmootherPrecision,
     /// Prolongator filter threshold of the benched hierarchy (the paper and the
     /// default: 0.03; 0 = off).
     #[arg(long, default_value_t = ptap_amg::AmgOptions::default().pf, value_name = "PF")]
@@ -87,6 +89,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             aggregation: args.aggregation,
             pf: args.pf,
             pf_scale: args.pf_scale,
+            smoother_precision: args.smoother_precision,
         };
         // Read before the device is opened: a bad peer file fails first.
         let peer = args.peer.as_deref().map(Peer::read).transpose()?;
@@ -99,6 +102,11 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         }
         write_json(args.json.as_deref(), &report)?;
         return write_plot(args.plot.as_deref(), Ladder::from(&report));
+    }
+    if args.smoother_precision != ptap_runtime::SmootherPrecision::F64 {
+        anyhow::bail!(
+            "--smoother-precision applies to the device solve of --device cuda; the CPU bench times products only"
+        );
     }
     let options = BenchOptions {
         k: args.k,
@@ -189,14 +197,15 @@ fn print_report(rep: &BenchReport) {
 fn print_cuda_report(rep: &CudaBenchReport, dev: &Device) {
     let bw = rep.copy_bandwidth_bytes_per_s;
     outln!(
-        "device {} ({}, {} SMs), kernels compiled with --fmad={}; hierarchy: aggregation {}, pf {} (x{} per level)",
+        "device {} ({}, {} SMs), kernels compiled with --fmad={}; hierarchy: aggregation {}, pf {} (x{} per level), smoother precision {}",
         rep.device,
         rep.arch,
         dev.sm_count(),
         rep.fmad,
         rep.aggregation,
         rep.pf,
-        rep.pf_scale
+        rep.pf_scale,
+        rep.smoother_precision
     );
     outln!(
         "copy bandwidth (read + write): memcpy_dtod {:.0} GB/s, copy kernel {:.0} GB/s; floors use {:.0} GB/s",
@@ -244,25 +253,31 @@ fn print_cuda_report(rep: &CudaBenchReport, dev: &Device) {
         1e3 * rep.total_two_pass_s
     );
     outln!(
-        "{:<6} {:<4} {:>6} {:>10} {:>10} {:>10} {:>9}",
+        "{:<6} {:<4} {:>6} {:>10} {:>10} {:>10} {:>9} {:>12} {:>9}",
         "level",
         "op",
         "shape",
         "blocks",
         "apply us",
         "GB/s",
+        "of copy",
+        "f32 apply us",
         "of copy"
     );
     for r in &rep.spmv {
         outln!(
-            "{:<6} {:<4} {:>6} {:>10} {:>10.1} {:>10.0} {:>8.1}%",
+            "{:<6} {:<4} {:>6} {:>10} {:>10.1} {:>10.0} {:>8.1}% {:>12} {:>9}",
             format!("l{}", r.level),
             r.operator,
             format!("{}x{}", r.block_shape.0, r.block_shape.1),
             r.blocks,
             1e6 * r.apply_s,
             r.bandwidth_bytes_per_s / 1e9,
-            100.0 * r.fraction_of_copy
+            100.0 * r.fraction_of_copy,
+            r.f32_apply_s.map(|s| format!("{:.1}", 1e6 * s)).unwrap_or_default(),
+            r.f32_fraction_of_copy
+                .map(|f| format!("{:.1}%", 100.0 * f))
+                .unwrap_or_default()
         );
     }
     let s = &rep.solve;
@@ -275,6 +290,13 @@ fn print_cuda_report(rep: &CudaBenchReport, dev: &Device) {
         1e3 * s.galerkin_numeric_s,
         1e3 * s.solve_s,
         1e3 * s.s_per_iteration
+    );
+    outln!(
+        "CG iteration floor {:.1} MB = {:.3} ms at {:.0} GB/s: {:.2}x",
+        s.iteration_floor_bytes / 1e6,
+        1e3 * s.iteration_floor_s,
+        bw / 1e9,
+        s.ratio_to_floor
     );
     outln!(
         "device matrix setup, best: {}",

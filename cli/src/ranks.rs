@@ -133,8 +133,12 @@ mod with_mpi {
         variant: Option<&str>,
         (pf, pf_scale): (f64, f64),
         agg: ptap_amg::Aggregation,
+        precision: ptap_runtime::SmootherPrecision,
     ) -> Result<HierarchyOptions> {
         crate::common::validate_pf(&[pf], pf_scale)?;
+        if precision != ptap_runtime::SmootherPrecision::F64 {
+            bail!("under mpirun the smoothers apply the f64 values; --smoother-precision {precision} is single-process only");
+        }
         if agg != ptap_amg::Aggregation::default() {
             bail!(
                 "under mpirun aggregates come from the parallel MIS (priorities hashed from global numbers, the same \
@@ -175,7 +179,12 @@ mod with_mpi {
         if !(args.threshold >= 0.0 && args.threshold < 1.0) {
             bail!("--threshold must be in [0, 1), got {}", args.threshold);
         }
-        let mut hierarchy = hierarchy(Some(&args.variant), (args.pf, args.pf_scale), args.aggregation)?;
+        let mut hierarchy = hierarchy(
+            Some(&args.variant),
+            (args.pf, args.pf_scale),
+            args.aggregation,
+            args.smoother_precision,
+        )?;
         hierarchy.amg.threshold = args.threshold;
         hierarchy.amg.coarse_eq_limit = args.coarse_eq_limit;
         let operator = match &args.a {
@@ -218,7 +227,12 @@ mod with_mpi {
         if args.plot.is_some() {
             bail!("--plot draws single-process runs only for now; under mpirun use --json");
         }
-        let hierarchy = hierarchy(args.variant.as_deref(), (args.pf, args.pf_scale), args.aggregation)?;
+        let hierarchy = hierarchy(
+            args.variant.as_deref(),
+            (args.pf, args.pf_scale),
+            args.aggregation,
+            args.smoother_precision,
+        )?;
         let (operator, files) = if args.a.is_empty() {
             let k = crate::common::validate_k(args.k)?;
             (Operator::Beam { k, steps: args.steps }, Vec::new())

@@ -68,6 +68,8 @@ pub struct RunArgs {
     pub(crate) schedule_cache: Option<PathBuf>,
     #[arg(long, default_value = "natural", value_parser = crate::common::aggregation, help = crate::common::AGGREGATION_HELP)]
     pub(crate) aggregation: ptap_amg::Aggregation,
+    #[arg(long, default_value = "f64", value_parser = crate::common::smoother_precision, help = crate::common::SMOOTHER_PRECISION_HELP)]
+    pub(crate) smoother_precision: ptap_runtime::SmootherPrecision,
     /// Prolongator filter threshold (the paper and the default: 0.03; 0 = off).
     #[arg(long, default_value_t = ptap_amg::AmgOptions::default().pf, value_name = "PF")]
     pub(crate) pf: f64,
@@ -131,6 +133,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             rtol: args.rtol,
             max_iterations: 500,
         },
+        smoother_precision: args.smoother_precision,
         verbose: !args.quiet,
     };
     let progress = Progress::bar(args.quiet, args.steps, "step");
@@ -321,7 +324,12 @@ fn run_user(args: &RunArgs) -> Result<()> {
         rtol: args.rtol,
         max_iterations: args.max_iterations,
     };
-    let solver = crate::common::solver_options(cg, args.variant.as_deref(), (args.aggregation, args.pf, args.pf_scale));
+    let solver = crate::common::solver_options(
+        cg,
+        args.variant.as_deref(),
+        (args.aggregation, args.pf, args.pf_scale),
+        args.smoother_precision,
+    );
     let options = SequenceOptions {
         files: files.clone(),
         rhs,

@@ -63,6 +63,8 @@ pub struct SolveArgs {
     pub(crate) threshold: f64,
     #[arg(long, default_value = "natural", value_parser = crate::common::aggregation, help = crate::common::AGGREGATION_HELP)]
     pub(crate) aggregation: ptap_amg::Aggregation,
+    #[arg(long, default_value = "f64", value_parser = crate::common::smoother_precision, help = crate::common::SMOOTHER_PRECISION_HELP)]
+    pub(crate) smoother_precision: ptap_runtime::SmootherPrecision,
     /// Prolongator filter: drop blocks of P below PF times their row's largest
     /// block, then restore the near-null space row by row (the paper and the
     /// default: 0.03, the fastest measured hot step; 0 = off).
@@ -99,7 +101,7 @@ fn solver_options(args: &SolveArgs) -> ptap::SolverOptions {
         max_iterations: args.max_iterations,
     };
     let amg = (args.aggregation, args.pf, args.pf_scale);
-    let mut o = crate::common::solver_options(cg, Some(args.variant.as_str()), amg);
+    let mut o = crate::common::solver_options(cg, Some(args.variant.as_str()), amg, args.smoother_precision);
     o.hierarchy.amg.coarse_eq_limit = args.coarse_eq_limit;
     o.hierarchy.amg.threshold = args.threshold;
     o
@@ -137,6 +139,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         pf: args.pf,
         pf_scale: args.pf_scale,
         variant: (args.variant != "default").then(|| args.variant.clone()),
+        smoother_precision: args.smoother_precision,
     };
     let progress = Progress::spinner(args.quiet);
     let report = ptap_drivers::solve::run(&options, &target, &mut |m: &str| progress.phase(m))?;

@@ -45,6 +45,14 @@ pub struct DeviceGraph(CudaGraph);
 unsafe impl Send for DeviceGraph {}
 
 /// A block matrix on the device with its SpMV plan.
+/// A device matrix's values rounded to `f32` (the mixed-precision
+/// smoother's operator), allocated once, refreshed by each matrix setup.
+pub struct CudaLowered {
+    pub values: CudaSlice<f32>,
+    /// Set by the conversion where a finite value overflows `f32`.
+    overflow: CudaSlice<u32>,
+}
+
 pub struct CudaMatrix {
     pub m: DeviceBlockCsr,
     spmv: DeviceSpmv,
@@ -333,6 +341,7 @@ impl Backend for Cuda {
     type Product = DeviceProduct;
     type Jacobi = CudaJacobi;
     type Coarse = CudaCoarse;
+    type Lowered = CudaLowered;
     type Error = CudaError;
 
     fn name(&self) -> &'static str {
@@ -469,6 +478,77 @@ impl Backend for Cuda {
     }
     fn xpby(&self, x: &CudaSlice<f64>, beta: f64, y: &mut CudaSlice<f64>) -> Result<(), CudaError> {
         self.axpby(1.0, x, beta, y)
+    }
+    fn lowered(&self, a: &CudaMatrix) -> Result<CudaLowered, CudaError> {
+        if a.m.br != a.m.bc {
+            return Err(RuntimeError::InvalidOption {
+                what: format!("f32 smoother operators need square blocks, got {}x{}", a.m.br, a.m.bc),
+            }
+            .into());
+        }
+        Ok(CudaLowered {
+            values: self.dev.zeros(a.m.nnzb * a.m.br * a.m.bc)?,
+            overflow: self.dev.zeros(1)?,
+        })
+    }
+    /// One conversion pass on the device, then a 4-byte read of the overflow flag.
+    fn lower(&self, a: &CudaMatrix, lo: &mut CudaLowered, level: usize) -> Result<(), CudaError> {
+        let n = a.m.values.len();
+        if lo.values.len() != n {
+            return Err(RuntimeError::ValuesLength {
+                got: n,
+                expected: lo.values.len(),
+            }
+            .into());
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        self.dev.upload_into(&[0u32], &mut lo.overflow)?;
+        let cfg = LaunchConfig {
+            grid_dim: (
+                (n as u64).div_ceil(256).min(self.dev.sm_count() as u64 * 16) as u32,
+                1,
+                1,
+            ),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        self.dev.launch(
+            &self.vec[vector::TO_F32],
+            cfg,
+            &[
+                Arg::F64(&a.m.values),
+                Arg::F32Mut(&lo.values),
+                Arg::U32sMut(&lo.overflow),
+                Arg::U64(n as u64),
+            ],
+        )?;
+        let mut flag = [0u32];
+        self.dev.download_into(&lo.overflow, &mut flag)?;
+        if flag[0] != 0 {
+            return Err(ptap_runtime::cpu::f32_overflow(level).into());
+        }
+        Ok(())
+    }
+    fn spmv_lowered(
+        &self,
+        a: &CudaMatrix,
+        lo: &CudaLowered,
+        x: &CudaSlice<f64>,
+        y: &mut CudaSlice<f64>,
+    ) -> Result<(), CudaError> {
+        a.spmv.apply_f32(&self.dev, &a.m, &lo.values, x, y)
+    }
+    fn residual_lowered(
+        &self,
+        a: &CudaMatrix,
+        lo: &CudaLowered,
+        x: &CudaSlice<f64>,
+        b: &CudaSlice<f64>,
+        r: &mut CudaSlice<f64>,
+    ) -> Result<(), CudaError> {
+        a.spmv.residual_f32(&self.dev, &a.m, &lo.values, x, b, r)
     }
     fn copy(&self, x: &CudaSlice<f64>, y: &mut CudaSlice<f64>) -> Result<(), CudaError> {
         self.axpby(1.0, x, 0.0, y)

@@ -16,11 +16,11 @@ mod product;
 mod spmv;
 mod staging;
 
-pub use backend::{Cuda, CudaCoarse, CudaJacobi, CudaMatrix, DeviceGraph};
+pub use backend::{Cuda, CudaCoarse, CudaJacobi, CudaLowered, CudaMatrix, DeviceGraph};
 pub use compile::{CompileStats, KernelCache};
 pub use matrix::DeviceBlockCsr;
 pub use product::{device_candidates, DeviceProduct, DEVICE_EXECUTORS, DEVICE_VARIANTS};
-pub use spmv::DeviceSpmv;
+pub use spmv::{DeviceSpmv, Ranges};
 pub use staging::{STAGE_BYTES, STAGE_MIN_BYTES};
 
 use cudarc::driver::{sys, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig};
@@ -126,6 +126,17 @@ pub struct Kernel {
     entry: KernelEntry,
 }
 
+impl Kernel {
+    /// Thread blocks of `threads` threads (no dynamic shared memory) one SM
+    /// holds at once: the residency the kernel's registers and static shared
+    /// memory allow.
+    pub fn blocks_per_sm(&self, threads: u32) -> Result<u32, CudaError> {
+        Ok(self
+            .func
+            .occupancy_max_active_blocks_per_multiprocessor(threads, 0, None)?)
+    }
+}
+
 /// The kernels of one loaded module, by entry name.
 pub type Kernels = Arc<HashMap<String, Arc<Kernel>>>;
 
@@ -133,6 +144,8 @@ pub type Kernels = Arc<HashMap<String, Arc<Kernel>>>;
 pub enum Arg<'a> {
     F64(&'a CudaSlice<f64>),
     F64Mut(&'a CudaSlice<f64>),
+    F32(&'a CudaSlice<f32>),
+    F32Mut(&'a CudaSlice<f32>),
     U32s(&'a CudaSlice<u32>),
     U32sMut(&'a CudaSlice<u32>),
     U32(u32),
@@ -145,6 +158,8 @@ impl Arg<'_> {
         match self {
             Arg::F64(_) => ParamTy::PtrF64,
             Arg::F64Mut(_) => ParamTy::PtrMutF64,
+            Arg::F32(_) => ParamTy::PtrF32,
+            Arg::F32Mut(_) => ParamTy::PtrMutF32,
             Arg::U32s(_) => ParamTy::PtrU32,
             Arg::U32sMut(_) => ParamTy::PtrMutU32,
             Arg::U32(_) => ParamTy::U32,
@@ -424,6 +439,7 @@ impl Device {
         for a in args {
             match a {
                 Arg::F64(s) | Arg::F64Mut(s) => lb.arg(*s),
+                Arg::F32(s) | Arg::F32Mut(s) => lb.arg(*s),
                 Arg::U32s(s) | Arg::U32sMut(s) => lb.arg(*s),
                 Arg::U32(v) => lb.arg(v),
                 Arg::U64(v) => lb.arg(v),

@@ -15,6 +15,8 @@ pub struct DeviceSpmv {
     kernel: Arc<Kernel>,
     /// `r = b - A x` (square blocks only).
     residual: Option<Arc<Kernel>>,
+    /// `y = A x` and `r = b - A x` reading `f32` values (square blocks only).
+    f32: Option<(Arc<Kernel>, Arc<Kernel>)>,
     /// Fill and copy, for rows that store no block.
     fill: Arc<Kernel>,
     copy: Arc<Kernel>,
@@ -41,12 +43,56 @@ const MIN_PER_WARP_SMALL: usize = 32;
 /// a 374k-block 6x6 `P` loses).
 const SMALL_WARPS_PER_SM: usize = 4;
 
+/// Longest per-warp range of [`Ranges::Resident`] before an operator is cut
+/// into more than one wave (measured on the H200 at k = 16: the 21M-block
+/// fine `A` runs best in 4 waves of 1280-block ranges, every other large
+/// operator in one wave).
+const MAX_WAVE_RANGE: usize = 1536;
+
+/// How [`DeviceSpmv`] cuts the block stream into per-warp ranges (operators
+/// under [`SMALL_WARPS_PER_SM`] warps per SM take one-chunk ranges in every
+/// case). The sums of a row that spans more than two 32-block chunks depend
+/// on where the ranges end (tail + head instead of a carry), so a plan gives
+/// the same bits run to run, but two rules may differ in the last bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ranges {
+    /// The default: whole waves of the warps the kernel keeps resident (its
+    /// registers decide how many), as few as keep every range within
+    /// [`MAX_WAVE_RANGE`] blocks, so no wave runs partly full. The 6x3 `R`
+    /// of 1.9M blocks at k = 16 keeps 4 blocks of 4 warps per SM (124
+    /// registers): under [`Ranges::Fixed`] it ran 3.2 waves of 288-block
+    /// ranges, the last a fifth full; here one wave of 928-block ranges.
+    Resident,
+    /// About two waves of 64 warps per SM whatever the kernel's residency,
+    /// ranges of at least 256 blocks (the rule before [`Ranges::Resident`]).
+    Fixed,
+    /// Exactly `n` waves of the warps the kernel keeps resident.
+    Waves(usize),
+}
+
 impl DeviceSpmv {
-    /// The plan for `a`, with the SpMV of the registered set that serves `a`'s blocks.
+    /// The plan for `a`, with the SpMV of the registered set that serves
+    /// `a`'s blocks, its ranges cut by [`Ranges::Resident`].
     pub fn new(dev: &Device, kernels: &KernelRegistry, a: &DeviceBlockCsr) -> Result<Self, CudaError> {
+        Self::with_ranges(dev, kernels, a, Ranges::Resident)
+    }
+
+    /// [`Self::new`] with the per-warp ranges cut as `ranges` says.
+    pub fn with_ranges(
+        dev: &Device,
+        kernels: &KernelRegistry,
+        a: &DeviceBlockCsr,
+        ranges: Ranges,
+    ) -> Result<Self, CudaError> {
         let set = crate::kernels::block(dev, kernels, a.br, a.bc)?;
         let kernel = set[&gpu::spmv_name(a.br, a.bc)].clone();
         let residual = (a.br == a.bc).then(|| set[&gpu_spmv::residual_name(a.br)].clone());
+        let f32 = (a.br == a.bc).then(|| {
+            (
+                set[&gpu_spmv::spmv_f32_name(a.br)].clone(),
+                set[&gpu_spmv::residual_f32_name(a.br)].clone(),
+            )
+        });
         let common = crate::kernels::common(dev)?;
         // About two resident waves of warps on the whole device.
         let target_warps = dev.sm_count() as usize * 64 * 2;
@@ -54,17 +100,38 @@ impl DeviceSpmv {
         // one boundary, so it has at most two partial sums.
         let small = a.nnzb < MIN_PER_WARP * SMALL_WARPS_PER_SM * dev.sm_count() as usize;
         let min = if small { MIN_PER_WARP_SMALL } else { MIN_PER_WARP }.max(a.max_row_blocks);
-        let per_warp = a.nnzb.div_ceil(target_warps).max(min).div_ceil(32) * 32;
+        let block_warps = gpu::spmv_warps(a.br, a.bc);
+        let resident = || -> Result<usize, CudaError> {
+            Ok(kernel.blocks_per_sm(32 * block_warps as u32)?.max(1) as usize * block_warps * dev.sm_count() as usize)
+        };
+        let waves = match ranges {
+            Ranges::Fixed => None,
+            Ranges::Waves(n) => Some(n.max(1)),
+            Ranges::Resident => Some(a.nnzb.div_ceil(resident()? * MAX_WAVE_RANGE).max(1)),
+        };
+        let per_warp = match waves {
+            Some(n) if !small => {
+                // Rounded up to whole chunks: at most `n` waves.
+                a.nnzb
+                    .div_ceil(resident()? * n)
+                    .max(a.max_row_blocks)
+                    .max(64)
+                    .div_ceil(32)
+                    * 32
+            }
+            _ => a.nnzb.div_ceil(target_warps).max(min).div_ceil(32) * 32,
+        };
         let warps = a.nnzb.div_ceil(per_warp) as u64;
         let boundaries = warps as usize + 1;
         Ok(Self {
             kernel,
             residual,
+            f32,
             fill: common[gs::FILL].clone(),
             copy: common[vector::COPY].clone(),
             per_warp: per_warp as u32,
             warps,
-            block_warps: gpu::spmv_warps(a.br, a.bc) as u32,
+            block_warps: block_warps as u32,
             carry: dev.zeros(boundaries * 2 * a.br)?,
             ticket: dev.zeros(boundaries)?,
         })
@@ -92,6 +159,41 @@ impl DeviceSpmv {
         x: &CudaSlice<f64>,
         y: &CudaSlice<f64>,
     ) -> Result<(), CudaError> {
+        self.apply_with(dev, a, &self.kernel, Arg::F64(&a.values), x, y)
+    }
+
+    /// `y = A x` with `A`'s values read from `values32` (`a`'s values
+    /// rounded to `f32`, square blocks): the sums of [`Self::apply`] on the
+    /// rounded values.
+    pub fn apply_f32(
+        &self,
+        dev: &Device,
+        a: &DeviceBlockCsr,
+        values32: &CudaSlice<f32>,
+        x: &CudaSlice<f64>,
+        y: &CudaSlice<f64>,
+    ) -> Result<(), CudaError> {
+        let (k, _) = self.f32_kernels(a)?;
+        self.apply_with(dev, a, k, Arg::F32(values32), x, y)
+    }
+
+    fn f32_kernels(&self, a: &DeviceBlockCsr) -> Result<&(Arc<Kernel>, Arc<Kernel>), CudaError> {
+        self.f32.as_ref().ok_or_else(|| CudaError::UnsupportedShape {
+            what: format!("an f32 SpMV of {}x{} blocks", a.br, a.bc),
+            limit: "the f32 smoother operators need square blocks".into(),
+            fix: "use smoother precision f64".into(),
+        })
+    }
+
+    fn apply_with(
+        &self,
+        dev: &Device,
+        a: &DeviceBlockCsr,
+        kernel: &Kernel,
+        values: Arg<'_>,
+        x: &CudaSlice<f64>,
+        y: &CudaSlice<f64>,
+    ) -> Result<(), CudaError> {
         debug_assert!(x.len() >= a.scalar_cols() && y.len() >= a.scalar_rows());
         let n = a.scalar_rows() as u64;
         if a.has_empty_rows {
@@ -102,10 +204,10 @@ impl DeviceSpmv {
             )?;
         }
         dev.launch(
-            &self.kernel,
+            kernel,
             self.config(),
             &[
-                Arg::F64(&a.values),
+                values,
                 Arg::U32s(&a.col_idx),
                 Arg::U32s(&a.block_row),
                 Arg::F64(x),
@@ -134,6 +236,35 @@ impl DeviceSpmv {
                 fix: "use the SpMV and a vector update".into(),
             });
         };
+        self.residual_with(dev, a, k, Arg::F64(&a.values), x, b, r)
+    }
+
+    /// [`Self::residual`] with `A`'s values read from `values32` (`a`'s
+    /// values rounded to `f32`).
+    pub fn residual_f32(
+        &self,
+        dev: &Device,
+        a: &DeviceBlockCsr,
+        values32: &CudaSlice<f32>,
+        x: &CudaSlice<f64>,
+        b: &CudaSlice<f64>,
+        r: &CudaSlice<f64>,
+    ) -> Result<(), CudaError> {
+        let (_, k) = self.f32_kernels(a)?;
+        self.residual_with(dev, a, k, Arg::F32(values32), x, b, r)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn residual_with(
+        &self,
+        dev: &Device,
+        a: &DeviceBlockCsr,
+        k: &Kernel,
+        values: Arg<'_>,
+        x: &CudaSlice<f64>,
+        b: &CudaSlice<f64>,
+        r: &CudaSlice<f64>,
+    ) -> Result<(), CudaError> {
         let n = a.scalar_rows() as u64;
         if a.has_empty_rows {
             let cfg = LaunchConfig {
@@ -147,7 +278,7 @@ impl DeviceSpmv {
             k,
             self.config(),
             &[
-                Arg::F64(&a.values),
+                values,
                 Arg::U32s(&a.col_idx),
                 Arg::U32s(&a.block_row),
                 Arg::F64(x),
@@ -164,6 +295,12 @@ impl DeviceSpmv {
     /// Bytes one apply moves at least: values, block columns and block rows
     /// once, `x` once, `y` written once.
     pub fn stream_bytes(a: &DeviceBlockCsr) -> f64 {
-        (a.nnzb * (a.br * a.bc * 8 + 8) + a.scalar_cols() * 8 + a.scalar_rows() * 8) as f64
+        Self::stream_bytes_of(a, 8)
+    }
+
+    /// [`Self::stream_bytes`] with values of `value_bytes` bytes (4: the
+    /// `f32` smoother operators).
+    pub fn stream_bytes_of(a: &DeviceBlockCsr, value_bytes: usize) -> f64 {
+        (a.nnzb * (a.br * a.bc * value_bytes + 8) + a.scalar_cols() * 8 + a.scalar_rows() * 8) as f64
     }
 }

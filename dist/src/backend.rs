@@ -217,6 +217,8 @@ impl<C: Comm + ?Sized> Backend for DistBackend<'_, C> {
     type Product = DistProduct;
     type Jacobi = DistJacobi;
     type Coarse = DenseCoarse;
+    /// No f32 smoother operators over ranks: the defaults refuse.
+    type Lowered = ();
     type Error = DistError;
 
     fn name(&self) -> &'static str {

@@ -584,6 +584,8 @@ impl<C: Comm + ?Sized> Backend for DeviceDistBackend<'_, C> {
     type Product = DevProduct;
     type Jacobi = DevJacobi;
     type Coarse = CudaCoarse;
+    /// No f32 smoother operators over GPU ranks: the defaults refuse.
+    type Lowered = ();
     type Error = DeviceError;
 
     fn name(&self) -> &'static str {

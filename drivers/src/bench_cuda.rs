@@ -12,7 +12,9 @@ use ptap_cuda::{Arg, Cuda, Device, DeviceBlockCsr, DeviceProduct, DeviceSpmv, Tr
 use ptap_fem::device::{DeviceAssembler, Modulus};
 use ptap_fem::{Assembler, BeamProblem, BoxMesh, POISSON_RATIO};
 use ptap_runtime::solver::VcyclePart;
-use ptap_runtime::{Backend, CgOptions, CgReport, Hierarchy, HierarchyOptions, KernelRegistry, MatrixSetupTimings};
+use ptap_runtime::{
+    Backend, CgOptions, CgReport, Hierarchy, HierarchyOptions, KernelRegistry, MatrixSetupTimings, SmootherPrecision,
+};
 use ptap_schedules::{v0_floor, TwoPassSchedule, Variant, VariantSchedule};
 use ptap_sparse::dense::relative_frobenius;
 use ptap_sparse::BlockCsr;
@@ -36,6 +38,8 @@ pub struct CudaBenchOptions {
     /// Prolongator filter threshold and per-level factor.
     pub pf: f64,
     pub pf_scale: f64,
+    /// Values the device solve's smoothers and V-cycle residuals apply.
+    pub smoother_precision: SmootherPrecision,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -68,6 +72,16 @@ pub struct SpmvResult {
     /// Square operators: the fused residual `r = b - A x` (`bytes` plus `b` read once).
     pub residual_s: Option<f64>,
     pub residual_fraction_of_copy: Option<f64>,
+    /// Square operators: the SpMV reading the values rounded to `f32` (the
+    /// mixed-precision smoother's), its bytes (4-byte values), the fraction
+    /// of copy bandwidth, and its largest difference from the CPU's `f64`
+    /// kernel on the rounded values relative to the largest `|A| |x|` row sum.
+    pub f32_apply_s: Option<f64>,
+    pub f32_bytes: Option<f64>,
+    pub f32_fraction_of_copy: Option<f64>,
+    pub f32_residual_s: Option<f64>,
+    pub f32_residual_fraction_of_copy: Option<f64>,
+    pub f32_rel_err_vs_cpu: Option<f64>,
 }
 
 /// The AMG-preconditioned CG solve on the device (`Hierarchy<Cuda>`).
@@ -136,10 +150,18 @@ pub struct FloorPart {
 /// inverse (`n_c^2` doubles) once, and CG's vectors (`x += alpha p`, `r -=
 /// alpha ap`, `p = z + beta p`: 9 passes of the fine size, the dot products
 /// fused into them).
-pub fn iteration_floor(h: &Hierarchy) -> Vec<FloorPart> {
-    let csr = |m: &BlockCsr| {
+///
+/// With `f32` smoother operators ([`SmootherPrecision::F32`]) the V-cycle's
+/// four applications of each `A` read 4-byte values; CG's own stays `f64`.
+pub fn iteration_floor(h: &Hierarchy, precision: SmootherPrecision) -> Vec<FloorPart> {
+    let csr_of = |m: &BlockCsr, value_bytes: usize| {
         let (br, bc) = m.block_shape();
-        (m.nnzb() * (br * bc * 8 + 4) + (m.nrows() + 1) * 4 + (m.scalar_rows() + m.scalar_cols()) * 8) as f64
+        (m.nnzb() * (br * bc * value_bytes + 4) + (m.nrows() + 1) * 4 + (m.scalar_rows() + m.scalar_cols()) * 8) as f64
+    };
+    let csr = |m: &BlockCsr| csr_of(m, 8);
+    let smoothed_bytes = match precision {
+        SmootherPrecision::F64 => 8,
+        SmootherPrecision::F32 => 4,
     };
     let mut parts = Vec::new();
     let nl = h.num_levels();
@@ -153,12 +175,27 @@ pub fn iteration_floor(h: &Hierarchy) -> Vec<FloorPart> {
             });
             continue;
         }
-        let apps = if l == 0 { 5 } else { 4 };
-        parts.push(FloorPart {
-            what: format!("A level {l}"),
-            applications: apps,
-            bytes: apps as f64 * csr(&lev.a),
-        });
+        if smoothed_bytes == 8 {
+            let apps = if l == 0 { 5 } else { 4 };
+            parts.push(FloorPart {
+                what: format!("A level {l}"),
+                applications: apps,
+                bytes: apps as f64 * csr(&lev.a),
+            });
+        } else {
+            parts.push(FloorPart {
+                what: format!("A level {l}, V-cycle (f32 values)"),
+                applications: 4,
+                bytes: 4.0 * csr_of(&lev.a, smoothed_bytes),
+            });
+            if l == 0 {
+                parts.push(FloorPart {
+                    what: "A level 0, CG (f64 values)".into(),
+                    applications: 1,
+                    bytes: csr(&lev.a),
+                });
+            }
+        }
         let b = lev.a.block_shape().0;
         parts.push(FloorPart {
             what: format!("D^-1 level {l}"),
@@ -191,6 +228,8 @@ pub const PAPER_A100_HOT_STEP: [(&str, f64); 3] = [("assembly", 0.334), ("matrix
 pub struct CudaBenchReport {
     pub k: usize,
     pub aggregation: &'static str,
+    /// The device solve's smoother precision (`f64` or `f32`).
+    pub smoother_precision: &'static str,
     pub pf: f64,
     pub pf_scale: f64,
     pub device: String,
@@ -243,6 +282,8 @@ pub fn run(dev: &Arc<Device>, options: &CudaBenchOptions, progress: &mut dyn FnM
     let mut opts = HierarchyOptions::default();
     opts.amg.aggregation = options.aggregation;
     (opts.amg.pf, opts.amg.pf_scale) = (options.pf, options.pf_scale);
+    // The host hierarchy (the reference the bench compares against) stays
+    // f64; the device solve's smoother precision is set on its own setup.
     let h = Hierarchy::build(problem.a, &problem.near_null, problem.modes, &opts, &mut |_| {})
         .context("setting up the hierarchy")?;
     if let Some(dir) = &options.dump {
@@ -286,7 +327,7 @@ pub fn run(dev: &Arc<Device>, options: &CudaBenchOptions, progress: &mut dyn FnM
     }
 
     progress("the AMG solve on the device");
-    let mut solve = device_solve(dev, &h, &problem.rhs, options.repeat, bw)?;
+    let mut solve = device_solve(dev, &h, &problem.rhs, options.repeat, bw, options.smoother_precision)?;
     progress("device assembly of the fine operator");
     let mut fine = ops.a.into_iter().next().expect("the fine operator");
     solve.assembly_s = device_assembly(dev, (&problem.assembler, &problem.mesh), &mut fine, options.repeat)?;
@@ -296,6 +337,7 @@ pub fn run(dev: &Arc<Device>, options: &CudaBenchOptions, progress: &mut dyn FnM
     Ok(CudaBenchReport {
         k: options.k,
         aggregation: options.aggregation.name(),
+        smoother_precision: options.smoother_precision.name(),
         pf: options.pf,
         pf_scale: options.pf_scale,
         device: dev.name().to_string(),
@@ -480,6 +522,40 @@ fn spmv_result(
     let mut want = vec![0.0; hm.scalar_rows()];
     ptap_sparse::spmv::spmv(hm, &x, &mut want);
     let bytes = DeviceSpmv::stream_bytes(dm);
+    // The f32 smoother operators: the same SpMV reading the rounded values.
+    let f32 = if dm.br == dm.bc {
+        dev.set_phase("solve vectors (bench)");
+        let rounded: Vec<f32> = hm.values().iter().map(|&v| v as f32).collect();
+        let d32 = dev.upload(&rounded)?;
+        let db = dev.upload(&vec![1.0; hm.scalar_rows()])?;
+        let dr = dev.zeros::<f64>(hm.scalar_rows())?;
+        dev.set_phase("solve (SpMV)");
+        let s32 = dev.time(repeat.max(10), || plan.apply_f32(dev, dm, &d32, &dx, &dy))?;
+        let r32 = dev.time(repeat.max(10), || plan.residual_f32(dev, dm, &d32, &dx, &db, &dr))?;
+        dev.set_phase("verification downloads");
+        let got32 = dev.download(&dy)?;
+        let mut lo = hm.clone();
+        for (l, &v) in lo.values_mut().iter_mut().zip(&rounded) {
+            *l = v as f64;
+        }
+        let mut want32 = vec![0.0; hm.scalar_rows()];
+        ptap_sparse::spmv::spmv(&lo, &x, &mut want32);
+        let mut abs = lo.clone();
+        abs.values_mut().iter_mut().for_each(|v| *v = v.abs());
+        let xa: Vec<f64> = x.iter().map(|v| v.abs()).collect();
+        let mut scale = vec![0.0; hm.scalar_rows()];
+        ptap_sparse::spmv::spmv(&abs, &xa, &mut scale);
+        let scale = scale.iter().fold(0.0f64, |m, v| m.max(*v)).max(f64::MIN_POSITIVE);
+        let err = got32[..want32.len()]
+            .iter()
+            .zip(&want32)
+            .fold(0.0f64, |m, (g, w)| m.max((g - w).abs()))
+            / scale;
+        let b32 = DeviceSpmv::stream_bytes_of(dm, 4);
+        Some((s32, b32, r32, err))
+    } else {
+        None
+    };
     Ok(SpmvResult {
         level,
         operator: op,
@@ -492,14 +568,28 @@ fn spmv_result(
         rel_err_vs_cpu: relative_frobenius(&got[..want.len()], &want),
         residual_s,
         residual_fraction_of_copy: residual_s.map(|t| residual_bytes / t / bw),
+        f32_apply_s: f32.map(|f| f.0),
+        f32_bytes: f32.map(|f| f.1),
+        f32_fraction_of_copy: f32.map(|f| f.1 / f.0 / bw),
+        f32_residual_s: f32.map(|f| f.2),
+        f32_residual_fraction_of_copy: f32.map(|f| (f.1 + (hm.scalar_rows() * 8) as f64) / f.2 / bw),
+        f32_rel_err_vs_cpu: f32.map(|f| f.3),
     })
 }
 
 /// Hot matrix setup and solve on the device: best of `repeat` each, for the
 /// CPU-built hierarchy `h` put on the device with column-split products.
-fn device_solve(dev: &Arc<Device>, h: &Hierarchy, rhs: &[f64], repeat: usize, bw: f64) -> Result<SolveResult> {
+fn device_solve(
+    dev: &Arc<Device>,
+    h: &Hierarchy,
+    rhs: &[f64],
+    repeat: usize,
+    bw: f64,
+    precision: SmootherPrecision,
+) -> Result<SolveResult> {
     let variant = Variant::ColumnSplit;
-    let setup = h.mesh_setup().with_variant(variant)?;
+    let mut setup = h.mesh_setup().with_variant(variant)?;
+    setup.options.smoother_precision = precision;
     let backend = Cuda::with_kernels(dev, h.options().kernels.clone())?;
     let mut dh = Hierarchy::new(backend, setup, &mut |_| {})?;
     let (mut setup_s, mut numeric_s) = (f64::INFINITY, f64::INFINITY);
@@ -546,7 +636,7 @@ fn device_solve(dev: &Arc<Device>, h: &Hierarchy, rhs: &[f64], repeat: usize, bw
     let vcycle_eager_s = dev.time(repeat.max(10), || dh.vcycle(&r, &mut z))?;
     let vcycle_levels = vcycle_levels(dev, &mut dh, &r, &mut z, repeat.max(10))?;
     dh.set_recording(true);
-    let parts = iteration_floor(h);
+    let parts = iteration_floor(h, precision);
     let floor_bytes: f64 = parts.iter().map(|p| p.bytes).sum();
     let s_per_iteration = best.solve_s / best.iterations.max(1) as f64;
     Ok(SolveResult {

@@ -695,6 +695,7 @@ mod tests {
         CudaBenchReport {
             k: 8,
             aggregation: "natural",
+            smoother_precision: "f64",
             pf: 0.0,
             pf_scale: 0.5,
             device: "NVIDIA H200".into(),
@@ -799,6 +800,7 @@ mod tests {
             threads: 2,
             variant: "two-pass".into(),
             aggregation: "natural",
+            smoother_precision: "f64",
             pf: 0.0,
             hierarchy_reused: true,
             levels: 2,

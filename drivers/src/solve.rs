@@ -8,6 +8,7 @@ use ptap_cuda::{Cuda, TransferCounters};
 use ptap_fem::BeamProblem;
 use ptap_runtime::{
     Backend, CgOptions, CgReport, CgWorkspace, Cpu, Hierarchy, HierarchyOptions, LevelSummary, MeshSetup, SetupTimings,
+    SmootherPrecision,
 };
 use serde::Serialize;
 
@@ -32,6 +33,8 @@ pub struct SolveOptions {
     /// (two-pass on the CPU, column split on a GPU); `Some("auto")` = the
     /// traffic model's pick per level for the machine at hand, measured.
     pub variant: Option<String>,
+    /// Values the V-cycle's smoothers and residuals apply (`f64`, or an `f32` copy).
+    pub smoother_precision: SmootherPrecision,
 }
 
 impl SolveOptions {
@@ -50,6 +53,7 @@ impl SolveOptions {
             pf: AmgOptions::default().pf,
             pf_scale: AmgOptions::default().pf_scale,
             variant: None,
+            smoother_precision: SmootherPrecision::F64,
         }
     }
 }
@@ -80,6 +84,8 @@ pub struct SolveReport {
     pub max_displacement: f64,
     pub operator_complexity: f64,
     pub aggregation: &'static str,
+    /// The smoother's value precision (`f64` or `f32`).
+    pub smoother_precision: &'static str,
     pub pf: f64,
     pub levels: Vec<LevelSummary>,
     pub phases: SolvePhases,
@@ -197,6 +203,7 @@ pub fn run(options: &SolveOptions, target: &Target, progress: &mut dyn FnMut(&st
     opts.amg.threshold = options.threshold;
     opts.amg.aggregation = options.aggregation;
     (opts.amg.pf, opts.amg.pf_scale) = (options.pf, options.pf_scale);
+    opts.smoother_precision = options.smoother_precision;
     let cg = &options.cg;
     let variant = options.variant.as_deref();
     let mut x = vec![0.0; dofs];
@@ -261,6 +268,7 @@ pub fn run(options: &SolveOptions, target: &Target, progress: &mut dyn FnMut(&st
         max_displacement: x.iter().fold(0.0f64, |m, v| m.max(v.abs())),
         operator_complexity,
         aggregation: options.aggregation.name(),
+        smoother_precision: options.smoother_precision.name(),
         pf: options.pf,
         levels,
         phases: SolvePhases {

@@ -16,7 +16,10 @@ use ptap_cuda::{Cuda, TransferCounters};
 use ptap_fem::device::{DeviceAssembler, Modulus};
 use ptap_fem::{BeamProblem, POISSON_RATIO};
 use ptap_runtime::bundle::hierarchy_bundle;
-use ptap_runtime::{Backend, CgOptions, Cpu, Hierarchy, HierarchyOptions, MatrixSetupTimings, MeshSetup, SetupTimings};
+use ptap_runtime::{
+    Backend, CgOptions, Cpu, Hierarchy, HierarchyOptions, MatrixSetupTimings, MeshSetup, SetupTimings,
+    SmootherPrecision,
+};
 use ptap_sparse::BlockCsr;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -43,6 +46,8 @@ pub struct TimeLoopOptions {
     /// traffic model's pick per level for the machine at hand, measured.
     pub variant: Option<String>,
     pub cg: CgOptions,
+    /// Values the V-cycle's smoothers and residuals apply (`f64`, or an `f32` copy).
+    pub smoother_precision: SmootherPrecision,
     /// Report cache events on stderr.
     pub verbose: bool,
 }
@@ -111,6 +116,8 @@ pub struct TimeLoopReport {
     pub threads: usize,
     pub variant: String,
     pub aggregation: &'static str,
+    /// The smoother's value precision (`f64` or `f32`).
+    pub smoother_precision: &'static str,
     pub pf: f64,
     /// Aggregates and P are built once and reused by every hot step.
     pub hierarchy_reused: bool,
@@ -209,6 +216,7 @@ pub fn run_beam(
     let mut opts = HierarchyOptions::default();
     (opts.amg.pf, opts.amg.pf_scale) = (options.pf, options.pf_scale);
     opts.amg.aggregation = options.aggregation;
+    opts.smoother_precision = options.smoother_precision;
     let variant = product_options(&mut opts, target, options.variant.as_deref())?;
 
     // Step 1, cold: mesh, assembly, mesh setup (or the cache).
@@ -382,6 +390,7 @@ fn steps_on<B: Backend, A: StepAssembly<B>>(
         threads: rayon::current_num_threads(),
         variant: String::new(),
         aggregation: options.aggregation.name(),
+        smoother_precision: options.smoother_precision.name(),
         pf: options.pf,
         hierarchy_reused: true,
         levels: h.num_levels(),

@@ -2512,6 +2512,498 @@ extern "C" __global__ void ptap_residual_merge_3x3(const double* __restrict__ av
   }
 }
 
+// merge-path block SpMV y = A x, 2x2 blocks (values stored as f32, widened to f64; x, y and the sums f64), 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
+extern "C" __global__ __launch_bounds__(128, 8) void ptap_spmv_merge_f32_2x2(const float* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+  __shared__ float4 stage2[4][32];
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u64 w = (u64)blockIdx.x * 4 + wl;
+  u64 b0 = w * per_warp;
+  if (b0 >= nblocks) return;
+  u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;
+  u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;
+  u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;
+  u32 carry_row = 0xffffffffu;
+  float* stage = (float*)stage2[wl];
+  float4 pf0;
+  float pf_odd = 0.0f;
+  double k0 = 0.0;
+  double k1 = 0.0;
+  u32 pci = 0, prow = 0xfffffffeu;
+  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);
+  {
+    u32 nd = pcnt * 4;
+    const float4* src2 = (const float4*)(av + b0 * 4);
+    if (lane + 0 < nd / 4) pf0 = src2[lane + 0];
+    if (lane < (nd & 3u)) pf_odd = av[b0 * 4 + (nd & ~3u) + lane];
+    pci = lane < pcnt ? ci[b0 + lane] : 0;
+    prow = lane < pcnt ? brow[b0 + lane] : 0xfffffffeu;
+  }
+  for (u64 base = b0; base < b1; base += 32) {
+    u32 cnt = pcnt;
+    u32 col = pci, row = prow;
+    {
+      u32 nd = cnt * 4;
+      if (lane + 0 < nd / 4) stage2[wl][lane + 0] = pf0;
+      if (lane < (nd & 3u)) stage[(nd & ~3u) + lane] = pf_odd;
+    }
+    __syncwarp();
+    u64 nbase = base + 32;
+    if (nbase < b1) {
+      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);
+      {
+        u32 nd = pcnt * 4;
+        const float4* src2 = (const float4*)(av + nbase * 4);
+        if (lane + 0 < nd / 4) pf0 = src2[lane + 0];
+        if (lane < (nd & 3u)) pf_odd = av[nbase * 4 + (nd & ~3u) + lane];
+        pci = lane < pcnt ? ci[nbase + lane] : 0;
+        prow = lane < pcnt ? brow[nbase + lane] : 0xfffffffeu;
+      }
+    }
+    bool valid = lane < cnt;
+    double v0 = 0.0;
+    double v1 = 0.0;
+    if (valid) {
+      const float* a = stage + lane * 4;
+      const double2* xc2 = (const double2*)(x + (u64)col * 2);
+      double2 xv0 = xc2[0];
+      double x0 = xv0.x;
+      double x1 = xv0.y;
+      v0 = (double)a[0] * x0 + (double)a[1] * x1;
+      v1 = (double)a[2] * x0 + (double)a[3] * x1;
+    }
+    __syncwarp();
+    #pragma unroll
+    for (u32 d = 1; d < 32; d <<= 1) {
+      u32 orow = __shfl_up_sync(0xffffffffu, row, d);
+      double o0 = __shfl_up_sync(0xffffffffu, v0, d);
+      double o1 = __shfl_up_sync(0xffffffffu, v1, d);
+      if (lane >= d && orow == row) {
+        v0 = o0 + v0;
+        v1 = o1 + v1;
+      }
+    }
+    u32 next = __shfl_down_sync(0xffffffffu, row, 1);
+    bool last = valid && (lane == cnt - 1 || next != row);
+    if (last && row == carry_row) {
+      v0 = k0 + v0;
+      v1 = k1 + v1;
+    }
+    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);
+    u32 next_first = __shfl_sync(0xffffffffu, prow, 0);
+    bool cont = nbase < b1 && next_first == tail_c;
+    carry_row = cont ? tail_c : 0xffffffffu;
+    k0 = __shfl_sync(0xffffffffu, v0, cnt - 1);
+    k1 = __shfl_sync(0xffffffffu, v1, cnt - 1);
+    if (last && !(cont && lane == cnt - 1)) {
+      double* yr = y + (u64)row * 2;
+      if (row != head_row && row != tail_row) {
+        yr[0] = v0;
+        yr[1] = v1;
+      } else {
+        bool is_tail = row == tail_row;
+        u64 bw = is_tail ? w + 1 : w;
+        double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * 2;
+        double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * 2;
+        mine[0] = v0;
+        mine[1] = v1;
+        __threadfence();
+        if (atomicAdd(ticket + bw, 1u) == 1u) {
+          __threadfence();
+          ticket[bw] = 0u;
+          double t0 = is_tail ? v0 : __ldcg(other + 0);
+          double h0 = is_tail ? __ldcg(other + 0) : v0;
+          double t1 = is_tail ? v1 : __ldcg(other + 1);
+          double h1 = is_tail ? __ldcg(other + 1) : v1;
+          yr[0] = t0 + h0;
+          yr[1] = t1 + h1;
+        }
+      }
+    }
+    __syncwarp();
+  }
+}
+
+// merge-path block SpMV y = b - A x, 2x2 blocks (values stored as f32, widened to f64; x, y and the sums f64), 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
+extern "C" __global__ __launch_bounds__(128, 8) void ptap_residual_merge_f32_2x2(const float* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, const double* __restrict__ bv, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+  __shared__ float4 stage2[4][32];
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u64 w = (u64)blockIdx.x * 4 + wl;
+  u64 b0 = w * per_warp;
+  if (b0 >= nblocks) return;
+  u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;
+  u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;
+  u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;
+  u32 carry_row = 0xffffffffu;
+  float* stage = (float*)stage2[wl];
+  float4 pf0;
+  float pf_odd = 0.0f;
+  double k0 = 0.0;
+  double k1 = 0.0;
+  u32 pci = 0, prow = 0xfffffffeu;
+  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);
+  {
+    u32 nd = pcnt * 4;
+    const float4* src2 = (const float4*)(av + b0 * 4);
+    if (lane + 0 < nd / 4) pf0 = src2[lane + 0];
+    if (lane < (nd & 3u)) pf_odd = av[b0 * 4 + (nd & ~3u) + lane];
+    pci = lane < pcnt ? ci[b0 + lane] : 0;
+    prow = lane < pcnt ? brow[b0 + lane] : 0xfffffffeu;
+  }
+  for (u64 base = b0; base < b1; base += 32) {
+    u32 cnt = pcnt;
+    u32 col = pci, row = prow;
+    {
+      u32 nd = cnt * 4;
+      if (lane + 0 < nd / 4) stage2[wl][lane + 0] = pf0;
+      if (lane < (nd & 3u)) stage[(nd & ~3u) + lane] = pf_odd;
+    }
+    __syncwarp();
+    u64 nbase = base + 32;
+    if (nbase < b1) {
+      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);
+      {
+        u32 nd = pcnt * 4;
+        const float4* src2 = (const float4*)(av + nbase * 4);
+        if (lane + 0 < nd / 4) pf0 = src2[lane + 0];
+        if (lane < (nd & 3u)) pf_odd = av[nbase * 4 + (nd & ~3u) + lane];
+        pci = lane < pcnt ? ci[nbase + lane] : 0;
+        prow = lane < pcnt ? brow[nbase + lane] : 0xfffffffeu;
+      }
+    }
+    bool valid = lane < cnt;
+    double v0 = 0.0;
+    double v1 = 0.0;
+    if (valid) {
+      const float* a = stage + lane * 4;
+      const double2* xc2 = (const double2*)(x + (u64)col * 2);
+      double2 xv0 = xc2[0];
+      double x0 = xv0.x;
+      double x1 = xv0.y;
+      v0 = (double)a[0] * x0 + (double)a[1] * x1;
+      v1 = (double)a[2] * x0 + (double)a[3] * x1;
+    }
+    __syncwarp();
+    #pragma unroll
+    for (u32 d = 1; d < 32; d <<= 1) {
+      u32 orow = __shfl_up_sync(0xffffffffu, row, d);
+      double o0 = __shfl_up_sync(0xffffffffu, v0, d);
+      double o1 = __shfl_up_sync(0xffffffffu, v1, d);
+      if (lane >= d && orow == row) {
+        v0 = o0 + v0;
+        v1 = o1 + v1;
+      }
+    }
+    u32 next = __shfl_down_sync(0xffffffffu, row, 1);
+    bool last = valid && (lane == cnt - 1 || next != row);
+    if (last && row == carry_row) {
+      v0 = k0 + v0;
+      v1 = k1 + v1;
+    }
+    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);
+    u32 next_first = __shfl_sync(0xffffffffu, prow, 0);
+    bool cont = nbase < b1 && next_first == tail_c;
+    carry_row = cont ? tail_c : 0xffffffffu;
+    k0 = __shfl_sync(0xffffffffu, v0, cnt - 1);
+    k1 = __shfl_sync(0xffffffffu, v1, cnt - 1);
+    if (last && !(cont && lane == cnt - 1)) {
+      double* yr = y + (u64)row * 2;
+      const double* br_ = bv + (u64)row * 2;
+      if (row != head_row && row != tail_row) {
+        yr[0] = 1.0 * br_[0] - 1.0 * (v0);
+        yr[1] = 1.0 * br_[1] - 1.0 * (v1);
+      } else {
+        bool is_tail = row == tail_row;
+        u64 bw = is_tail ? w + 1 : w;
+        double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * 2;
+        double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * 2;
+        mine[0] = v0;
+        mine[1] = v1;
+        __threadfence();
+        if (atomicAdd(ticket + bw, 1u) == 1u) {
+          __threadfence();
+          ticket[bw] = 0u;
+          double t0 = is_tail ? v0 : __ldcg(other + 0);
+          double h0 = is_tail ? __ldcg(other + 0) : v0;
+          double t1 = is_tail ? v1 : __ldcg(other + 1);
+          double h1 = is_tail ? __ldcg(other + 1) : v1;
+          yr[0] = 1.0 * br_[0] - 1.0 * (t0 + h0);
+          yr[1] = 1.0 * br_[1] - 1.0 * (t1 + h1);
+        }
+      }
+    }
+    __syncwarp();
+  }
+}
+
+// merge-path block SpMV y = A x, 3x3 blocks (values stored as f32, widened to f64; x, y and the sums f64), 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
+extern "C" __global__ __launch_bounds__(128, 8) void ptap_spmv_merge_f32_3x3(const float* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+  __shared__ float4 stage2[4][72];
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u64 w = (u64)blockIdx.x * 4 + wl;
+  u64 b0 = w * per_warp;
+  if (b0 >= nblocks) return;
+  u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;
+  u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;
+  u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;
+  u32 carry_row = 0xffffffffu;
+  float* stage = (float*)stage2[wl];
+  float4 pf0;
+  float4 pf1;
+  float4 pf2;
+  float pf_odd = 0.0f;
+  double k0 = 0.0;
+  double k1 = 0.0;
+  double k2 = 0.0;
+  u32 pci = 0, prow = 0xfffffffeu;
+  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);
+  {
+    u32 nd = pcnt * 9;
+    const float4* src2 = (const float4*)(av + b0 * 9);
+    if (lane + 0 < nd / 4) pf0 = src2[lane + 0];
+    if (lane + 32 < nd / 4) pf1 = src2[lane + 32];
+    if (lane + 64 < nd / 4) pf2 = src2[lane + 64];
+    if (lane < (nd & 3u)) pf_odd = av[b0 * 9 + (nd & ~3u) + lane];
+    pci = lane < pcnt ? ci[b0 + lane] : 0;
+    prow = lane < pcnt ? brow[b0 + lane] : 0xfffffffeu;
+  }
+  for (u64 base = b0; base < b1; base += 32) {
+    u32 cnt = pcnt;
+    u32 col = pci, row = prow;
+    {
+      u32 nd = cnt * 9;
+      if (lane + 0 < nd / 4) stage2[wl][lane + 0] = pf0;
+      if (lane + 32 < nd / 4) stage2[wl][lane + 32] = pf1;
+      if (lane + 64 < nd / 4) stage2[wl][lane + 64] = pf2;
+      if (lane < (nd & 3u)) stage[(nd & ~3u) + lane] = pf_odd;
+    }
+    __syncwarp();
+    u64 nbase = base + 32;
+    if (nbase < b1) {
+      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);
+      {
+        u32 nd = pcnt * 9;
+        const float4* src2 = (const float4*)(av + nbase * 9);
+        if (lane + 0 < nd / 4) pf0 = src2[lane + 0];
+        if (lane + 32 < nd / 4) pf1 = src2[lane + 32];
+        if (lane + 64 < nd / 4) pf2 = src2[lane + 64];
+        if (lane < (nd & 3u)) pf_odd = av[nbase * 9 + (nd & ~3u) + lane];
+        pci = lane < pcnt ? ci[nbase + lane] : 0;
+        prow = lane < pcnt ? brow[nbase + lane] : 0xfffffffeu;
+      }
+    }
+    bool valid = lane < cnt;
+    double v0 = 0.0;
+    double v1 = 0.0;
+    double v2 = 0.0;
+    if (valid) {
+      const float* a = stage + lane * 9;
+      const double* xc = x + (u64)col * 3;
+      bool xodd = (col & 1u) != 0u;
+      double xs = xc[xodd ? 0 : 2];
+      double2 xv = *(const double2*)(xc + (xodd ? 1 : 0));
+      double x0 = xodd ? xs : xv.x;
+      double x1 = xodd ? xv.x : xv.y;
+      double x2 = xodd ? xv.y : xs;
+      v0 = (double)a[0] * x0 + (double)a[1] * x1 + (double)a[2] * x2;
+      v1 = (double)a[3] * x0 + (double)a[4] * x1 + (double)a[5] * x2;
+      v2 = (double)a[6] * x0 + (double)a[7] * x1 + (double)a[8] * x2;
+    }
+    __syncwarp();
+    #pragma unroll
+    for (u32 d = 1; d < 32; d <<= 1) {
+      u32 orow = __shfl_up_sync(0xffffffffu, row, d);
+      double o0 = __shfl_up_sync(0xffffffffu, v0, d);
+      double o1 = __shfl_up_sync(0xffffffffu, v1, d);
+      double o2 = __shfl_up_sync(0xffffffffu, v2, d);
+      if (lane >= d && orow == row) {
+        v0 = o0 + v0;
+        v1 = o1 + v1;
+        v2 = o2 + v2;
+      }
+    }
+    u32 next = __shfl_down_sync(0xffffffffu, row, 1);
+    bool last = valid && (lane == cnt - 1 || next != row);
+    if (last && row == carry_row) {
+      v0 = k0 + v0;
+      v1 = k1 + v1;
+      v2 = k2 + v2;
+    }
+    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);
+    u32 next_first = __shfl_sync(0xffffffffu, prow, 0);
+    bool cont = nbase < b1 && next_first == tail_c;
+    carry_row = cont ? tail_c : 0xffffffffu;
+    k0 = __shfl_sync(0xffffffffu, v0, cnt - 1);
+    k1 = __shfl_sync(0xffffffffu, v1, cnt - 1);
+    k2 = __shfl_sync(0xffffffffu, v2, cnt - 1);
+    if (last && !(cont && lane == cnt - 1)) {
+      double* yr = y + (u64)row * 3;
+      if (row != head_row && row != tail_row) {
+        yr[0] = v0;
+        yr[1] = v1;
+        yr[2] = v2;
+      } else {
+        bool is_tail = row == tail_row;
+        u64 bw = is_tail ? w + 1 : w;
+        double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * 3;
+        double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * 3;
+        mine[0] = v0;
+        mine[1] = v1;
+        mine[2] = v2;
+        __threadfence();
+        if (atomicAdd(ticket + bw, 1u) == 1u) {
+          __threadfence();
+          ticket[bw] = 0u;
+          double t0 = is_tail ? v0 : __ldcg(other + 0);
+          double h0 = is_tail ? __ldcg(other + 0) : v0;
+          double t1 = is_tail ? v1 : __ldcg(other + 1);
+          double h1 = is_tail ? __ldcg(other + 1) : v1;
+          double t2 = is_tail ? v2 : __ldcg(other + 2);
+          double h2 = is_tail ? __ldcg(other + 2) : v2;
+          yr[0] = t0 + h0;
+          yr[1] = t1 + h1;
+          yr[2] = t2 + h2;
+        }
+      }
+    }
+    __syncwarp();
+  }
+}
+
+// merge-path block SpMV y = b - A x, 3x3 blocks (values stored as f32, widened to f64; x, y and the sums f64), 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
+extern "C" __global__ __launch_bounds__(128, 8) void ptap_residual_merge_f32_3x3(const float* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, const double* __restrict__ bv, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+  __shared__ float4 stage2[4][72];
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u64 w = (u64)blockIdx.x * 4 + wl;
+  u64 b0 = w * per_warp;
+  if (b0 >= nblocks) return;
+  u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;
+  u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;
+  u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;
+  u32 carry_row = 0xffffffffu;
+  float* stage = (float*)stage2[wl];
+  float4 pf0;
+  float4 pf1;
+  float4 pf2;
+  float pf_odd = 0.0f;
+  double k0 = 0.0;
+  double k1 = 0.0;
+  double k2 = 0.0;
+  u32 pci = 0, prow = 0xfffffffeu;
+  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);
+  {
+    u32 nd = pcnt * 9;
+    const float4* src2 = (const float4*)(av + b0 * 9);
+    if (lane + 0 < nd / 4) pf0 = src2[lane + 0];
+    if (lane + 32 < nd / 4) pf1 = src2[lane + 32];
+    if (lane + 64 < nd / 4) pf2 = src2[lane + 64];
+    if (lane < (nd & 3u)) pf_odd = av[b0 * 9 + (nd & ~3u) + lane];
+    pci = lane < pcnt ? ci[b0 + lane] : 0;
+    prow = lane < pcnt ? brow[b0 + lane] : 0xfffffffeu;
+  }
+  for (u64 base = b0; base < b1; base += 32) {
+    u32 cnt = pcnt;
+    u32 col = pci, row = prow;
+    {
+      u32 nd = cnt * 9;
+      if (lane + 0 < nd / 4) stage2[wl][lane + 0] = pf0;
+      if (lane + 32 < nd / 4) stage2[wl][lane + 32] = pf1;
+      if (lane + 64 < nd / 4) stage2[wl][lane + 64] = pf2;
+      if (lane < (nd & 3u)) stage[(nd & ~3u) + lane] = pf_odd;
+    }
+    __syncwarp();
+    u64 nbase = base + 32;
+    if (nbase < b1) {
+      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);
+      {
+        u32 nd = pcnt * 9;
+        const float4* src2 = (const float4*)(av + nbase * 9);
+        if (lane + 0 < nd / 4) pf0 = src2[lane + 0];
+        if (lane + 32 < nd / 4) pf1 = src2[lane + 32];
+        if (lane + 64 < nd / 4) pf2 = src2[lane + 64];
+        if (lane < (nd & 3u)) pf_odd = av[nbase * 9 + (nd & ~3u) + lane];
+        pci = lane < pcnt ? ci[nbase + lane] : 0;
+        prow = lane < pcnt ? brow[nbase + lane] : 0xfffffffeu;
+      }
+    }
+    bool valid = lane < cnt;
+    double v0 = 0.0;
+    double v1 = 0.0;
+    double v2 = 0.0;
+    if (valid) {
+      const float* a = stage + lane * 9;
+      const double* xc = x + (u64)col * 3;
+      bool xodd = (col & 1u) != 0u;
+      double xs = xc[xodd ? 0 : 2];
+      double2 xv = *(const double2*)(xc + (xodd ? 1 : 0));
+      double x0 = xodd ? xs : xv.x;
+      double x1 = xodd ? xv.x : xv.y;
+      double x2 = xodd ? xv.y : xs;
+      v0 = (double)a[0] * x0 + (double)a[1] * x1 + (double)a[2] * x2;
+      v1 = (double)a[3] * x0 + (double)a[4] * x1 + (double)a[5] * x2;
+      v2 = (double)a[6] * x0 + (double)a[7] * x1 + (double)a[8] * x2;
+    }
+    __syncwarp();
+    #pragma unroll
+    for (u32 d = 1; d < 32; d <<= 1) {
+      u32 orow = __shfl_up_sync(0xffffffffu, row, d);
+      double o0 = __shfl_up_sync(0xffffffffu, v0, d);
+      double o1 = __shfl_up_sync(0xffffffffu, v1, d);
+      double o2 = __shfl_up_sync(0xffffffffu, v2, d);
+      if (lane >= d && orow == row) {
+        v0 = o0 + v0;
+        v1 = o1 + v1;
+        v2 = o2 + v2;
+      }
+    }
+    u32 next = __shfl_down_sync(0xffffffffu, row, 1);
+    bool last = valid && (lane == cnt - 1 || next != row);
+    if (last && row == carry_row) {
+      v0 = k0 + v0;
+      v1 = k1 + v1;
+      v2 = k2 + v2;
+    }
+    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);
+    u32 next_first = __shfl_sync(0xffffffffu, prow, 0);
+    bool cont = nbase < b1 && next_first == tail_c;
+    carry_row = cont ? tail_c : 0xffffffffu;
+    k0 = __shfl_sync(0xffffffffu, v0, cnt - 1);
+    k1 = __shfl_sync(0xffffffffu, v1, cnt - 1);
+    k2 = __shfl_sync(0xffffffffu, v2, cnt - 1);
+    if (last && !(cont && lane == cnt - 1)) {
+      double* yr = y + (u64)row * 3;
+      const double* br_ = bv + (u64)row * 3;
+      if (row != head_row && row != tail_row) {
+        yr[0] = 1.0 * br_[0] - 1.0 * (v0);
+        yr[1] = 1.0 * br_[1] - 1.0 * (v1);
+        yr[2] = 1.0 * br_[2] - 1.0 * (v2);
+      } else {
+        bool is_tail = row == tail_row;
+        u64 bw = is_tail ? w + 1 : w;
+        double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * 3;
+        double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * 3;
+        mine[0] = v0;
+        mine[1] = v1;
+        mine[2] = v2;
+        __threadfence();
+        if (atomicAdd(ticket + bw, 1u) == 1u) {
+          __threadfence();
+          ticket[bw] = 0u;
+          double t0 = is_tail ? v0 : __ldcg(other + 0);
+          double h0 = is_tail ? __ldcg(other + 0) : v0;
+          double t1 = is_tail ? v1 : __ldcg(other + 1);
+          double h1 = is_tail ? __ldcg(other + 1) : v1;
+          double t2 = is_tail ? v2 : __ldcg(other + 2);
+          double h2 = is_tail ? __ldcg(other + 2) : v2;
+          yr[0] = 1.0 * br_[0] - 1.0 * (t0 + h0);
+          yr[1] = 1.0 * br_[1] - 1.0 * (t1 + h1);
+          yr[2] = 1.0 * br_[2] - 1.0 * (t2 + h2);
+        }
+      }
+    }
+    __syncwarp();
+  }
+}
+
 // inverse of every 2x2 diagonal block (Gauss-Jordan, partial pivoting, as invert_in_place); a singular or missing block records its row in status[0]
 extern "C" __global__ void ptap_jacobi_invert_2(const double* __restrict__ av, const unsigned int* __restrict__ diag_pos, double* __restrict__ dinv, unsigned int* __restrict__ status, unsigned int nrows) {
   u32 i = blockIdx.x * blockDim.x + threadIdx.x;

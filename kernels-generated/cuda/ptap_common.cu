@@ -16,6 +16,17 @@ extern "C" __global__ void ptap_vec_copy(const double* __restrict__ x, double* _
   if ((n & 1) && blockIdx.x == 0 && threadIdx.x == 0) y[n - 1] = x[n - 1];
 }
 
+// y = x rounded to the nearest f32 (ties to even), grid-stride; overflow[0] = 1 where a finite x rounds to an infinite y
+extern "C" __global__ void ptap_vec_to_f32(const double* __restrict__ x, float* __restrict__ y, unsigned int* __restrict__ overflow, unsigned long long n) {
+  u64 stride = (u64)gridDim.x * blockDim.x;
+  for (u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x; t < n; t += stride) {
+    double v = x[t];
+    float f = __double2float_rn(v);
+    y[t] = f;
+    if (isinf(f) && !isinf(v)) overflow[0] = 1u;
+  }
+}
+
 // per-block partial sums of x . y (256 threads, grid-stride, fixed tree)
 extern "C" __global__ void ptap_vec_dot_partial(const double* __restrict__ x, const double* __restrict__ y, double* __restrict__ part, unsigned long long n) {
   __shared__ double sh[256];

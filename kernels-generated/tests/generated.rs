@@ -159,7 +159,7 @@ fn every_entry_point_of_the_cuda_source_is_listed() {
     ] {
         assert!(elasticity_3d::CUDA_ENTRIES.contains(&e), "{e}");
     }
-    assert_eq!(ptap_kernels::COMMON_CUDA_ENTRIES.len(), 16);
+    assert_eq!(ptap_kernels::COMMON_CUDA_ENTRIES.len(), 17);
     assert_eq!(
         ptap_kernels::COMMON_CUDA_SOURCE,
         ptap_codegen_core::gpu::common_module().source

@@ -206,6 +206,12 @@ class Solver:
         CG's relative tolerance and iteration cap.
     check_symmetry : bool
         Refuse an operator that is not symmetric (CG needs SPD).
+    smoother_precision : "f64" or "f32"
+        Values the V-cycle's smoothers and residuals apply (default
+        ``"f64"``): ``"f32"`` keeps a copy of each smoothed level's operator
+        rounded to f32 (vectors and sums stay f64; CG's own ``A p`` and the
+        Galerkin products use the f64 values). On a GPU it halves the value
+        bytes the smoother reads.
 
     Raises
     ------
@@ -228,6 +234,7 @@ class Solver:
         rtol: float = 1e-8,
         max_iterations: int = 500,
         check_symmetry: bool = True,
+        smoother_precision: str = "f64",
     ) -> None:
         if near_null is not None and coords is not None:
             raise InputError("give either near_null (the modes) or coords (nodal coordinates), not both")
@@ -246,10 +253,21 @@ class Solver:
             raise TypeError(f"device must be 'cpu', 'cuda' or 'auto', got {device!r}")
         if variant is not None and not isinstance(variant, str):
             raise TypeError(f"variant must be a variant name or 'auto', got {variant!r}")
+        if not isinstance(smoother_precision, str):
+            raise TypeError(f"smoother_precision must be 'f64' or 'f32', got {smoother_precision!r}")
         if int(max_iterations) != max_iterations or max_iterations < 1:
             raise InputError(f"max_iterations must be a positive integer, got {max_iterations!r}")
         self._native = _NativeSolver(
-            raw, nn, xy, device, float(pf), variant, float(rtol), int(max_iterations), bool(check_symmetry)
+            raw,
+            nn,
+            xy,
+            device,
+            float(pf),
+            variant,
+            float(rtol),
+            int(max_iterations),
+            bool(check_symmetry),
+            smoother_precision,
         )
         self._last_info: Optional[SolveInfo] = None
 

@@ -10,7 +10,7 @@
 //! and a solver it interrupted refuses further use.
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use ptap::{BlockCsr, BlockPattern, DeviceChoice, KernelRegistry, NearNull, ScalarCsr, Solver, SolverOptions, Variant};
-use ptap_runtime::RuntimeError;
+use ptap_runtime::{RuntimeError, SmootherPrecision};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyType;
@@ -368,7 +368,7 @@ impl NativeSolver {
     /// `a` as `RawMatrix`; at most one of `near_null` (rows x modes) and
     /// `coords` (nodes x dim); neither means translations.
     #[new]
-    #[pyo3(signature = (a, near_null, coords, device, pf, variant, rtol, max_iterations, check_symmetry))]
+    #[pyo3(signature = (a, near_null, coords, device, pf, variant, rtol, max_iterations, check_symmetry, smoother_precision))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -381,6 +381,7 @@ impl NativeSolver {
         rtol: f64,
         max_iterations: usize,
         check_symmetry: bool,
+        smoother_precision: &str,
     ) -> PyResult<Self> {
         let prepared = (|| {
             let raw = RawMatrix::extract(a, "A")?;
@@ -401,9 +402,10 @@ impl NativeSolver {
                 (None, None) => NearNull::Translations,
             };
             let device: DeviceChoice = device.parse()?;
-            Ok((raw, nn, device))
+            let precision: SmootherPrecision = smoother_precision.parse().map_err(input)?;
+            Ok((raw, nn, device, precision))
         })();
-        let (raw, nn, device) = prepared.map_err(|f| raise(py, f))?;
+        let (raw, nn, device, precision) = prepared.map_err(|f| raise(py, f))?;
         let built = py.detach(|| {
             guarded(|| {
                 let a = raw.into_block_csr("A")?;
@@ -416,6 +418,7 @@ impl NativeSolver {
                 options.cg.rtol = rtol;
                 options.cg.max_iterations = max_iterations;
                 options.hierarchy.amg.pf = pf;
+                options.hierarchy.smoother_precision = precision;
                 let block = a.block_shape().0;
                 let solver = Solver::builder(a).near_null(nn).options(options).build()?;
                 Ok((solver, block))

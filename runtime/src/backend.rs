@@ -33,6 +33,10 @@ pub trait Backend: Sized {
     type Jacobi;
     /// The factored coarsest operator.
     type Coarse;
+    /// A matrix's values stored as `f32`, beside its own `f64` values: what
+    /// the mixed-precision smoother applies
+    /// ([`crate::SmootherPrecision::F32`]). `()` where a backend has none.
+    type Lowered;
     /// One sentence a user can act on; runtime errors (non-SPD, singular
     /// blocks, ...) convert into it.
     type Error: std::error::Error + From<RuntimeError> + Send + Sync + 'static;
@@ -183,6 +187,62 @@ pub trait Backend: Sized {
         x: &Self::Vector,
         y: &mut Self::Vector,
     ) -> Result<(), Self::Error>;
+
+    // The mixed-precision smoother's operators: values stored as `f32`,
+    // widened to `f64` where used; vectors and sums stay `f64`. The defaults
+    // refuse, for a backend that has no `f32` storage.
+
+    /// Storage for `a`'s values as `f32` (setup time; [`Backend::lower`] fills it).
+    fn lowered(&self, a: &Self::Matrix) -> Result<Self::Lowered, Self::Error> {
+        let _ = a;
+        Err(RuntimeError::InvalidOption {
+            what: format!(
+                "the {} backend has no f32 smoother operators; use smoother precision f64",
+                self.name()
+            ),
+        }
+        .into())
+    }
+    /// `lo` = `a`'s current values rounded to the nearest `f32` (ties to
+    /// even): one pass, no allocation. Fails, naming `level`, where a finite
+    /// value is beyond `f32`'s range.
+    fn lower(&self, a: &Self::Matrix, lo: &mut Self::Lowered, level: usize) -> Result<(), Self::Error> {
+        let _ = (a, lo, level);
+        Err(RuntimeError::InvalidOption {
+            what: format!("the {} backend has no f32 smoother operators", self.name()),
+        }
+        .into())
+    }
+    /// `y = A x` with `A`'s values read from `lo`: the sums of
+    /// [`Backend::spmv`] on the values rounded to `f32`.
+    fn spmv_lowered(
+        &self,
+        a: &Self::Matrix,
+        lo: &Self::Lowered,
+        x: &Self::Vector,
+        y: &mut Self::Vector,
+    ) -> Result<(), Self::Error> {
+        let _ = (a, lo, x, y);
+        Err(RuntimeError::InvalidOption {
+            what: format!("the {} backend has no f32 smoother operators", self.name()),
+        }
+        .into())
+    }
+    /// `r = b - A x` with `A`'s values read from `lo` (as [`Backend::residual`]).
+    fn residual_lowered(
+        &self,
+        a: &Self::Matrix,
+        lo: &Self::Lowered,
+        x: &Self::Vector,
+        b: &Self::Vector,
+        r: &mut Self::Vector,
+    ) -> Result<(), Self::Error> {
+        let _ = (a, lo, x, b, r);
+        Err(RuntimeError::InvalidOption {
+            what: format!("the {} backend has no f32 smoother operators", self.name()),
+        }
+        .into())
+    }
 
     // Recording (setup of a replayable sequence).
 

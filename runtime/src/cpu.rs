@@ -16,6 +16,15 @@ use ptap_sparse::par::{axpy, dot, norm2, xpby};
 use ptap_sparse::BlockCsr;
 use rayon::prelude::*;
 
+/// The error of an operator value beyond `f32`'s range on level `level`.
+pub fn f32_overflow(level: usize) -> RuntimeError {
+    RuntimeError::InvalidOption {
+        what: format!(
+            "level {level}'s operator has a value beyond f32's range (3.4e38), so its f32 smoother copy would be infinite; use smoother precision f64"
+        ),
+    }
+}
+
 /// The CPU backend over a kernel registry.
 #[derive(Clone, Debug)]
 pub struct Cpu {
@@ -126,6 +135,10 @@ impl Backend for Cpu {
     type Product = Box<dyn GalerkinProduct>;
     type Jacobi = PointBlockJacobi;
     type Coarse = DenseCoarse;
+    /// The values rounded to `f32`, kept as `f64` beside the pattern: the
+    /// reference of the mixed-precision smoother is the `f64` kernels on the
+    /// rounded values (it stores no fewer bytes; a device does).
+    type Lowered = BlockCsr;
     type Error = RuntimeError;
 
     fn name(&self) -> &'static str {
@@ -175,6 +188,47 @@ impl Backend for Cpu {
     }
     fn residual(&self, a: &BlockCsr, x: &Vec<f64>, b: &Vec<f64>, r: &mut Vec<f64>) -> Result<(), RuntimeError> {
         self.kernels.residual(a, x, b, r);
+        Ok(())
+    }
+    fn lowered(&self, a: &BlockCsr) -> Result<BlockCsr, RuntimeError> {
+        Ok(a.clone())
+    }
+    fn lower(&self, a: &BlockCsr, lo: &mut BlockCsr, level: usize) -> Result<(), RuntimeError> {
+        if lo.values().len() != a.values().len() {
+            return Err(RuntimeError::ValuesLength {
+                got: a.values().len(),
+                expected: lo.values().len(),
+            });
+        }
+        let bad = lo
+            .values_mut()
+            .par_iter_mut()
+            .zip(a.values().par_iter())
+            .with_min_len(4096)
+            .map(|(l, &v)| {
+                let f = v as f32;
+                *l = f as f64;
+                f.is_infinite() && v.is_finite()
+            })
+            .reduce(|| false, |x, y| x || y);
+        if bad {
+            return Err(f32_overflow(level));
+        }
+        Ok(())
+    }
+    fn spmv_lowered(&self, _a: &BlockCsr, lo: &BlockCsr, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), RuntimeError> {
+        self.kernels.spmv(lo, x, y);
+        Ok(())
+    }
+    fn residual_lowered(
+        &self,
+        _a: &BlockCsr,
+        lo: &BlockCsr,
+        x: &Vec<f64>,
+        b: &Vec<f64>,
+        r: &mut Vec<f64>,
+    ) -> Result<(), RuntimeError> {
+        self.kernels.residual(lo, x, b, r);
         Ok(())
     }
     fn axpy(&self, alpha: f64, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), RuntimeError> {

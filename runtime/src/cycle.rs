@@ -50,6 +50,44 @@ pub fn chebyshev_smooth<B: Backend>(
     chebyshev_smooth_at(be, a, jacobi, &coef, rhs, x, zero_guess, r, t)
 }
 
+/// The operator a smoother applies: a matrix's own `f64` values, or its
+/// `f32` copy ([`crate::SmootherPrecision`]).
+pub enum Smoothed<'a, B: Backend> {
+    F64(&'a B::Matrix),
+    F32(&'a B::Matrix, &'a B::Lowered),
+}
+
+impl<B: Backend> Clone for Smoothed<'_, B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<B: Backend> Copy for Smoothed<'_, B> {}
+
+impl<'a, B: Backend> Smoothed<'a, B> {
+    /// `a`, through its `f32` copy where `lowered` is one.
+    pub fn of(a: &'a B::Matrix, lowered: Option<&'a B::Lowered>) -> Self {
+        match lowered {
+            Some(lo) => Smoothed::F32(a, lo),
+            None => Smoothed::F64(a),
+        }
+    }
+    /// `r = b - A x`.
+    pub fn residual(self, be: &B, x: &B::Vector, b: &B::Vector, r: &mut B::Vector) -> Result<(), B::Error> {
+        match self {
+            Smoothed::F64(a) => be.residual(a, x, b, r),
+            Smoothed::F32(a, lo) => be.residual_lowered(a, lo, x, b, r),
+        }
+    }
+    /// `y = A x`.
+    pub fn spmv(self, be: &B, x: &B::Vector, y: &mut B::Vector) -> Result<(), B::Error> {
+        match self {
+            Smoothed::F64(a) => be.spmv(a, x, y),
+            Smoothed::F32(a, lo) => be.spmv_lowered(a, lo, x, y),
+        }
+    }
+}
+
 /// [`chebyshev_smooth`] with its coefficients ([`chebyshev_coefficients`])
 /// already on the backend in `coef`: nothing is read from the host, so a
 /// recording of it stays valid when the coefficients change.
@@ -65,6 +103,23 @@ pub fn chebyshev_smooth_at<B: Backend>(
     r: &mut B::Vector,
     t: &mut B::Vector,
 ) -> Result<(), B::Error> {
+    chebyshev_smooth_of(be, Smoothed::F64(a), jacobi, coef, rhs, x, zero_guess, r, t)
+}
+
+/// [`chebyshev_smooth_at`] applying the operator `a` (its `f64` values or
+/// its `f32` copy) in both residuals.
+#[allow(clippy::too_many_arguments)]
+pub fn chebyshev_smooth_of<B: Backend>(
+    be: &B,
+    a: Smoothed<'_, B>,
+    jacobi: &B::Jacobi,
+    coef: &B::Vector,
+    rhs: &B::Vector,
+    x: &mut B::Vector,
+    zero_guess: bool,
+    r: &mut B::Vector,
+    t: &mut B::Vector,
+) -> Result<(), B::Error> {
     use cheb_slot::{S, WS, W_MINUS_1};
     // Step 1: t = x1 - x0 = s D^-1 (rhs - A x0); x = x1.
     be.fill(t, 0.0)?;
@@ -72,12 +127,12 @@ pub fn chebyshev_smooth_at<B: Backend>(
         be.jacobi_update_at(jacobi, coef, S, None, rhs, rhs, t)?;
         be.copy(t, x)?;
     } else {
-        be.residual(a, x, rhs, r)?;
+        a.residual(be, x, rhs, r)?;
         be.jacobi_update_at(jacobi, coef, S, None, r, r, t)?;
         be.axpy(1.0, t, x)?;
     }
     // Step 2: x2 = (1-w) x0 + w x1 + w s D^-1 (rhs - A x1) = x1 + (w-1) t + w s D^-1 r1.
-    be.residual(a, x, rhs, r)?;
+    a.residual(be, x, rhs, r)?;
     be.jacobi_update_at(jacobi, coef, WS, Some(W_MINUS_1), r, t, x)
 }
 

@@ -34,12 +34,59 @@ use serde::Serialize;
 use std::sync::Arc;
 use std::time::Instant;
 
+/// The precision of the values the V-cycle's smoothers and residuals apply
+/// (`--smoother-precision`). CG's own `A p`, the Galerkin products, the
+/// point-block Jacobi inverses and the eigen-estimates always use the `f64`
+/// values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SmootherPrecision {
+    /// The operators' own `f64` values.
+    #[default]
+    F64,
+    /// A copy of each smoothed level's values rounded to `f32` (one pass per
+    /// matrix setup, into storage allocated once), widened to `f64` where
+    /// used: vectors and sums stay `f64`. On a device it halves the value
+    /// bytes of 4 of the 5 fine-operator applications per CG iteration.
+    F32,
+}
+
+impl SmootherPrecision {
+    pub const ALL: [SmootherPrecision; 2] = [SmootherPrecision::F64, SmootherPrecision::F32];
+
+    /// The name `--smoother-precision` takes and reports print.
+    pub fn name(self) -> &'static str {
+        match self {
+            SmootherPrecision::F64 => "f64",
+            SmootherPrecision::F32 => "f32",
+        }
+    }
+}
+
+impl std::fmt::Display for SmootherPrecision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for SmootherPrecision {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        SmootherPrecision::ALL
+            .into_iter()
+            .find(|p| p.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| format!("unknown smoother precision '{s}' (one of: f64, f32)"))
+    }
+}
+
 /// Options of the whole hierarchy: the mesh setup's plus the smoother's.
 #[derive(Clone, Debug)]
 pub struct HierarchyOptions {
     pub amg: AmgOptions,
     /// Chebyshev interval as fractions of `lambda_max(D_block^-1 A)`.
     pub chebyshev_bounds: (f64, f64),
+    /// Values the smoothers and the V-cycle's residuals apply.
+    pub smoother_precision: SmootherPrecision,
     /// Largest coarsest level the dense direct solve accepts (scalar rows).
     pub max_coarse_rows: usize,
     /// Galerkin-product variant of every level; `None` picks per level from the
@@ -76,6 +123,7 @@ impl Default for HierarchyOptions {
         Self {
             amg: AmgOptions::default(),
             chebyshev_bounds: (0.1, 1.1),
+            smoother_precision: SmootherPrecision::F64,
             max_coarse_rows: 8000,
             variant: Some(Variant::TwoPass),
             machine: None,
@@ -445,6 +493,9 @@ pub struct Smoother<B: Backend> {
     /// The Chebyshev coefficients of `lambda_max` on the backend
     /// ([`crate::cycle::chebyshev_coefficients`]), written by each matrix setup.
     pub(crate) coef: B::Vector,
+    /// The level operator's values as `f32` where the smoother precision is
+    /// [`SmootherPrecision::F32`] (refreshed by each matrix setup).
+    pub lowered: Option<B::Lowered>,
 }
 
 /// Per-level vectors of the V-cycle: solution, right-hand side, two scratch
@@ -628,22 +679,24 @@ impl<B: Backend> Hierarchy<B> {
                 r: backend.vector(n)?,
                 t: backend.vector(n)?,
             };
+            let smoother = smoother
+                .map(|(jacobi, start)| -> Result<_, B::Error> {
+                    Ok(Smoother {
+                        jacobi,
+                        lambda_max: 0.0,
+                        start,
+                        eig: backend.vector(lanczos_scalars(options.amg.eig_iterations))?,
+                        coef: backend.vector(cheb_slot::LEN)?,
+                        lowered: lowered_storage(&backend, &options, &a)?,
+                    })
+                })
+                .transpose()?;
             levels.push(Level {
                 a,
                 pattern,
                 block,
                 transfer,
-                smoother: smoother
-                    .map(|(jacobi, start)| -> Result<_, B::Error> {
-                        Ok(Smoother {
-                            jacobi,
-                            lambda_max: 0.0,
-                            start,
-                            eig: backend.vector(lanczos_scalars(options.amg.eig_iterations))?,
-                            coef: backend.vector(cheb_slot::LEN)?,
-                        })
-                    })
-                    .transpose()?,
+                smoother,
                 work,
                 fresh: false,
             });
@@ -666,6 +719,19 @@ impl<B: Backend> Hierarchy<B> {
         h.timings.galerkin_numeric_s = numeric;
         h.timings.matrix_setup_s = total;
         Ok(h)
+    }
+}
+
+/// The `f32` copy of a smoothed level's operator `a` where `options` ask for
+/// one ([`SmootherPrecision::F32`]); allocated once, filled by each matrix setup.
+fn lowered_storage<B: Backend>(
+    backend: &B,
+    options: &HierarchyOptions,
+    a: &B::Matrix,
+) -> Result<Option<B::Lowered>, B::Error> {
+    match options.smoother_precision {
+        SmootherPrecision::F64 => Ok(None),
+        SmootherPrecision::F32 => backend.lowered(a).map(Some),
     }
 }
 
@@ -720,6 +786,7 @@ impl<B: Backend> Hierarchy<B> {
                     start: backend.vector_from(&pseudo_random_vector(n, EIG_SEED))?,
                     eig: backend.vector(lanczos_scalars(options.amg.eig_iterations))?,
                     coef: backend.vector(cheb_slot::LEN)?,
+                    lowered: None,
                 })
             } else {
                 None
@@ -772,6 +839,12 @@ impl<B: Backend> Hierarchy<B> {
             let t = Instant::now();
             let a = backend.matrix(a, l == 0)?;
             up.operators_s += since(t);
+            let mut smoother = smoother;
+            if let Some(sm) = smoother.as_mut() {
+                let t = Instant::now();
+                sm.lowered = lowered_storage(&backend, &options, &a)?;
+                up.smoothers_s += since(t);
+            }
             levels.push(Level {
                 a,
                 pattern,
@@ -878,6 +951,10 @@ impl<B: Backend> Hierarchy<B> {
             let lev = &mut self.levels[l];
             let sm = lev.smoother.as_mut().expect("a smoothed level");
             self.backend.jacobi_invert(&lev.a, &mut sm.jacobi, l)?;
+            // The smoother's f32 copy (counted with the Jacobi inverse).
+            if let Some(lo) = sm.lowered.as_mut() {
+                self.backend.lower(&lev.a, lo, l)?;
+            }
             let jacobi_s = t0.elapsed().as_secs_f64();
             let t1 = Instant::now();
             self.queue_eigen_recorded(l)?;

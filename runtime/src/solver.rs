@@ -2,7 +2,7 @@
 //! over a [`Backend`].
 use crate::backend::Backend;
 use crate::cpu::Cpu;
-use crate::cycle::chebyshev_smooth_at;
+use crate::cycle::{chebyshev_smooth_of, Smoothed};
 use crate::hierarchy::{Hierarchy, LevelWork, RecordingKey, RECORDING_KEY};
 use crate::RuntimeError;
 use serde::Serialize;
@@ -327,7 +327,8 @@ impl<B: Backend> Hierarchy<B> {
         let lev = &mut levels[l];
         let sm = lev.smoother.as_ref().expect("smoother on every level but the coarsest");
         let LevelWork { x, rhs, r, t } = &mut lev.work;
-        chebyshev_smooth_at(be, &lev.a, &sm.jacobi, &sm.coef, rhs, x, zero_guess, r, t)
+        let a = Smoothed::of(&lev.a, sm.lowered.as_ref());
+        chebyshev_smooth_of(be, a, &sm.jacobi, &sm.coef, rhs, x, zero_guess, r, t)
     }
 
     /// One V-cycle `z = M^-1 r`: Chebyshev(2) pre/post smoothing, `R = P^T`
@@ -363,7 +364,9 @@ impl<B: Backend> Hierarchy<B> {
             let (fine, coarse) = self.levels.split_at_mut(l + 1);
             let lev = &mut fine[l];
             let w = &mut lev.work;
-            self.backend.residual(&lev.a, &w.x, &w.rhs, &mut w.r)?;
+            // The residual the restriction takes, in the smoother's precision.
+            let lowered = lev.smoother.as_ref().and_then(|sm| sm.lowered.as_ref());
+            Smoothed::of(&lev.a, lowered).residual(&self.backend, &w.x, &w.rhs, &mut w.r)?;
             let tr = lev.transfer.as_ref().expect("transfer on every level but the coarsest");
             self.backend.spmv(&tr.r, &w.r, &mut coarse[0].work.rhs)?;
         }

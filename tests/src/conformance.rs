@@ -14,7 +14,9 @@ use ptap_cuda::{Cuda, DeviceOptions, DEVICE_EXECUTORS};
 use ptap_fem::device::{DeviceAssembler, Modulus};
 use ptap_fem::{modulus_from_fn, BeamProblem, POISSON_RATIO};
 use ptap_runtime::solver::CgWorkspace;
-use ptap_runtime::{Backend, CgOptions, Cpu, Hierarchy, HierarchyOptions, KernelRegistry, TwoPassExecutor};
+use ptap_runtime::{
+    Backend, CgOptions, Cpu, Hierarchy, HierarchyOptions, KernelRegistry, SmootherPrecision, TwoPassExecutor,
+};
 use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
 use ptap_sparse::dense::{invert_in_place, relative_frobenius, Cholesky, Dense};
 use ptap_sparse::BlockCsr;
@@ -252,6 +254,8 @@ macro_rules! conformance {
                 coarse_factor_and_solve_are_equivalent_to_cholesky,
                 one_vcycle_is_equivalent_to_reference,
                 cg_takes_the_reference_iterations_and_solution,
+                f32_smoother_operators_are_equivalent_to_reference,
+                f32_smoother_solve_is_equivalent_to_reference,
                 assembly_is_equivalent_to_reference
             );
         }
@@ -682,6 +686,157 @@ pub fn cg_takes_the_reference_iterations_and_solution<B: Conforming>(be: &B) {
         };
         history.assert_blocks_match(bws.history(), ws.history(), 1, &format!("{v}: residual history"));
         lambda.assert_blocks_match(&bh.lambda_max(), &h.lambda_max(), 1, &format!("{v}: lambda_max"));
+    }
+}
+
+/// `m` with every value rounded to the nearest `f32` (the reference of the
+/// mixed-precision smoother: the `f64` kernels on the rounded values).
+fn rounded_to_f32(m: &BlockCsr) -> BlockCsr {
+    let mut lo = m.clone();
+    lo.values_mut().iter_mut().for_each(|v| *v = *v as f32 as f64);
+    lo
+}
+
+fn check_f32_spmv<B: Conforming>(be: &B, m: &BlockCsr, what: &str) {
+    let exact = be.promise(Op::RowSums);
+    let (nr, nc) = (m.scalar_rows(), m.scalar_cols());
+    let mut rng = Rng::new(nr as u64 * 37 + nc as u64);
+    let (x, b) = (values(&mut rng, nc), values(&mut rng, nr));
+    let want = reference_spmv(&rounded_to_f32(m), &x);
+    let dm = be.matrix_ref(m).unwrap();
+    let mut lo = be.lowered(&dm).unwrap();
+    be.lower(&dm, &mut lo, 0).unwrap();
+    let dx = be.vector_from(&x).unwrap();
+    let db = be.vector_from(&b).unwrap();
+    let mut dy = be.vector_from(&vec![f64::NAN; nr]).unwrap();
+    be.spmv_lowered(&dm, &lo, &dx, &mut dy).unwrap();
+    let got = read(be, &dy, nr);
+    exact.assert_matches(&got, &want, &format!("f32 spmv {what}"));
+    be.spmv_lowered(&dm, &lo, &dx, &mut dy).unwrap();
+    Exactness::Bitwise.assert_matches(&read(be, &dy, nr), &got, &format!("f32 spmv {what}: a second apply"));
+    let mut dr = be.vector_from(&vec![f64::NAN; nr]).unwrap();
+    be.residual_lowered(&dm, &lo, &dx, &db, &mut dr).unwrap();
+    let want_r: Vec<f64> = b.iter().zip(&want).map(|(b, ax)| b - ax).collect();
+    exact.assert_matches(&read(be, &dr, nr), &want_r, &format!("f32 residual {what}"));
+    // The f64 SpMV of the same matrix is untouched by its f32 copy.
+    be.spmv(&dm, &dx, &mut dy).unwrap();
+    exact.assert_matches(
+        &read(be, &dy, nr),
+        &reference_spmv(m, &x),
+        &format!("f64 spmv {what} beside its f32 copy"),
+    );
+}
+
+/// The mixed-precision smoother's operators (square blocks, values rounded
+/// to `f32`, vectors and sums `f64`) against the `f64` reference SpMV on the
+/// rounded values: random operators of every square shape of the shipped
+/// sets (values over 16 orders of magnitude, long and empty rows), the
+/// beam's operators; a refresh converts new values into the same storage;
+/// a value beyond `f32`'s range is refused with one sentence.
+pub fn f32_smoother_operators_are_equivalent_to_reference<B: Conforming>(be: &B) {
+    let mut rng = Rng::new(91);
+    let mut sizes = Vec::new();
+    for (bf, bc) in shipped_sets() {
+        for b in [bf, bc] {
+            if !sizes.contains(&b) {
+                sizes.push(b);
+            }
+        }
+    }
+    for b in sizes {
+        let mut m = random_block_csr(&mut rng, 240, 240, b, b, 0.4, true);
+        widen(&mut m, &mut rng);
+        check_f32_spmv(be, &m, &format!("{b}x{b} 240 rows density 0.4, wide values"));
+        let m = random_block_csr(&mut rng, 1500, 1500, b, b, 0.002, false);
+        check_f32_spmv(be, &m, &format!("{b}x{b} 1500 rows with empty rows"));
+    }
+    let (_, h) = beam(2);
+    for (l, lev) in h.levels().iter().enumerate() {
+        check_f32_spmv(be, &lev.a, &format!("beam A level {l}"));
+    }
+    // A refresh: new values into the same f32 storage.
+    let a = &h.levels()[0].a;
+    let mut dm = be.matrix_ref(a).unwrap();
+    let mut lo = be.lowered(&dm).unwrap();
+    be.lower(&dm, &mut lo, 0).unwrap();
+    let scaled: Vec<f64> = a.values().iter().map(|v| v * 1.7).collect();
+    be.set_values(&mut dm, &scaled).unwrap();
+    be.lower(&dm, &mut lo, 0).unwrap();
+    let mut want_m = a.clone();
+    want_m.values_mut().copy_from_slice(&scaled);
+    let x: Vec<f64> = (0..a.scalar_cols()).map(|i| (i as f64 * 0.3).cos()).collect();
+    let dx = be.vector_from(&x).unwrap();
+    let mut dy = be.vector(a.scalar_rows()).unwrap();
+    be.spmv_lowered(&dm, &lo, &dx, &mut dy).unwrap();
+    be.promise(Op::RowSums).assert_matches(
+        &read(be, &dy, a.scalar_rows()),
+        &reference_spmv(&rounded_to_f32(&want_m), &x),
+        "f32 spmv after a refresh",
+    );
+    // Beyond f32's range: one sentence naming the level.
+    let mut big = scaled;
+    big[4] = 1e39;
+    be.set_values(&mut dm, &big).unwrap();
+    let e = be
+        .lower(&dm, &mut lo, 3)
+        .expect_err("a value beyond f32's range is refused");
+    let e = e.to_string();
+    assert!(e.contains("level 3") && e.contains("f32") && !e.contains('\n'), "{e}");
+}
+
+/// The whole solve with `f32` smoother operators on the beam (k = 2): the
+/// backend against the CPU's `f32` solve (the same iterations; the solution
+/// within [`SOLVE`], or bitwise where promised), and against the CPU's `f64`
+/// solve: at most one iteration apart, the largest displacement within
+/// 1e-6 relative (the `f32` rounding of the smoother's operators, 6e-8
+/// relative per value, reaches the solution only through the preconditioner:
+/// CG's own residual stays `f64`, so both solves meet the same `rtol`).
+pub fn f32_smoother_solve_is_equivalent_to_reference<B: Conforming>(be: &B) {
+    let (problem, mut h) = beam(2);
+    let n = problem.rhs.len();
+    let opts = CgOptions::default();
+    let mut ws = CgWorkspace::new(n, opts.max_iterations);
+    let mut x64 = vec![0.0; n];
+    let r64 = h.solve(&problem.rhs, &mut x64, &opts, &mut ws).unwrap();
+    let f32_setup = |v: Variant| {
+        let mut s = h.mesh_setup().with_variant(v).unwrap();
+        s.options.smoother_precision = SmootherPrecision::F32;
+        s
+    };
+    let mut h32 = Hierarchy::new(Cpu::default(), f32_setup(Variant::TwoPass), &mut |_| {}).unwrap();
+    let mut x32 = vec![0.0; n];
+    let r32 = h32.solve(&problem.rhs, &mut x32, &opts, &mut ws).unwrap();
+    assert!(r64.converged && r32.converged);
+    let tip = |x: &[f64]| x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    assert!(
+        r32.iterations.abs_diff(r64.iterations) <= 1,
+        "{} vs {} iterations",
+        r32.iterations,
+        r64.iterations
+    );
+    assert!(
+        (tip(&x32) - tip(&x64)).abs() <= 1e-6 * tip(&x64),
+        "tip {} vs {}",
+        tip(&x32),
+        tip(&x64)
+    );
+    assert_eq!(
+        h32.lambda_max(),
+        h.lambda_max(),
+        "the eigen-estimates use the f64 values"
+    );
+    for v in be.variants() {
+        let mut bh = Hierarchy::new(be.fresh(), f32_setup(v), &mut |_| {}).unwrap_or_else(|e| panic!("{v}: {e}"));
+        let mut x = vec![0.0; n];
+        let mut bws = bh.workspace(opts.max_iterations).unwrap();
+        let got = bh.solve(&problem.rhs, &mut x, &opts, &mut bws).unwrap();
+        assert!(got.converged, "{v}: CG did not converge");
+        assert_eq!(
+            got.iterations, r32.iterations,
+            "{v}: iteration counts differ from the CPU's f32 solve"
+        );
+        be.promise(Op::Solve(v))
+            .assert_matches(&x, &x32, &format!("{v}: f32 smoother solution"));
     }
 }
 

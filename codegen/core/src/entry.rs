@@ -9,6 +9,10 @@ pub enum ParamTy {
     PtrF64,
     /// `double*`
     PtrMutF64,
+    /// `const float*`
+    PtrF32,
+    /// `float*`
+    PtrMutF32,
     /// `const unsigned int*`
     PtrU32,
     /// `unsigned int*`
@@ -31,6 +35,8 @@ impl ParamTy {
         match self {
             ParamTy::PtrF64 => "const double* __restrict__",
             ParamTy::PtrMutF64 => "double* __restrict__",
+            ParamTy::PtrF32 => "const float* __restrict__",
+            ParamTy::PtrMutF32 => "float* __restrict__",
             ParamTy::PtrU32 => "const unsigned int* __restrict__",
             ParamTy::PtrMutU32 => "unsigned int* __restrict__",
             ParamTy::PtrU64 => "const unsigned long long* __restrict__",

@@ -651,6 +651,14 @@ pub fn set_module(s: ShapeSet) -> CudaModule {
             });
         }
     }
+    // The operators the mixed-precision smoother applies: square blocks, f32 values.
+    for (r, c) in s.block_shapes() {
+        if r == c {
+            use crate::gpu_spmv::{residual_f32_name, spmv_f32_name, spmv_of, Values};
+            u.add(&spmv_f32_name(r), |o| spmv_of(o, r, c, false, Values::F32));
+            u.add(&residual_f32_name(r), |o| spmv_of(o, r, c, true, Values::F32));
+        }
+    }
     for b in s.square_blocks() {
         u.add_all(|o| crate::gpu_solve::jacobi(o, b));
         u.add(&crate::gpu_cg::jacobi_update_at_name(b), |o| {
@@ -686,6 +694,7 @@ pub mod vector {
     pub const SUM_PARTIAL: &str = "ptap_vec_sum_partial";
     pub const COPY: &str = "ptap_vec_copy";
     pub const SCALE_CHEB: &str = "ptap_vec_cheb_update";
+    pub const TO_F32: &str = "ptap_vec_to_f32";
 }
 
 /// Vector kernels: `y = a x + b y`, copies, and a two-stage deterministic dot
@@ -721,6 +730,23 @@ fn vector_kernels(src: &mut String) -> Vec<KernelEntry> {
     )
     .unwrap();
     entries.push(copy);
+    let to_f32 = KernelEntry {
+        name: vector::TO_F32.into(),
+        params: vec![p("x", PtrF64), p("y", PtrMutF32), p("overflow", PtrMutU32), p("n", U64)],
+        doc: "y = x rounded to the nearest f32 (ties to even), grid-stride; overflow[0] = 1 where a finite \
+              x rounds to an infinite y"
+            .into(),
+    };
+    to_f32.write_signature(src, " {");
+    writeln!(
+        src,
+        "  u64 stride = (u64)gridDim.x * blockDim.x;\n  \
+         for (u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x; t < n; t += stride) {{\n    \
+         double v = x[t];\n    float f = __double2float_rn(v);\n    y[t] = f;\n    \
+         if (isinf(f) && !isinf(v)) overflow[0] = 1u;\n  }}\n}}\n"
+    )
+    .unwrap();
+    entries.push(to_f32);
     let dot = KernelEntry {
         name: vector::DOT_PARTIAL.into(),
         params: vec![p("x", PtrF64), p("y", PtrF64), p("part", PtrMutF64), p("n", U64)],
@@ -789,7 +815,11 @@ mod tests {
         for (r, c) in s.block_shapes() {
             v.push(spmv_name(r, c));
             if r == c {
-                v.push(crate::gpu_spmv::residual_name(r));
+                v.extend([
+                    crate::gpu_spmv::residual_name(r),
+                    crate::gpu_spmv::spmv_f32_name(r),
+                    crate::gpu_spmv::residual_f32_name(r),
+                ]);
             }
         }
         for b in s.square_blocks() {
@@ -830,15 +860,16 @@ mod tests {
             assert_eq!(set_entries(s), m.entries);
         }
         // 3x3 / 3x6 / 6x6: 19 kernels of the fine product, 18 of the coarse one
-        // (its R W stage is its A P stage), 4 SpMV, 2 residuals, 2 x 4 Jacobi.
+        // (its R W stage is its A P stage), 4 SpMV, 2 residuals, 2 x 2 f32
+        // SpMV and residuals (the square shapes), 2 x 4 Jacobi.
         let m = set_module(ShapeSet { bf: 3, bc: 6 });
-        assert_eq!(m.entries.len(), 19 + 18 + 4 + 2 + 8);
+        assert_eq!(m.entries.len(), 19 + 18 + 4 + 2 + 4 + 8);
         assert!(m.source.contains("ptap_mma_6x6x6t"));
         assert!(m.source.contains("ptap_column_split_6x3x6t"));
         // Transposed access of P in the coarse stage: x(i,k) = xb[k*M + i].
         assert!(m.source.contains("xb[(2)*6+(5)]"));
-        // 1x1: one product, one block shape, one Jacobi.
-        assert_eq!(set_module(ShapeSet { bf: 1, bc: 1 }).entries.len(), 18 + 1 + 1 + 4);
+        // 1x1: one product, one block shape (f64 and f32), one Jacobi.
+        assert_eq!(set_module(ShapeSet { bf: 1, bc: 1 }).entries.len(), 18 + 1 + 1 + 2 + 4);
     }
 
     #[test]
@@ -850,6 +881,7 @@ mod tests {
             [
                 vector::AXPBY,
                 vector::COPY,
+                vector::TO_F32,
                 vector::DOT_PARTIAL,
                 vector::SUM_PARTIAL,
                 crate::gpu_solve::FILL,

@@ -26,12 +26,58 @@ pub fn residual_name(b: usize) -> String {
     format!("ptap_residual_merge_{b}x{b}")
 }
 
+/// The SpMV of `b x b` blocks whose values are stored as `f32` (the
+/// mixed-precision smoother): each value is widened to `f64` (exactly) where
+/// it is used, `x`, `y` and every sum stay `f64`.
+pub fn spmv_f32_name(b: usize) -> String {
+    format!("ptap_spmv_merge_f32_{b}x{b}")
+}
+
+/// The fused residual `r = b - A x` of `b x b` blocks stored as `f32`.
+pub fn residual_f32_name(b: usize) -> String {
+    format!("ptap_residual_merge_f32_{b}x{b}")
+}
+
+/// The storage type of a matrix's values the SpMV reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Values {
+    F64,
+    /// `f32`, widened to `f64` where used: the same sums as the `f64` kernel
+    /// on the values rounded to `f32`.
+    F32,
+}
+
+/// Thread blocks per SM the compiler must leave room for (`__launch_bounds__`):
+/// the f32 kernels of blocks of at most 9 values took 72 registers, 7
+/// blocks per SM; 8 blocks (64 registers) on the H200.
+fn min_blocks_per_sm(br: usize, bc: usize, vals: Values) -> Option<usize> {
+    (vals == Values::F32 && br * bc <= 9).then_some(8)
+}
+
 /// `y = A x` (`residual`: `y = b - A x`) for `br x bc` blocks.
 pub(crate) fn spmv(src: &mut String, br: usize, bc: usize, residual: bool) -> KernelEntry {
+    spmv_of(src, br, bc, residual, Values::F64)
+}
+
+/// [`spmv`] reading values of type `vals`: `f64` values move as `double2`
+/// (16 bytes, 2 values), `f32` values as `float4` (16 bytes, 4 values).
+pub(crate) fn spmv_of(src: &mut String, br: usize, bc: usize, residual: bool, vals: Values) -> KernelEntry {
     use ParamTy::*;
     let bl = br * bc;
     let (warps, staged) = (spmv_warps(br, bc), spmv_staged(br, bc));
-    let mut params = vec![p("av", PtrF64), p("ci", PtrU32), p("brow", PtrU32), p("x", PtrF64)];
+    let f32v = vals == Values::F32;
+    // Values per 16-byte word, its C type, the scalar's.
+    let (per, word, scalar) = if f32v {
+        (4, "float4", "float")
+    } else {
+        (2, "double2", "double")
+    };
+    let mut params = vec![
+        p("av", if f32v { PtrF32 } else { PtrF64 }),
+        p("ci", PtrU32),
+        p("brow", PtrU32),
+        p("x", PtrF64),
+    ];
     if residual {
         params.push(p("bv", PtrF64));
     }
@@ -43,13 +89,23 @@ pub(crate) fn spmv(src: &mut String, br: usize, bc: usize, residual: bool) -> Ke
         p("per_warp", U32),
     ]);
     let e = KernelEntry {
-        name: if residual { residual_name(br) } else { spmv_name(br, bc) },
+        name: match (residual, f32v) {
+            (true, false) => residual_name(br),
+            (false, false) => spmv_name(br, bc),
+            (true, true) => residual_f32_name(br),
+            (false, true) => spmv_f32_name(br),
+        },
         params,
         doc: format!(
-            "merge-path block SpMV {}, {br}x{bc} blocks, {warps} warps per block, the next 32 blocks loaded \
+            "merge-path block SpMV {}, {br}x{bc} blocks{}, {warps} warps per block, the next 32 blocks loaded \
              while the current ones are multiplied{}; rows crossing a warp range meet in carry[boundary] \
              (tail + head, stored by the second warp to take the boundary's ticket)",
             if residual { "y = b - A x" } else { "y = A x" },
+            if f32v {
+                " (values stored as f32, widened to f64; x, y and the sums f64)"
+            } else {
+                ""
+            },
             if staged {
                 ""
             } else {
@@ -57,15 +113,23 @@ pub(crate) fn spmv(src: &mut String, br: usize, bc: usize, residual: bool) -> Ke
             }
         ),
     };
-    e.write_signature(src, " {");
-    // The prefetch registers: whole double2s of 32 blocks spread over the lanes.
-    let half = (32 * bl).div_ceil(2);
+    match min_blocks_per_sm(br, bc, vals) {
+        Some(m) => {
+            let mut sig = String::new();
+            e.write_signature(&mut sig, " {");
+            let bounds = format!("__global__ __launch_bounds__({}, {m}) void ", 32 * warps);
+            src.push_str(&sig.replacen("__global__ void ", &bounds, 1));
+        }
+        None => e.write_signature(src, " {"),
+    }
+    // The prefetch registers: whole 16-byte words of 32 blocks spread over the lanes.
+    let half = (32 * bl).div_ceil(per);
     let q = half.div_ceil(32);
     // Blocks of more than 36 scalars stage straight from memory: their
     // prefetch would take more registers than it saves latency.
     let prefetch = staged && q <= PREFETCH_MAX;
     if staged {
-        writeln!(src, "  __shared__ double2 stage2[{warps}][{half}];").unwrap();
+        writeln!(src, "  __shared__ {word} stage2[{warps}][{half}];").unwrap();
     }
     writeln!(
         src,
@@ -78,13 +142,18 @@ pub(crate) fn spmv(src: &mut String, br: usize, bc: usize, residual: bool) -> Ke
     )
     .unwrap();
     if staged {
-        writeln!(src, "  double* stage = (double*)stage2[wl];").unwrap();
+        writeln!(src, "  {scalar}* stage = ({scalar}*)stage2[wl];").unwrap();
     }
     if prefetch {
         for i in 0..q {
-            writeln!(src, "  double2 pf{i};").unwrap();
+            writeln!(src, "  {word} pf{i};").unwrap();
         }
-        writeln!(src, "  double pf_odd = 0.0;").unwrap();
+        if f32v {
+            // Up to 3 values past the last whole word, one per lane.
+            writeln!(src, "  float pf_odd = 0.0f;").unwrap();
+        } else {
+            writeln!(src, "  double pf_odd = 0.0;").unwrap();
+        }
     }
     for r in 0..br {
         writeln!(src, "  double k{r} = 0.0;").unwrap();
@@ -95,22 +164,30 @@ pub(crate) fn spmv(src: &mut String, br: usize, bc: usize, residual: bool) -> Ke
         if prefetch {
             writeln!(
                 src,
-                "{indent}  u32 nd = {n} * {bl};\n{indent}  const double2* src2 = (const double2*)(av + {at} * {bl});"
+                "{indent}  u32 nd = {n} * {bl};\n{indent}  const {word}* src2 = (const {word}*)(av + {at} * {bl});"
             )
             .unwrap();
             for i in 0..q {
                 writeln!(
                     src,
-                    "{indent}  if (lane + {o} < nd / 2) pf{i} = src2[lane + {o}];",
+                    "{indent}  if (lane + {o} < nd / {per}) pf{i} = src2[lane + {o}];",
                     o = 32 * i
                 )
                 .unwrap();
             }
-            writeln!(
-                src,
-                "{indent}  if ((nd & 1) && lane == 0) pf_odd = av[{at} * {bl} + nd - 1];"
-            )
-            .unwrap();
+            if f32v {
+                writeln!(
+                    src,
+                    "{indent}  if (lane < (nd & 3u)) pf_odd = av[{at} * {bl} + (nd & ~3u) + lane];"
+                )
+                .unwrap();
+            } else {
+                writeln!(
+                    src,
+                    "{indent}  if ((nd & 1) && lane == 0) pf_odd = av[{at} * {bl} + nd - 1];"
+                )
+                .unwrap();
+            }
         }
         writeln!(
             src,
@@ -129,7 +206,15 @@ pub(crate) fn spmv(src: &mut String, br: usize, bc: usize, residual: bool) -> Ke
         "  for (u64 base = b0; base < b1; base += 32) {{\n    u32 cnt = pcnt;\n    u32 col = pci, row = prow;"
     )
     .unwrap();
-    if staged && !prefetch {
+    if staged && !prefetch && f32v {
+        writeln!(
+            src,
+            "    {{\n      u32 nd = cnt * {bl};\n      const float4* src2 = (const float4*)(av + base * {bl});\n      \
+             for (u32 h = lane; h < nd / 4; h += 32) stage2[wl][h] = src2[h];\n      \
+             if (lane < (nd & 3u)) stage[(nd & ~3u) + lane] = av[base * {bl} + (nd & ~3u) + lane];\n    }}\n    __syncwarp();"
+        )
+        .unwrap();
+    } else if staged && !prefetch {
         writeln!(
             src,
             "    {{\n      u32 nd = cnt * {bl};\n      const double2* src2 = (const double2*)(av + base * {bl});\n      \
@@ -143,16 +228,24 @@ pub(crate) fn spmv(src: &mut String, br: usize, bc: usize, residual: bool) -> Ke
         for i in 0..q {
             writeln!(
                 src,
-                "      if (lane + {o} < nd / 2) stage2[wl][lane + {o}] = pf{i};",
+                "      if (lane + {o} < nd / {per}) stage2[wl][lane + {o}] = pf{i};",
                 o = 32 * i
             )
             .unwrap();
         }
-        writeln!(
-            src,
-            "      if ((nd & 1) && lane == 0) stage[nd - 1] = pf_odd;\n    }}\n    __syncwarp();"
-        )
-        .unwrap();
+        if f32v {
+            writeln!(
+                src,
+                "      if (lane < (nd & 3u)) stage[(nd & ~3u) + lane] = pf_odd;\n    }}\n    __syncwarp();"
+            )
+            .unwrap();
+        } else {
+            writeln!(
+                src,
+                "      if ((nd & 1) && lane == 0) stage[nd - 1] = pf_odd;\n    }}\n    __syncwarp();"
+            )
+            .unwrap();
+        }
     }
     writeln!(
         src,
@@ -166,7 +259,7 @@ pub(crate) fn spmv(src: &mut String, br: usize, bc: usize, residual: bool) -> Ke
     }
     writeln!(
         src,
-        "    if (valid) {{\n      const double* a = {};",
+        "    if (valid) {{\n      const {scalar}* a = {};",
         if staged {
             format!("stage + lane * {bl}")
         } else {
@@ -174,11 +267,51 @@ pub(crate) fn spmv(src: &mut String, br: usize, bc: usize, residual: bool) -> Ke
         }
     )
     .unwrap();
-    for c in 0..bc {
-        writeln!(src, "      double x{c} = x[(u64)col * {bc} + {c}];").unwrap();
+    // The f32 kernels take the block's `x` entries in as few 16-byte loads
+    // as their alignment allows: each load instruction of the warp is its
+    // own L1 request, and with half the value bytes the gathers keep L1/TEX
+    // busy (f32 fine A 323 -> 312 us on the H200). The f64 kernels keep one
+    // 8-byte gather per entry: the 16-byte loads left their SpMV as fast and
+    // made the fused 3x3 residual ~2% slower there.
+    if f32v && bc % 2 == 0 {
+        writeln!(src, "      const double2* xc2 = (const double2*)(x + (u64)col * {bc});").unwrap();
+        for h in 0..bc / 2 {
+            writeln!(src, "      double2 xv{h} = xc2[{h}];").unwrap();
+        }
+        for c in 0..bc {
+            writeln!(
+                src,
+                "      double x{c} = xv{}.{};",
+                c / 2,
+                if c % 2 == 0 { "x" } else { "y" }
+            )
+            .unwrap();
+        }
+    } else if f32v && bc == 3 {
+        // 3 entries start on 16 bytes at even columns: a double2 and a
+        // double either way, picked without a branch.
+        writeln!(
+            src,
+            "      const double* xc = x + (u64)col * 3;\n      bool xodd = (col & 1u) != 0u;\n      \
+             double xs = xc[xodd ? 0 : 2];\n      double2 xv = *(const double2*)(xc + (xodd ? 1 : 0));\n      \
+             double x0 = xodd ? xs : xv.x;\n      double x1 = xodd ? xv.x : xv.y;\n      double x2 = xodd ? xv.y : xs;"
+        )
+        .unwrap();
+    } else {
+        for c in 0..bc {
+            writeln!(src, "      double x{c} = x[(u64)col * {bc} + {c}];").unwrap();
+        }
     }
     for r in 0..br {
-        let terms: Vec<String> = (0..bc).map(|c| format!("a[{}] * x{c}", r * bc + c)).collect();
+        let terms: Vec<String> = (0..bc)
+            .map(|c| {
+                if f32v {
+                    format!("(double)a[{}] * x{c}", r * bc + c)
+                } else {
+                    format!("a[{}] * x{c}", r * bc + c)
+                }
+            })
+            .collect();
         // Left-to-right sum over the block's columns, as the CPU's gemv_acc.
         writeln!(src, "      v{r} = {};", terms.join(" + ")).unwrap();
     }
@@ -291,5 +424,82 @@ mod tests {
         assert!(e.params.iter().any(|q| q.name == "bv"));
         assert!(src.contains("yr[2] = 1.0 * br_[2] - 1.0 * (t2 + h2);"));
         assert_eq!(src.matches('{').count(), src.matches('}').count());
+    }
+
+    #[test]
+    fn only_the_small_f32_kernels_bound_their_registers() {
+        let sig = |b: usize, vals: Values| {
+            let mut src = String::new();
+            let e = spmv_of(&mut src, b, b, true, vals);
+            assert!(
+                src.contains(&format!("void {}(", e.name)),
+                "{b}: the entry keeps its name"
+            );
+            src.lines().find(|l| l.starts_with("extern")).unwrap().to_string()
+        };
+        assert!(sig(3, Values::F32).contains("extern \"C\" __global__ __launch_bounds__(128, 8) void "));
+        assert!(sig(1, Values::F32).contains("__launch_bounds__(128, 8)"));
+        for (b, vals) in [(6, Values::F32), (3, Values::F64), (6, Values::F64)] {
+            assert!(!sig(b, vals).contains("__launch_bounds__"), "{b} {vals:?}");
+        }
+    }
+
+    #[test]
+    fn the_f32_kernels_gather_x_in_16_byte_loads_where_aligned() {
+        for (bc, loads) in [(6, "xv2 = xc2[2]"), (10, "xv4 = xc2[4]"), (3, "double2 xv = ")] {
+            let mut src = String::new();
+            spmv_of(&mut src, bc, bc, false, Values::F32);
+            assert!(src.contains(loads), "{bc}");
+            assert!(!src.contains(&format!("x[(u64)col * {bc} + 0]")), "{bc}");
+            for c in 0..bc {
+                assert!(src.contains(&format!("double x{c} = ")), "{bc}: x{c}");
+            }
+        }
+        // An odd width other than 3, and every f64 kernel: one double per entry.
+        let mut src = String::new();
+        spmv_of(&mut src, 1, 1, false, Values::F32);
+        assert!(src.contains("double x0 = x[(u64)col * 1 + 0];"));
+        let mut src = String::new();
+        spmv(&mut src, 3, 6, false);
+        assert!(src.contains("double x5 = x[(u64)col * 6 + 5];") && !src.contains("xc2"));
+    }
+
+    #[test]
+    fn the_f32_kernels_widen_each_value_and_keep_the_f64_kernels_text() {
+        // The f64 kernel is what it was: no f32 spelling leaks into it.
+        let mut f64_src = String::new();
+        spmv(&mut f64_src, 3, 3, true);
+        assert!(!f64_src.contains("float"));
+        for (b, residual) in [
+            (3, false),
+            (3, true),
+            (6, false),
+            (6, true),
+            (1, true),
+            (10, false),
+            (16, true),
+        ] {
+            let mut src = String::new();
+            let e = spmv_of(&mut src, b, b, residual, Values::F32);
+            let name = if residual {
+                residual_f32_name(b)
+            } else {
+                spmv_f32_name(b)
+            };
+            assert_eq!(e.name, name);
+            assert_eq!(e.params[0].ty, ParamTy::PtrF32);
+            assert!(e.params[1..].iter().all(|q| q.ty != ParamTy::PtrF32));
+            for q in 0..b * b {
+                assert!(
+                    src.contains(&format!("(double)a[{q}] * x{}", q % b)),
+                    "{b}: position {q}"
+                );
+            }
+            assert!(
+                !src.contains("double2 stage2") && !src.contains("double2* src2"),
+                "{b}: values move as float4"
+            );
+            assert_eq!(src.matches('{').count(), src.matches('}').count());
+        }
     }
 }

@@ -15,6 +15,8 @@ impl ParamTy {
         match self {
             ParamTy::PtrF64 => "&CudaSlice<f64>",
             ParamTy::PtrMutF64 => "&mut CudaSlice<f64>",
+            ParamTy::PtrF32 => "&CudaSlice<f32>",
+            ParamTy::PtrMutF32 => "&mut CudaSlice<f32>",
             ParamTy::PtrU32 => "&CudaSlice<u32>",
             ParamTy::PtrMutU32 => "&mut CudaSlice<u32>",
             ParamTy::PtrU64 => "&CudaSlice<u64>",
