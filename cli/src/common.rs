@@ -296,6 +296,32 @@ pub fn solver_options(
     o
 }
 
+/// The preconditioner under mpirun.
+#[cfg(feature = "mpi")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Solver {
+    /// Smoothed-aggregation AMG (the V-cycle over the ranks).
+    Amg,
+    /// Point-block Jacobi (one step).
+    Jacobi,
+}
+
+/// The flags that only mean something under `mpirun` (feature `mpi`).
+#[cfg(feature = "mpi")]
+#[derive(clap::Args, Debug)]
+#[command(next_help_heading = "Under mpirun (feature mpi)")]
+pub struct MpiArgs {
+    /// Consolidation: a distributed coarse level with fewer scalar rows
+    /// per rank moves onto fewer ranks (PETSc GAMG's
+    /// -pc_gamg_process_eq_limit); 0 never.
+    #[arg(long, default_value_t = 50, value_name = "ROWS")]
+    pub process_eq_limit: usize,
+    /// The preconditioner of CG over the ranks: amg, or jacobi
+    /// (point-block Jacobi, one step; a check of the halo plan).
+    #[arg(long, value_enum, default_value_t = Solver::Amg)]
+    pub solver: Solver,
+}
+
 #[cfg(test)]
 mod tests {
     use super::natural_cmp;

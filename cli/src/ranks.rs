@@ -56,14 +56,14 @@ pub fn main(ranks: usize, job: Job<'_>) -> Option<std::process::ExitCode> {
 }
 
 #[cfg(feature = "mpi")]
-pub use with_mpi::{main, MpiArgs};
+pub use with_mpi::main;
 
 #[cfg(feature = "mpi")]
 mod with_mpi {
     use super::{refuse, Job};
+    use crate::common::{MpiArgs, Solver};
     use crate::out::Progress;
     use anyhow::{anyhow, bail, Result};
-    use clap::{Args, ValueEnum};
     use ptap_dist::driver::{self, DriverOptions, DriverReport, NearNull, Operator};
     use ptap_dist::mpi_comm::{self, MpiComm};
     use ptap_dist::{Comm, DistOptions};
@@ -71,30 +71,6 @@ mod with_mpi {
     use serde_json::Value;
     use std::path::PathBuf;
     use std::process::ExitCode;
-
-    /// The preconditioner under mpirun.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-    pub enum Solver {
-        /// Smoothed-aggregation AMG (the V-cycle over the ranks).
-        Amg,
-        /// Point-block Jacobi (one step).
-        Jacobi,
-    }
-
-    /// The flags that only mean something under `mpirun` (feature `mpi`).
-    #[derive(Args, Debug)]
-    #[command(next_help_heading = "Under mpirun (feature mpi)")]
-    pub struct MpiArgs {
-        /// Consolidation: a distributed coarse level with fewer scalar rows
-        /// per rank moves onto fewer ranks (PETSc GAMG's
-        /// -pc_gamg_process_eq_limit); 0 never.
-        #[arg(long, default_value_t = 50, value_name = "ROWS")]
-        pub process_eq_limit: usize,
-        /// The preconditioner of CG over the ranks: amg, or jacobi
-        /// (point-block Jacobi, one step; a check of the halo plan).
-        #[arg(long, value_enum, default_value_t = Solver::Amg)]
-        pub solver: Solver,
-    }
 
     pub fn main(ranks: usize, job: Job<'_>) -> Option<ExitCode> {
         let name = match job {

@@ -102,7 +102,7 @@ pub struct RunArgs {
     pub(crate) quiet: bool,
     #[cfg(feature = "mpi")]
     #[command(flatten)]
-    pub(crate) mpi: crate::ranks::MpiArgs,
+    pub(crate) mpi: crate::common::MpiArgs,
 }
 
 pub fn run(args: &RunArgs) -> Result<()> {

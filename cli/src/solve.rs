@@ -91,7 +91,7 @@ pub struct SolveArgs {
     pub(crate) device: String,
     #[cfg(feature = "mpi")]
     #[command(flatten)]
-    pub(crate) mpi: crate::ranks::MpiArgs,
+    pub(crate) mpi: crate::common::MpiArgs,
 }
 
 /// The AMG and CG options of the command line, for the front door.
