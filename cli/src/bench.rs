@@ -161,13 +161,13 @@ fn print_report(rep: &BenchReport) {
         let l = level[0].level;
         for r in level {
             outln!(
-                "{:<6} {:<16} {:>10.3} {:>9.4} {:>11.2} {:>8.2}x {:>8.1}x {:>12.1e}",
+                "{:<6} {:<16} {:>10.3} {:>9.4} {:>11.2} {:>9} {:>8.1}x {:>12.1e}",
                 format!("l{l}"),
                 format!("{} {}", r.label, r.variant),
                 r.inspect_s,
                 r.load_s,
                 1e3 * r.numeric_s,
-                r.speedup_vs_v0,
+                times(r.speedup_vs_v0),
                 r.ratio_to_floor,
                 r.max_rel_diff_vs_v0
             );
@@ -226,11 +226,11 @@ fn print_cuda_report(rep: &CudaBenchReport, dev: &Device) {
         let l = level[0].level;
         for r in level {
             outln!(
-                "{:<6} {:<24} {:>11.3} {:>8.2}x {:>8.2}x {:>12.1e}",
+                "{:<6} {:<24} {:>11.3} {:>9} {:>8.2}x {:>12.1e}",
                 format!("l{l}"),
                 format!("{} {}", r.label, r.variant),
                 1e3 * r.numeric_s,
-                r.speedup_vs_v0,
+                times(r.speedup_vs_v0),
                 r.ratio_to_floor,
                 r.rel_frobenius_vs_cpu_v0
             );
@@ -420,4 +420,14 @@ fn print_hot_step(rep: &CudaBenchReport, peer: Option<&Peer>) {
         peer_total / ptap_total.max(f64::MIN_POSITIVE),
         1e3 * (s.matrix_setup_s - s.galerkin_numeric_s + peer_total)
     );
+}
+
+/// A speed-up cell: `2.31x`, or `-` where there is nothing to compare with
+/// (V0 was not among the variants run).
+fn times(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.2}x")
+    } else {
+        "-".into()
+    }
 }
