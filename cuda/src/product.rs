@@ -386,7 +386,6 @@ impl DeviceProduct {
         let (ap, ptw, rw) = (Stage::ap(s), Stage::ptw(s), Stage::rw(s));
         let dev = &self.dev;
         // Lane-tiled and k-split share their arm: the same runs, another kernel.
-        let k_split = matches!(self.plan, Plan::KSplit { .. });
         match &mut self.plan {
             Plan::TwoPass {
                 r_source,
@@ -505,23 +504,36 @@ impl DeviceProduct {
                 rw: r2,
                 ap_order,
                 rw_order,
+            }
+            | Plan::TensorCore {
+                ap: r1,
+                rw: r2,
+                ap_order,
+                rw_order,
             } => {
                 for (st, runs, order, x, y, out) in [
                     (ap, &*r1, &*ap_order, &a.values, &p.values, &self.w),
                     (ptw, &*r2, &*rw_order, &p.values, &self.w, &c.values),
                 ] {
                     let n = runs.slots as u32;
-                    let (name, threads, per_block, smem) = if k_split {
-                        // Checked at construction: both stages have a k-split kernel.
-                        let Some((threads, per_block, smem)) = gpu_lane::k_split_launch(st) else {
-                            return Err(CudaError::UnsupportedVariant {
-                                variant: Variant::KSplit.name(),
-                            });
-                        };
-                        (gpu_lane::k_split_name(st), threads, per_block, smem)
-                    } else {
-                        let (threads, per_block) = gpu_lane::lane_tiled_launch(st);
-                        (gpu_lane::lane_tiled_name(st), threads, per_block, 0)
+                    let (name, threads, per_block, smem) = match self.variant {
+                        Variant::KSplit => {
+                            // Checked at construction: both stages have a k-split kernel.
+                            let Some((threads, per_block, smem)) = gpu_lane::k_split_launch(st) else {
+                                return Err(CudaError::UnsupportedVariant {
+                                    variant: Variant::KSplit.name(),
+                                });
+                            };
+                            (gpu_lane::k_split_name(st), threads, per_block, smem)
+                        }
+                        Variant::TensorCore => {
+                            let (threads, per_block) = gpu_mma::mma_launch();
+                            (gpu_mma::mma_name(st), threads, per_block, 0)
+                        }
+                        _ => {
+                            let (threads, per_block) = gpu_lane::lane_tiled_launch(st);
+                            (gpu_lane::lane_tiled_name(st), threads, per_block, 0)
+                        }
                     };
                     let cfg = LaunchConfig {
                         grid_dim: (n.div_ceil(per_block).max(1), 1, 1),
@@ -530,39 +542,6 @@ impl DeviceProduct {
                     };
                     dev.launch(
                         &self.kernels[&name],
-                        cfg,
-                        &[
-                            Arg::F64(x),
-                            Arg::F64(y),
-                            Arg::U32s(&runs.ptr),
-                            Arg::U32s(&runs.x),
-                            Arg::U32s(&runs.y),
-                            Arg::U32s(order),
-                            Arg::F64Mut(out),
-                            Arg::U32(n),
-                        ],
-                    )?;
-                }
-            }
-            Plan::TensorCore {
-                ap: r1,
-                rw: r2,
-                ap_order,
-                rw_order,
-            } => {
-                let (threads, per_block) = gpu_mma::mma_launch();
-                for (st, runs, order, x, y, out) in [
-                    (ap, &*r1, &*ap_order, &a.values, &p.values, &self.w),
-                    (ptw, &*r2, &*rw_order, &p.values, &self.w, &c.values),
-                ] {
-                    let n = runs.slots as u32;
-                    let cfg = LaunchConfig {
-                        grid_dim: (n.div_ceil(per_block).max(1), 1, 1),
-                        block_dim: (threads, 1, 1),
-                        shared_mem_bytes: 0,
-                    };
-                    dev.launch(
-                        &self.kernels[&gpu_mma::mma_name(st)],
                         cfg,
                         &[
                             Arg::F64(x),
