@@ -23,7 +23,6 @@ use ptap_runtime::cpu::DenseCoarse;
 use ptap_runtime::{Backend, Cpu, KernelRegistry};
 use ptap_schedules::VariantSchedule;
 use ptap_sparse::dense::{gemv_acc_dyn, invert_in_place};
-use ptap_sparse::par::{axpy, dot, xpby};
 use ptap_sparse::BlockCsr;
 use rayon::prelude::*;
 use std::cell::RefCell;
@@ -300,26 +299,23 @@ impl<C: Comm + ?Sized> Backend for DistBackend<'_, C> {
         r.par_iter_mut().zip(b.par_iter()).for_each(|(ri, bi)| *ri = bi - *ri);
         Ok(())
     }
+    // Elementwise operations on the rank's part: the CPU backend's.
     fn axpy(&self, alpha: f64, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), DistError> {
-        axpy(alpha, x, y);
-        Ok(())
+        Ok(self.cpu.axpy(alpha, x, y)?)
     }
     fn xpby(&self, x: &Vec<f64>, beta: f64, y: &mut Vec<f64>) -> Result<(), DistError> {
-        xpby(x, beta, y);
-        Ok(())
+        Ok(self.cpu.xpby(x, beta, y)?)
     }
     fn copy(&self, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), DistError> {
-        y.copy_from_slice(x);
-        Ok(())
+        Ok(self.cpu.copy(x, y)?)
     }
     fn fill(&self, y: &mut Vec<f64>, value: f64) -> Result<(), DistError> {
-        y.fill(value);
-        Ok(())
+        Ok(self.cpu.fill(y, value)?)
     }
-    /// The dot of two distributed vectors: local partial sums added over the
-    /// ranks in rank order.
+    /// The dot of two distributed vectors: the CPU backend's local dot, the
+    /// partial sums added over the ranks in rank order.
     fn dot(&self, x: &Vec<f64>, y: &Vec<f64>) -> Result<f64, DistError> {
-        let mut v = [dot(x, y)];
+        let mut v = [self.cpu.dot(x, y)?];
         self.comm.all_reduce_sum(&mut v);
         Ok(v[0])
     }
