@@ -90,17 +90,22 @@ pub fn filter_prolongator_preserving(
                 filtered_rows: 0,
                 rank_deficient_rows: 0,
             };
+            let mut scratch = RowScratch::default();
             for i in rows.clone() {
                 let start = c.cols.len();
+                let range = pat.row_range(i);
+                let row_vals = &p.values()[range.start * b * nm..range.end * b * nm];
                 match filter_row(
-                    p,
-                    i,
+                    (b, nm),
+                    pat.row(i),
+                    row_vals,
                     coarse_near_null,
                     threshold,
                     preserved,
                     tol,
                     &mut c.cols,
                     &mut c.values,
+                    &mut scratch,
                 ) {
                     RowOutcome::Kept => {}
                     RowOutcome::Projected => c.filtered_rows += 1,
@@ -151,50 +156,89 @@ struct FilteredChunk {
     rank_deficient_rows: usize,
 }
 
+/// Per-chunk buffers of [`filter_row`], and the last QR it factored: rows
+/// that keep the same coarse columns (neighbours in one aggregate, often) stack
+/// the same `B_c` rows, so they reuse its `Q`, `R` and rank (the same numbers
+/// a new factorization would give).
+#[derive(Default)]
+struct RowScratch {
+    norms: Vec<f64>,
+    kept: Vec<usize>,
+    dropped: Vec<usize>,
+    stack: Vec<f64>,
+    e: Vec<f64>,
+    qr_cols: Vec<u32>,
+    qr: Option<(Vec<f64>, Vec<f64>, usize)>,
+}
+
 /// One block row: drop, then `P_iS += E R^-1 Q^T` over the leading `t` modes;
 /// the row's kept columns and values are appended to `cols` and `values`.
 #[allow(clippy::too_many_arguments)]
 fn filter_row(
-    p: &BlockCsr,
-    i: usize,
+    (b, nm): (usize, usize),
+    row_cols: &[u32],
+    row_vals: &[f64],
     b_c: &[f64],
     threshold: f64,
     t: usize,
     tol: f64,
     cols: &mut Vec<u32>,
     values: &mut Vec<f64>,
+    sc: &mut RowScratch,
 ) -> RowOutcome {
-    let (b, nm) = p.block_shape();
-    let pat = p.pattern();
-    let range = pat.row_range(i);
-    let norm = |k: usize| p.block(k).iter().map(|v| v * v).sum::<f64>().sqrt();
-    let max = range.clone().map(norm).fold(0.0, f64::max);
-    let (kept, dropped): (Vec<usize>, Vec<usize>) = range.clone().partition(|&k| norm(k) >= threshold * max);
+    let bn = b * nm;
+    let block = |k: usize| &row_vals[k * bn..(k + 1) * bn];
+    let range = 0..row_cols.len();
+    sc.norms.clear();
+    sc.norms.extend(
+        range
+            .clone()
+            .map(|k| block(k).iter().map(|v| v * v).sum::<f64>().sqrt()),
+    );
+    let max = sc.norms.iter().copied().fold(0.0, f64::max);
+    sc.kept.clear();
+    sc.dropped.clear();
+    for (k, &nk) in range.clone().zip(&sc.norms) {
+        if nk >= threshold * max {
+            sc.kept.push(k);
+        } else {
+            sc.dropped.push(k);
+        }
+    }
     let mut unchanged = |outcome| {
-        cols.extend_from_slice(pat.row(i));
-        values.extend_from_slice(&p.values()[range.start * b * nm..range.end * b * nm]);
+        cols.extend_from_slice(row_cols);
+        values.extend_from_slice(row_vals);
         outcome
     };
-    if dropped.is_empty() {
+    if sc.dropped.is_empty() {
         return unchanged(RowOutcome::Kept);
     }
     // Stack the leading t columns of B_c over the kept coarse nodes.
-    let s = kept.len();
-    let mut stack = Vec::with_capacity(s * nm * t);
-    for &k in &kept {
-        let j = pat.col_idx()[k] as usize;
-        for row in b_c[j * nm * nm..(j + 1) * nm * nm].chunks_exact(nm) {
-            stack.extend_from_slice(&row[..t]);
+    let s = sc.kept.len();
+    let same =
+        sc.qr.is_some() && sc.qr_cols.len() == s && sc.kept.iter().zip(&sc.qr_cols).all(|(&k, &j)| row_cols[k] == j);
+    if !same {
+        sc.stack.clear();
+        for &k in &sc.kept {
+            let j = row_cols[k] as usize;
+            for row in b_c[j * nm * nm..(j + 1) * nm * nm].chunks_exact(nm) {
+                sc.stack.extend_from_slice(&row[..t]);
+            }
         }
+        sc.qr = Some(thin_qr(s * nm, t, &sc.stack, tol));
+        sc.qr_cols.clear();
+        sc.qr_cols.extend(sc.kept.iter().map(|&k| row_cols[k]));
     }
-    let (q, r, rank) = thin_qr(s * nm, t, &stack, tol);
-    if rank < t {
+    let (q, r, rank) = sc.qr.as_ref().expect("factored above or reused");
+    if *rank < t {
         return unchanged(RowOutcome::RankDeficient);
     }
     // E = sum over dropped J of P_iJ B_c[J] (b x t): the action to put back.
-    let mut e = vec![0.0; b * t];
-    for &k in &dropped {
-        let (blk, j) = (p.block(k), pat.col_idx()[k] as usize);
+    sc.e.clear();
+    sc.e.resize(b * t, 0.0);
+    let e = &mut sc.e;
+    for &k in &sc.dropped {
+        let (blk, j) = (block(k), row_cols[k] as usize);
         for row in 0..b {
             for c in 0..nm {
                 let v = blk[row * nm + c];
@@ -211,8 +255,8 @@ fn filter_row(
             row[m] = (row[m] - s) / r[m * t + m];
         }
     }
-    for (pos, &k) in kept.iter().enumerate() {
-        let blk = p.block(k);
+    for (pos, &k) in sc.kept.iter().enumerate() {
+        let blk = block(k);
         for row in 0..b {
             for c in 0..nm {
                 let q_row = &q[(pos * nm + c) * t..(pos * nm + c + 1) * t];
@@ -221,6 +265,6 @@ fn filter_row(
             }
         }
     }
-    cols.extend(kept.iter().map(|&k| pat.col_idx()[k]));
+    cols.extend(sc.kept.iter().map(|&k| row_cols[k]));
     RowOutcome::Projected
 }
