@@ -24,7 +24,7 @@ use crate::registry::KernelRegistry;
 use crate::RuntimeError;
 use ptap_amg::eig::pseudo_random_vector;
 use ptap_amg::prolongator::smoothing_omega;
-use ptap_amg::{merge_rank_deficient, smooth_prolongator, strength_graph, tentative_prolongator, AmgError, AmgOptions};
+use ptap_amg::{merge_rank_deficient, strength_graph, tentative_prolongator, AmgError, AmgOptions};
 use ptap_schedules::model::MachineParams;
 use ptap_schedules::{
     inspect_with_base, BlockShape, ProductPolicy, ProductStats, TwoPassSchedule, Variant, VariantSchedule,
@@ -149,7 +149,9 @@ pub struct MeshLevelTimings {
     /// The eigen-estimate behind the smoothing weight `omega` (it runs beside
     /// strength graph, aggregation, merge and tentative `P`).
     pub omega_s: f64,
+    /// Smoothing `P0`; with `pf > 0`, filtering too (one pass over the rows).
     pub smoothing_s: f64,
+    /// Filtering when timed apart (0 where it is part of `smoothing_s`).
     pub filtering_s: f64,
     /// The symbolic products (patterns of `W`, `R`, `A_c`: the two-pass schedule).
     pub symbolic_s: f64,
@@ -400,10 +402,10 @@ impl MeshSetup {
                     dt
                 };
                 progress(&format!("level {l}: smoothing the prolongator and inspecting P^T A P"));
-                let p = smooth_prolongator(a, &tent.p0, omega, l)?;
+                // Smoothing and filtering are one pass over the rows when pf > 0
+                // (timed as smoothing).
+                let p = opts.smooth_and_filter_for_level(a, &tent.p0, omega, &tent.coarse_near_null, l)?;
                 lt.smoothing_s = lap();
-                let p = opts.filter_for_level(p, &tent.coarse_near_null, l);
-                lt.filtering_s = lap();
                 let schedule = Arc::new(TwoPassSchedule::inspect(
                     a.pattern_arc().clone(),
                     p.pattern_arc().clone(),
