@@ -85,6 +85,7 @@
 //! hundreds of 3-node aggregates that cannot carry the six rigid modes.
 use crate::strength::StrengthGraph;
 use ptap_sparse::dense::thin_qr;
+use rayon::prelude::*;
 use std::fmt;
 use std::str::FromStr;
 
@@ -353,10 +354,32 @@ pub fn merge_rank_deficient(
 ) -> usize {
     let mut members = aggs.members();
     let mut merges = 0;
+    // Whether each aggregate carries all modes, as of its current members:
+    // checked in parallel before each pass, rechecked in the pass only for an
+    // aggregate that grew since (a pure function of the members, so the same
+    // answers, and the same merges, as checking each one at its turn).
+    let mut full: Vec<Option<bool>> = vec![None; members.len()];
     loop {
+        members
+            .par_iter()
+            .zip(full.par_iter_mut())
+            .with_min_len(64)
+            .for_each(|(m, f)| {
+                if f.is_none() && !m.is_empty() {
+                    *f = Some(carries_all_modes(m, b, nm, near_null, tol));
+                }
+            });
         let mut changed = false;
         for a in 0..members.len() {
-            if members[a].is_empty() || carries_all_modes(&members[a], b, nm, near_null, tol) {
+            if members[a].is_empty() {
+                continue;
+            }
+            let ok = match full[a] {
+                Some(ok) => ok,
+                None => carries_all_modes(&members[a], b, nm, near_null, tol),
+            };
+            full[a] = Some(ok);
+            if ok {
                 continue;
             }
             // Sum strengths from this aggregate to each neighbouring aggregate.
@@ -387,6 +410,7 @@ pub fn merge_rank_deficient(
                 let t = t as usize;
                 members[t].extend_from_slice(&moved);
                 members[t].sort_unstable();
+                full[t] = None;
                 merges += 1;
             }
             changed = true;
@@ -702,6 +726,119 @@ mod tests {
         let a = aggregate_mis1(&g);
         assert_eq!(a.of_node, vec![UNAGGREGATED, 0, 0]);
         assert_eq!(a.unaggregated(), 1);
+    }
+
+    /// The merge as it was before its rank checks ran in parallel: every
+    /// aggregate checked at its turn.
+    fn merge_serial_reference(
+        aggs: &mut Aggregates,
+        g: &StrengthGraph,
+        b: usize,
+        nm: usize,
+        near_null: &[f64],
+        tol: f64,
+    ) -> usize {
+        let mut members = aggs.members();
+        let mut merges = 0;
+        loop {
+            let mut changed = false;
+            for a in 0..members.len() {
+                if members[a].is_empty() || carries_all_modes(&members[a], b, nm, near_null, tol) {
+                    continue;
+                }
+                let mut acc: Vec<(u32, f64)> = Vec::new();
+                for &i in &members[a] {
+                    for (j, w) in g.neighbours(i as usize) {
+                        let t = aggs.of_node[j];
+                        if t != UNAGGREGATED && t as usize != a {
+                            match acc.iter_mut().find(|(x, _)| *x == t) {
+                                Some(e) => e.1 += w,
+                                None => acc.push((t, w)),
+                            }
+                        }
+                    }
+                }
+                let mut best: Option<(f64, u32)> = None;
+                for &(t, w) in &acc {
+                    if best.is_none_or(|(bw, bt)| w > bw || (w == bw && t < bt)) {
+                        best = Some((w, t));
+                    }
+                }
+                let moved = std::mem::take(&mut members[a]);
+                let target = best.map(|(_, t)| t);
+                for &i in &moved {
+                    aggs.of_node[i as usize] = target.unwrap_or(UNAGGREGATED);
+                }
+                if let Some(t) = target {
+                    members[t as usize].extend_from_slice(&moved);
+                    members[t as usize].sort_unstable();
+                    merges += 1;
+                }
+                changed = true;
+            }
+            if !changed {
+                break;
+            }
+        }
+        let mut new_id = vec![UNAGGREGATED; members.len()];
+        let mut count = 0u32;
+        for (a, m) in members.iter().enumerate() {
+            if !m.is_empty() {
+                new_id[a] = count;
+                count += 1;
+            }
+        }
+        for x in aggs.of_node.iter_mut() {
+            if *x != UNAGGREGATED {
+                *x = new_id[*x as usize];
+            }
+        }
+        aggs.count = count as usize;
+        merges
+    }
+
+    #[test]
+    fn merge_checks_in_parallel_and_merges_as_the_serial_loop_on_any_thread_count() {
+        // A 30 x 30 king grid cut into 1-, 2- and 3-node aggregates, 3 modes
+        // (constant, x, y): single nodes and collinear pairs are deficient, so
+        // merges chain (a merged aggregate is checked again).
+        let g = grid(30, 30, true);
+        let n = 900;
+        let nn: Vec<f64> = (0..n)
+            .flat_map(|i| [1.0, (i / 30) as f64, ((i % 30) as f64).powi(2) * 0.1])
+            .collect();
+        let mut of_node = Vec::with_capacity(n);
+        let (mut agg, mut left) = (0u32, 0usize);
+        for i in 0..n {
+            if left == 0 {
+                left = 1 + (i * 7 + i / 13) % 3;
+                if i > 0 {
+                    agg += 1;
+                }
+            }
+            of_node.push(if i % 97 == 5 { UNAGGREGATED } else { agg });
+            left -= 1;
+        }
+        let start = Aggregates {
+            count: agg as usize + 1,
+            of_node,
+        };
+        let mut want = start.clone();
+        let want_merges = merge_serial_reference(&mut want, &g, 1, 3, &nn, 1e-8);
+        assert!(want_merges > 100, "the case merges: {want_merges}");
+        for threads in [1, 4] {
+            let (got, merges) = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| {
+                    let mut a = start.clone();
+                    let m = merge_rank_deficient(&mut a, &g, 1, 3, &nn, 1e-8);
+                    (a, m)
+                });
+            assert_eq!(merges, want_merges, "{threads} threads");
+            assert_eq!(got, want, "{threads} threads");
+        }
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub use aggregate::{
     Aggregates, Aggregation,
 };
 pub use eig::{estimate_lambda_max, EigWorkspace};
-pub use filter::{filter_prolongator, filter_prolongator_preserving, FilterStats, Filtered};
+pub use filter::{filter_prolongator, filter_prolongator_preserving, smooth_and_filter, FilterStats, Filtered};
 pub use nullspace::{near_null_from_coordinates, rigid_body_modes, rigid_mode_count, translations};
 pub use prolongator::{smooth_prolongator, tentative_prolongator, Tentative};
 pub use strength::{strength_graph, StrengthGraph};
@@ -117,6 +117,32 @@ impl AmgOptions {
     /// Filter threshold of level `l`: `pf_l = pf * pf_scale^l`.
     pub fn pf_at(&self, level: usize) -> f64 {
         self.pf * self.pf_scale.powi(level as i32)
+    }
+
+    /// `P` of level `level`: [`smooth_prolongator`], then, when `pf > 0`,
+    /// [`Self::filter_for_level`]; both in one pass over the rows
+    /// ([`filter::smooth_and_filter`], the same bits) when filtering.
+    pub fn smooth_and_filter_for_level(
+        &self,
+        a: &BlockCsr,
+        p0: &BlockCsr,
+        omega: f64,
+        coarse_near_null: &[f64],
+        level: usize,
+    ) -> Result<BlockCsr, AmgError> {
+        if self.pf > 0.0 {
+            filter::smooth_and_filter(
+                a,
+                p0,
+                omega,
+                level,
+                coarse_near_null,
+                self.pf_at(level),
+                self.rank_tolerance,
+            )
+        } else {
+            smooth_prolongator(a, p0, omega, level)
+        }
     }
 
     /// The smoothed prolongator of level `l` as the hierarchy uses it:

@@ -49,24 +49,30 @@ pub fn tentative_prolongator(aggs: &Aggregates, near_null: &[f64], b: usize, nm:
     let pattern =
         BlockPattern::new(n, aggs.count, row_ptr, col_idx).expect("one block per aggregated row is a valid pattern");
     let mut p0 = BlockCsr::zeros(Arc::new(pattern), b, nm);
-    let mut position_in_agg = vec![0usize; aggs.count];
-    let mut k = 0;
-    for &a in &aggs.of_node {
-        if a == UNAGGREGATED {
-            continue;
+    // Each aggregated row's place among its aggregate's members (members are
+    // in increasing node order), then the blocks copied in parallel.
+    let mut local_of = vec![0u32; n];
+    for nodes in &members {
+        for (local, &i) in nodes.iter().enumerate() {
+            local_of[i as usize] = local as u32;
         }
-        let a = a as usize;
-        let local = position_in_agg[a];
-        position_in_agg[a] += 1;
-        let q = &factors[a].0;
-        p0.block_mut(k)
-            .copy_from_slice(&q[local * b * nm..(local + 1) * b * nm]);
-        k += 1;
     }
-    let mut coarse_near_null = Vec::with_capacity(aggs.count * nm * nm);
-    for (_, r) in &factors {
-        coarse_near_null.extend_from_slice(r);
-    }
+    let rows: Vec<u32> = (0..n as u32)
+        .filter(|&i| aggs.of_node[i as usize] != UNAGGREGATED)
+        .collect();
+    p0.values_mut()
+        .par_chunks_mut((b * nm).max(1))
+        .zip(rows.par_iter())
+        .with_min_len(1024)
+        .for_each(|(blk, &i)| {
+            let (a, local) = (aggs.of_node[i as usize] as usize, local_of[i as usize] as usize);
+            blk.copy_from_slice(&factors[a].0[local * b * nm..(local + 1) * b * nm]);
+        });
+    let mut coarse_near_null = vec![0.0; aggs.count * nm * nm];
+    coarse_near_null
+        .par_chunks_mut((nm * nm).max(1))
+        .zip(factors.par_iter())
+        .for_each(|(dst, (_, r))| dst.copy_from_slice(r));
     Tentative { p0, coarse_near_null }
 }
 

@@ -21,7 +21,7 @@ pub use compile::{CompileStats, KernelCache};
 pub use matrix::DeviceBlockCsr;
 pub use product::{device_candidates, DeviceProduct, DEVICE_EXECUTORS, DEVICE_VARIANTS};
 pub use spmv::{DeviceSpmv, Ranges};
-pub use staging::{STAGE_BYTES, STAGE_MIN_BYTES};
+pub use staging::{UploadPaths, DIRECT_MIN_BYTES, REGISTER_BATCH, REGISTER_PIECE, STAGE_BYTES, STAGE_MIN_BYTES};
 
 use cudarc::driver::{sys, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig};
 use ptap_codegen_core::{CudaModule, KernelEntry, ParamTy};
@@ -101,6 +101,8 @@ pub struct PhaseTransfers {
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct TransferCounters {
     pub phases: Vec<(String, PhaseTransfers)>,
+    /// How the large uploads crossed the bus: read in place or staged.
+    pub upload_paths: UploadPaths,
 }
 
 impl TransferCounters {
@@ -300,10 +302,13 @@ impl Device {
         self.counters.lock().unwrap().entry(phase);
     }
     pub fn counters(&self) -> TransferCounters {
-        self.counters.lock().unwrap().clone()
+        let mut c = self.counters.lock().unwrap().clone();
+        c.upload_paths = self.staging.lock().unwrap().paths.clone();
+        c
     }
     pub fn reset_counters(&self) {
         *self.counters.lock().unwrap() = TransferCounters::default();
+        self.staging.lock().unwrap().paths = UploadPaths::default();
     }
     fn count(&self, h2d: u64, d2h: u64) {
         let phase = self.phase.lock().unwrap().clone();
@@ -334,8 +339,9 @@ impl Device {
         Ok(dev)
     }
     /// Host to an existing device buffer, counted; large copies go through
-    /// pinned staging buffers ([`STAGE_BYTES`] each, two of them), so they
-    /// run at the bus's rate instead of the pageable path's.
+    /// pinned staging buffers ([`STAGE_BYTES`] each, two of them), or with
+    /// `PTAP_UPLOAD=inplace` are read in place from page-locked host memory,
+    /// so they run at the bus's rate instead of the pageable path's.
     pub fn upload_into<T: DeviceRepr>(&self, host: &[T], dev: &mut CudaSlice<T>) -> Result<(), CudaError> {
         let bytes = std::mem::size_of_val(host);
         self.count(bytes as u64, 0);

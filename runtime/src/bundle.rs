@@ -104,19 +104,33 @@ fn size(rec: &RecordView<'_>, name: &str) -> Result<u64, ScheduleFileError> {
 
 /// The prolongator stored in `rec` (pattern checked, values finite).
 pub fn stored_prolongator(rec: &RecordView<'_>) -> Result<BlockCsr, ScheduleFileError> {
-    let invalid = |why: String| ScheduleFileError::Invalid {
+    let pattern = Arc::new(stored_prolongator_pattern(rec)?);
+    stored_prolongator_values(rec, pattern)
+}
+
+fn invalid_in(rec: &RecordView<'_>, why: String) -> ScheduleFileError {
+    ScheduleFileError::Invalid {
         path: rec.path().to_path_buf(),
         why: format!("level {}: {why}", rec.level()),
-    };
+    }
+}
+
+/// The pattern of the prolongator stored in `rec`, checked.
+fn stored_prolongator_pattern(rec: &RecordView<'_>) -> Result<BlockPattern, ScheduleFileError> {
     let (nrows, ncols) = (size(rec, "p.nrows")? as usize, size(rec, "p.ncols")? as usize);
     let row_ptr: Vec<usize> = rec.array_u64("p.row_ptr")?.par_iter().map(|&x| x as usize).collect();
     if row_ptr.len() != nrows + 1 {
-        return Err(invalid(
+        return Err(invalid_in(
+            rec,
             "the stored P has a row-pointer array of the wrong length".into(),
         ));
     }
-    let pattern = BlockPattern::new(nrows, ncols, row_ptr, rec.array_u32("p.col_idx")?.to_vec())
-        .map_err(|e| invalid(format!("the stored P is not a valid block pattern ({e})")))?;
+    BlockPattern::new(nrows, ncols, row_ptr, rec.array_u32("p.col_idx")?.to_vec())
+        .map_err(|e| invalid_in(rec, format!("the stored P is not a valid block pattern ({e})")))
+}
+
+/// The stored prolongator's values over `pattern` (checked finite).
+fn stored_prolongator_values(rec: &RecordView<'_>, pattern: Arc<BlockPattern>) -> Result<BlockCsr, ScheduleFileError> {
     let (bf, bc) = (rec.fine_block() as usize, rec.coarse_block() as usize);
     let values: Vec<f64> = rec
         .array_f64("p.values")?
@@ -125,18 +139,25 @@ pub fn stored_prolongator(rec: &RecordView<'_>) -> Result<BlockCsr, ScheduleFile
         .copied()
         .collect();
     if values.par_chunks(1 << 16).any(|c| c.iter().any(|v| !v.is_finite())) {
-        return Err(invalid("the stored P holds NaN or infinity".into()));
+        return Err(invalid_in(rec, "the stored P holds NaN or infinity".into()));
     }
-    BlockCsr::new(Arc::new(pattern), bf, bc, values)
-        .map_err(|e| invalid(format!("the stored P's values do not fit its pattern ({e})")))
+    BlockCsr::new(pattern, bf, bc, values)
+        .map_err(|e| invalid_in(rec, format!("the stored P's values do not fit its pattern ({e})")))
 }
 
 /// Level `level` of `bundle` for a fine operator of pattern `a`: the stored
-/// `P`, then the schedule (refused unless built for `a` and that `P`).
+/// `P`, then the schedule (refused unless built for `a` and that `P`). `P`'s
+/// values are copied out of the file beside the schedule's load and checks
+/// (which need only its pattern); a bad `P` is still the error reported first.
 pub fn load_level(bundle: &Arc<MappedBundle>, level: u32, a: &Arc<BlockPattern>) -> Result<StoredLevel, RuntimeError> {
     let rec = bundle.level(level)?;
-    let p = stored_prolongator(&rec)?;
-    let schedule = VariantSchedule::from_record(bundle, level, a.clone(), p.pattern_arc().clone())?;
+    let pattern = Arc::new(stored_prolongator_pattern(&rec)?);
+    let (p, schedule) = rayon::join(
+        || stored_prolongator_values(&rec, pattern.clone()),
+        || VariantSchedule::from_record(bundle, level, a.clone(), pattern.clone()),
+    );
+    let p = p?;
+    let schedule = schedule?;
     Ok(StoredLevel {
         p,
         schedule,

@@ -24,7 +24,7 @@ use crate::registry::KernelRegistry;
 use crate::RuntimeError;
 use ptap_amg::eig::pseudo_random_vector;
 use ptap_amg::prolongator::smoothing_omega;
-use ptap_amg::{merge_rank_deficient, smooth_prolongator, strength_graph, tentative_prolongator, AmgError, AmgOptions};
+use ptap_amg::{merge_rank_deficient, strength_graph, tentative_prolongator, AmgError, AmgOptions};
 use ptap_schedules::model::MachineParams;
 use ptap_schedules::{
     inspect_with_base, BlockShape, ProductPolicy, ProductStats, TwoPassSchedule, Variant, VariantSchedule,
@@ -146,13 +146,17 @@ pub struct MeshLevelTimings {
     /// The merge of rank-deficient aggregates into their neighbours.
     pub merge_s: f64,
     pub tentative_s: f64,
-    /// The eigen-estimate behind the smoothing weight `omega`.
+    /// The eigen-estimate behind the smoothing weight `omega` (it runs beside
+    /// strength graph, aggregation, merge and tentative `P`).
     pub omega_s: f64,
+    /// Smoothing `P0`; with `pf > 0`, filtering too (one pass over the rows).
     pub smoothing_s: f64,
+    /// Filtering when timed apart (0 where it is part of `smoothing_s`).
     pub filtering_s: f64,
     /// The symbolic products (patterns of `W`, `R`, `A_c`: the two-pass schedule).
     pub symbolic_s: f64,
-    /// The chosen variant's schedule from the symbolic products.
+    /// The chosen variant's schedule from the symbolic products (it runs
+    /// beside the levels below; see [`SetupTimings::inspection_wait_s`]).
     pub inspection_s: f64,
     /// From a schedule bundle: this level's `P` and schedule loaded and checked.
     pub load_s: f64,
@@ -230,6 +234,10 @@ pub struct SetupTimings {
     pub mesh_levels: Vec<MeshLevelTimings>,
     /// `upload_s` by kind of data.
     pub upload: UploadTimings,
+    /// Of `mesh_setup_s`, the wait at its end for the variant inspections,
+    /// which run beside the levels below theirs (so `mesh_levels[].inspection_s`
+    /// and `omega_s`, which runs beside the aggregation, overlap other phases).
+    pub inspection_wait_s: f64,
 }
 
 /// The transfer from one level to the next, as mesh setup built it.
@@ -307,93 +315,142 @@ impl MeshSetup {
         }];
         let policy = options.product_policy();
         let mut near_null = near_null.to_vec();
-        loop {
-            let l = levels.len() - 1;
-            {
-                let a = &levels[l].a;
-                if a.scalar_rows() <= opts.coarse_eq_limit || levels.len() >= opts.max_levels {
-                    break;
+        // Each level's variant inspection runs beside the levels below it: it
+        // reads only that level's two-pass patterns, so it gives the same
+        // schedule whenever it runs. Results come back by level.
+        type InspectedLevel = (usize, Result<VariantSchedule, ptap_schedules::ScheduleError>, f64);
+        let (tx, rx) = std::sync::mpsc::channel::<InspectedLevel>();
+        let policy = &policy;
+        let built: Result<Instant, RuntimeError> = rayon::in_place_scope(|scope| {
+            loop {
+                let l = levels.len() - 1;
+                {
+                    let a = &levels[l].a;
+                    if a.scalar_rows() <= opts.coarse_eq_limit || levels.len() >= opts.max_levels {
+                        break;
+                    }
                 }
-            }
-            let mut lt = MeshLevelTimings {
-                level: l,
-                ..MeshLevelTimings::default()
-            };
-            if !levels[l].has_values {
-                // Aggregation reads values: compute this coarse operator (V0).
-                progress(&format!("level {}: numeric P^T A P", l - 1));
-                let t = Instant::now();
-                let (fine, coarse) = levels.split_at_mut(l);
-                let prev = &fine[l - 1];
-                let tr = prev.transfer.as_ref().expect("a coarse level has a transfer above it");
-                let (bf, bc) = tr.p.block_shape();
-                let mut v0 = options
-                    .kernels
-                    .executor_for(&VariantSchedule::TwoPass(tr.schedule.clone()), bf, bc)?;
-                v0.numeric(&prev.a, &tr.p, &mut coarse[0].a)?;
-                coarse[0].has_values = true;
-                lt.coarse_product_s = t.elapsed().as_secs_f64();
-                timings.galerkin_numeric_s += lt.coarse_product_s;
-            }
-            let a = &levels[l].a;
-            let b = a.block_shape().0;
-            progress(&format!("level {l}: aggregating {} block rows", a.nrows()));
-            let t_mesh = Instant::now();
-            let mut step = Instant::now();
-            let mut lap = move || {
-                let now = Instant::now();
-                let dt = now.duration_since(step).as_secs_f64();
-                step = now;
-                dt
-            };
-            let g = strength_graph(a, opts.threshold_at(l));
-            lt.strength_s = lap();
-            let mut aggs = opts.aggregation.aggregate(&g, l < opts.aggressive_levels);
-            lt.aggregation_s = lap();
-            let merged = merge_rank_deficient(&mut aggs, &g, b, modes, &near_null, opts.rank_tolerance);
-            drop(g);
-            lt.merge_s = lap();
-            let coarse_rows = aggs.count * modes;
-            if aggs.count == 0 || coarse_rows as f64 > opts.stall_ratio * a.scalar_rows() as f64 {
+                let mut lt = MeshLevelTimings {
+                    level: l,
+                    ..MeshLevelTimings::default()
+                };
+                if !levels[l].has_values {
+                    // Aggregation reads values: compute this coarse operator (V0).
+                    progress(&format!("level {}: numeric P^T A P", l - 1));
+                    let t = Instant::now();
+                    let (fine, coarse) = levels.split_at_mut(l);
+                    let prev = &fine[l - 1];
+                    let tr = prev.transfer.as_ref().expect("a coarse level has a transfer above it");
+                    let (bf, bc) = tr.p.block_shape();
+                    let mut v0 =
+                        options
+                            .kernels
+                            .executor_for(&VariantSchedule::TwoPass(tr.schedule.clone()), bf, bc)?;
+                    v0.numeric(&prev.a, &tr.p, &mut coarse[0].a)?;
+                    coarse[0].has_values = true;
+                    lt.coarse_product_s = t.elapsed().as_secs_f64();
+                    timings.galerkin_numeric_s += lt.coarse_product_s;
+                }
+                let a = &levels[l].a;
+                let b = a.block_shape().0;
+                progress(&format!("level {l}: aggregating {} block rows", a.nrows()));
+                let t_mesh = Instant::now();
+                // The eigen-estimate behind omega reads only A: it runs beside
+                // the aggregation, whose merge and QRs are partly serial.
+                let nn = &near_null;
+                let ((aggs, merged, tent, laps), (omega, omega_s)) = rayon::join(
+                    || {
+                        let mut step = Instant::now();
+                        let mut lap = move || {
+                            let now = Instant::now();
+                            let dt = now.duration_since(step).as_secs_f64();
+                            step = now;
+                            dt
+                        };
+                        let g = strength_graph(a, opts.threshold_at(l));
+                        let strength_s = lap();
+                        let mut aggs = opts.aggregation.aggregate(&g, l < opts.aggressive_levels);
+                        let aggregation_s = lap();
+                        let merged = merge_rank_deficient(&mut aggs, &g, b, modes, nn, opts.rank_tolerance);
+                        drop(g);
+                        let merge_s = lap();
+                        let coarse_rows = aggs.count * modes;
+                        let stalled = aggs.count == 0 || coarse_rows as f64 > opts.stall_ratio * a.scalar_rows() as f64;
+                        let tent = (!stalled).then(|| tentative_prolongator(&aggs, nn, b, modes, opts.rank_tolerance));
+                        let tentative_s = lap();
+                        (aggs, merged, tent, [strength_s, aggregation_s, merge_s, tentative_s])
+                    },
+                    || {
+                        let t = Instant::now();
+                        let omega = smoothing_omega(a, opts.smoothing_factor, opts.eig_iterations, l);
+                        (omega, t.elapsed().as_secs_f64())
+                    },
+                );
+                [lt.strength_s, lt.aggregation_s, lt.merge_s, lt.tentative_s] = laps;
+                let Some(tent) = tent else {
+                    timings.mesh_setup_s += t_mesh.elapsed().as_secs_f64();
+                    timings.mesh_levels.push(lt);
+                    break; // coarsening stalled: this level is the coarsest
+                };
+                let omega = omega?;
+                lt.omega_s = omega_s;
+                let mut step = Instant::now();
+                let mut lap = move || {
+                    let now = Instant::now();
+                    let dt = now.duration_since(step).as_secs_f64();
+                    step = now;
+                    dt
+                };
+                progress(&format!("level {l}: smoothing the prolongator and inspecting P^T A P"));
+                // Smoothing and filtering are one pass over the rows when pf > 0
+                // (timed as smoothing).
+                let p = opts.smooth_and_filter_for_level(a, &tent.p0, omega, &tent.coarse_near_null, l)?;
+                lt.smoothing_s = lap();
+                let schedule = Arc::new(TwoPassSchedule::inspect(
+                    a.pattern_arc().clone(),
+                    p.pattern_arc().clone(),
+                )?);
+                lt.symbolic_s = lap();
+                let (base, tx) = (schedule.clone(), tx.clone());
+                scope.spawn(move |_| {
+                    let t = Instant::now();
+                    let inspected = inspect_with_base(base, BlockShape::new(b, modes), policy).map(|i| i.schedule);
+                    // The receiver outlives the scope.
+                    let _ = tx.send((l, inspected, t.elapsed().as_secs_f64()));
+                });
+                let ac = BlockCsr::zeros(schedule.c.clone(), modes, modes);
                 timings.mesh_setup_s += t_mesh.elapsed().as_secs_f64();
                 timings.mesh_levels.push(lt);
-                break; // coarsening stalled: this level is the coarsest
+                levels[l].transfer = Some(TransferSetup {
+                    p,
+                    // Replaced by the inspection's schedule below.
+                    variant_schedule: VariantSchedule::TwoPass(schedule.clone()),
+                    schedule,
+                    aggregates: aggs.count,
+                    merged_aggregates: merged,
+                    unaggregated_nodes: aggs.unaggregated(),
+                    omega,
+                });
+                levels.push(MeshLevel {
+                    a: ac,
+                    has_values: false,
+                    transfer: None,
+                });
+                near_null = tent.coarse_near_null;
             }
-            let tent = tentative_prolongator(&aggs, &near_null, b, modes, opts.rank_tolerance);
-            lt.tentative_s = lap();
-            let omega = smoothing_omega(a, opts.smoothing_factor, opts.eig_iterations, l)?;
-            lt.omega_s = lap();
-            progress(&format!("level {l}: smoothing the prolongator and inspecting P^T A P"));
-            let p = smooth_prolongator(a, &tent.p0, omega, l)?;
-            lt.smoothing_s = lap();
-            let p = opts.filter_for_level(p, &tent.coarse_near_null, l);
-            lt.filtering_s = lap();
-            let base = Arc::new(TwoPassSchedule::inspect(
-                a.pattern_arc().clone(),
-                p.pattern_arc().clone(),
-            )?);
-            lt.symbolic_s = lap();
-            let inspected = inspect_with_base(base, BlockShape::new(b, modes), &policy)?;
-            let (schedule, variant_schedule) = (inspected.base, inspected.schedule);
-            let ac = BlockCsr::zeros(schedule.c.clone(), modes, modes);
-            lt.inspection_s = lap();
-            timings.mesh_setup_s += t_mesh.elapsed().as_secs_f64();
-            timings.mesh_levels.push(lt);
-            levels[l].transfer = Some(TransferSetup {
-                p,
-                schedule,
-                variant_schedule,
-                aggregates: aggs.count,
-                merged_aggregates: merged,
-                unaggregated_nodes: aggs.unaggregated(),
-                omega,
-            });
-            levels.push(MeshLevel {
-                a: ac,
-                has_values: false,
-                transfer: None,
-            });
-            near_null = tent.coarse_near_null;
+            Ok(Instant::now())
+        });
+        drop(tx);
+        // The scope returned once every inspection had finished.
+        let built = built?;
+        timings.inspection_wait_s = built.elapsed().as_secs_f64();
+        timings.mesh_setup_s += timings.inspection_wait_s;
+        for (l, inspected, dt) in rx.try_iter() {
+            let tr = levels[l].transfer.as_mut().expect("inspected levels have a transfer");
+            tr.variant_schedule = inspected?;
+            if let Some(m) = timings.mesh_levels.iter_mut().find(|m| m.level == l) {
+                m.inspection_s = dt;
+            }
         }
         Ok(Self {
             levels,

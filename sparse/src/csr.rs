@@ -157,14 +157,18 @@ impl BlockCsr {
         assert_eq!(self.br, self.bc, "scalar diagonal needs square blocks");
         let b = self.br;
         let mut d = vec![0.0; self.nrows() * b];
-        for (i, &k) in self.pattern.diagonal_positions().iter().enumerate() {
-            if k != usize::MAX {
-                let blk = self.block(k);
-                for c in 0..b {
-                    d[i * b + c] = blk[c * b + c];
+        let diag = self.pattern.diagonal_positions();
+        d.par_chunks_mut(b.max(1))
+            .zip(diag.par_iter())
+            .with_min_len(4096)
+            .for_each(|(di, &k)| {
+                if k != usize::MAX {
+                    let blk = self.block(k);
+                    for (c, v) in di.iter_mut().enumerate() {
+                        *v = blk[c * b + c];
+                    }
                 }
-            }
-        }
+            });
         d
     }
 
