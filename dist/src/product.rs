@@ -416,10 +416,12 @@ impl DistGalerkin {
                     why: format!("{} values of A for a product inspected with {}", src.len(), dst.len()),
                 });
             }
-            for (k, &from) in self.a_map.iter().enumerate() {
+            // In parallel: on the fine level this is the whole operator (and,
+            // the first time, the first touch of the padded copy's pages).
+            dst.par_chunks_mut(l).zip(self.a_map.par_iter()).for_each(|(d, &from)| {
                 let from = from as usize;
-                dst[k * l..(k + 1) * l].copy_from_slice(&src[from * l..(from + 1) * l]);
-            }
+                d.copy_from_slice(&src[from * l..(from + 1) * l]);
+            });
         }
         self.exec.numeric(&self.a_ext, &self.p_ext, &mut self.c_ext)?;
         self.local_s = t.elapsed().as_secs_f64();

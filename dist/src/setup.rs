@@ -789,7 +789,7 @@ fn merge_deficient<C: Comm + ?Sized>(
                 order[q].push(i);
             }
         }
-        let got = comm.all_to_all_u64(&send);
+        let got = all_to_all_own(comm, send);
         let entry = 2 + bm;
         // Per local root: its members (key, rank, index in that rank's message).
         let mut members: BTreeMap<usize, Vec<(u64, usize, usize)>> = BTreeMap::new();
@@ -847,7 +847,7 @@ fn merge_deficient<C: Comm + ?Sized>(
             .iter()
             .map(|v| v.iter().flat_map(|&(bad, p)| [u64::from(bad), p.to_bits()]).collect())
             .collect();
-        let back = comm.all_to_all_u64(&reply);
+        let back = all_to_all_own(comm, reply);
         // 2. Each node's root, verdict and root priority, ghosts included.
         let (mut root, mut bad, mut rprio) = (vec![-1.0; nl], vec![0.0; nl], vec![-1.0; nl]);
         for (i, r) in root_of.iter().enumerate() {
@@ -892,7 +892,7 @@ fn merge_deficient<C: Comm + ?Sized>(
                 }
             }
         }
-        let got = comm.all_to_all_u64(&votes);
+        let got = all_to_all_own(comm, votes);
         // Per deficient root: target -> (votes, deficient, priority).
         let mut tally: BTreeMap<usize, BTreeMap<u64, (u64, bool, f64)>> =
             deficient_roots.iter().map(|&g| (g, BTreeMap::new())).collect();
@@ -1010,7 +1010,7 @@ fn tentative<C: Comm + ?Sized>(
             order[q].push(i);
         }
     }
-    let got = comm.all_to_all_u64(&send);
+    let got = all_to_all_own(comm, send);
     let entry = 2 + bm;
     // Members of each local aggregate: (key, source rank, index in its message).
     let mut members: Vec<Vec<(u64, usize, usize)>> = vec![Vec::new(); roots.len()];
@@ -1070,7 +1070,7 @@ fn tentative<C: Comm + ?Sized>(
             msg
         })
         .collect();
-    let back = comm.all_to_all_u64(&reply);
+    let back = all_to_all_own(comm, reply);
     let mut rows: Vec<Option<(u32, Vec<f64>)>> = vec![None; own.len()];
     for (q, msg) in back.iter().enumerate() {
         if msg.len() != order[q].len() * (1 + bm) {
@@ -1093,6 +1093,18 @@ fn tentative<C: Comm + ?Sized>(
         coarse_keys,
         rank_deficient,
     })
+}
+
+/// [`Comm::all_to_all_u64`] with this rank's own list kept out of the
+/// exchange (moved into the result, not copied three times on the way):
+/// most of the setup's messages are a rank's own nodes' (all of them on one
+/// rank). Collective.
+fn all_to_all_own<C: Comm + ?Sized>(comm: &C, mut send: Vec<Vec<u64>>) -> Vec<Vec<u64>> {
+    let me = comm.rank();
+    let own = std::mem::take(&mut send[me]);
+    let mut got = comm.all_to_all_u64(&send);
+    got[me] = own;
+    got
 }
 
 /// `A`, its scalar diagonal and the ranks, as CG-Lanczos sees them.
@@ -1388,16 +1400,23 @@ fn sorted_local(local: &LocalMatrix) -> Result<BlockCsr, DistError> {
     let (br, bc) = local.block_shape();
     let l = br * bc;
     let pattern = local_pattern(local)?;
-    let mut values = vec![0.0; local.nnzb() * l];
-    let mut at = 0;
+    // Each row's blocks in column order (columns are unique in a row), rows in parallel.
+    let ptr = local.row_ptr();
+    let mut order: Vec<u32> = (0..local.nnzb() as u32).collect();
+    let mut rows: Vec<&mut [u32]> = Vec::with_capacity(local.n_rows());
+    let mut rest = &mut order[..];
     for i in 0..local.n_rows() {
-        let mut ks: Vec<usize> = (local.row_ptr()[i]..local.row_ptr()[i + 1]).collect();
-        ks.sort_unstable_by_key(|&k| local.col_idx()[k]);
-        for k in ks {
-            values[at * l..(at + 1) * l].copy_from_slice(&local.values()[k * l..(k + 1) * l]);
-            at += 1;
-        }
+        let (head, tail) = rest.split_at_mut(ptr[i + 1] - ptr[i]);
+        rows.push(head);
+        rest = tail;
     }
+    rows.into_par_iter()
+        .for_each(|r| r.sort_unstable_by_key(|&k| local.col_idx()[k as usize]));
+    let mut values = vec![0.0; local.nnzb() * l];
+    values.par_chunks_mut(l).zip(order.par_iter()).for_each(|(v, &k)| {
+        let k = k as usize;
+        v.copy_from_slice(&local.values()[k * l..(k + 1) * l]);
+    });
     Ok(BlockCsr::new(Arc::new(pattern), br, bc, values)?)
 }
 
@@ -1535,7 +1554,7 @@ fn redistribute<C: Comm + ?Sized>(
         msg.push(keys[i]);
         msg.extend(rows[i * w..(i + 1) * w].iter().map(|v| v.to_bits()));
     }
-    let got = comm.all_to_all_u64(&send);
+    let got = all_to_all_own(comm, send);
     let (mut out, mut out_keys) = (Vec::new(), Vec::new());
     // Contiguous partitions: rank order is global order.
     for msg in &got {
