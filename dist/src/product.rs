@@ -35,6 +35,9 @@ use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::Arc;
 
+/// Blocks per task of the refresh's parallel copy of `A`.
+const COPY_BLOCKS_PER_TASK: usize = 4096;
+
 /// Rows of a block matrix with global column numbers (strictly increasing
 /// within a row): what a rank computes of `P`, or receives of it.
 #[derive(Clone, Debug, Default)]
@@ -418,10 +421,15 @@ impl DistGalerkin {
             }
             // In parallel: on the fine level this is the whole operator (and,
             // the first time, the first touch of the padded copy's pages).
-            dst.par_chunks_mut(l).zip(self.a_map.par_iter()).for_each(|(d, &from)| {
-                let from = from as usize;
-                d.copy_from_slice(&src[from * l..(from + 1) * l]);
-            });
+            // Tasks of at least COPY_BLOCKS_PER_TASK blocks: an unbounded split
+            // queues more jobs than the pool's deques hold and they grow (allocate).
+            dst.par_chunks_mut(l)
+                .zip(self.a_map.par_iter())
+                .with_min_len(COPY_BLOCKS_PER_TASK)
+                .for_each(|(d, &from)| {
+                    let from = from as usize;
+                    d.copy_from_slice(&src[from * l..(from + 1) * l]);
+                });
         }
         self.exec.numeric(&self.a_ext, &self.p_ext, &mut self.c_ext)?;
         self.local_s = t.elapsed().as_secs_f64();
