@@ -1496,42 +1496,48 @@ pub const REBALANCE_BLOCKS_RATIO: f64 = 1.25;
 /// [`REBALANCE_BLOCKS_RATIO`]. Collective: one all-to-all of every row's
 /// block count (a coarse level's rows: small).
 fn rebalanced_by_blocks<C: Comm + ?Sized>(comm: &C, coarse: &Partition, local: &LocalMatrix) -> Option<Partition> {
-    let size = comm.size();
     let counts: Vec<u64> = local.row_ptr().windows(2).map(|w| (w[1] - w[0]) as u64).collect();
-    let all: Vec<u64> = comm.all_to_all_u64(&vec![counts; size]).concat();
+    let all: Vec<u64> = comm.all_to_all_u64(&vec![counts; comm.size()]).concat();
+    split_by_blocks(coarse, &all)
+}
+
+/// [`rebalanced_by_blocks`]'s split from every row's block count `blocks`
+/// (global order): the ranks holding rows of `coarse` keep holding them, each
+/// range ending where the running count is nearest its share.
+fn split_by_blocks(coarse: &Partition, blocks: &[u64]) -> Option<Partition> {
+    let size = coarse.ranks();
+    let n = coarse.nrows();
+    if blocks.len() != n {
+        return None;
+    }
     let active: Vec<usize> = (0..size).filter(|&r| !coarse.range(r).is_empty()).collect();
-    let per_rank: Vec<u64> = active.iter().map(|&r| all[coarse.range(r)].iter().sum()).collect();
+    let per_rank: Vec<u64> = active.iter().map(|&r| blocks[coarse.range(r)].iter().sum()).collect();
     let total: u64 = per_rank.iter().sum();
     let max = per_rank.iter().copied().max()?;
     if active.len() < 2 || (max as f64) * active.len() as f64 <= REBALANCE_BLOCKS_RATIO * total as f64 {
         return None;
     }
     // Cut the rows where the running block count passes each rank's share.
-    let mut starts = vec![0usize; size + 1];
-    let (mut acc, mut row, mut next) = (0u64, 0usize, 1usize);
-    let n = coarse.nrows();
+    let (mut acc, mut row) = (0u64, 0usize);
     let mut cuts = Vec::with_capacity(active.len());
-    while next < active.len() {
+    for next in 1..active.len() {
         let target = total * next as u64 / active.len() as u64;
-        while row < n && acc + all[row] / 2 < target {
-            acc += all[row];
+        while row < n && acc + blocks[row] / 2 < target {
+            acc += blocks[row];
             row += 1;
         }
         cuts.push(row);
-        next += 1;
     }
     cuts.push(n);
     // Active rank `a` ends at cuts[a]; the others keep empty ranges where they are.
-    let mut end = 0;
-    let mut a = 0;
+    let mut starts = vec![0usize; size + 1];
+    let (mut end, mut a) = (0, 0);
     for r in 0..size {
-        if coarse.range(r).is_empty() {
-            starts[r + 1] = end;
-        } else {
+        if !coarse.range(r).is_empty() {
             end = cuts[a].max(end);
             a += 1;
-            starts[r + 1] = end;
         }
+        starts[r + 1] = end;
     }
     starts[size] = n;
     Partition::new(starts).ok().filter(|p| p != coarse)
@@ -2323,6 +2329,23 @@ mod tests {
             .iter()
             .zip(&serial[300..600])
             .all(|(x, y)| x.to_bits() == y.to_bits()));
+    }
+
+    #[test]
+    fn uneven_blocks_move_to_a_split_by_blocks_over_the_same_ranks() {
+        // Rows even (4, 4, 0, 4) but rank 0's rows hold 10 blocks each, the
+        // others 2: blocks 40 / 8 / 8, max over mean 40 / 18.7, above 1.25.
+        let coarse = Partition::new(vec![0, 4, 8, 8, 12]).unwrap();
+        let blocks = [10, 10, 10, 10, 2, 2, 2, 2, 2, 2, 2, 2];
+        let to = split_by_blocks(&coarse, &blocks).unwrap();
+        // Shares of 56 / 3: rank 0 ends after 2 rows (20), rank 1 after 4
+        // (40), rank 3 takes the rest; rank 2 stays empty.
+        assert_eq!(to.starts(), &[0, 2, 4, 4, 12]);
+        let sums: Vec<u64> = (0..4).map(|r| blocks[to.range(r)].iter().sum()).collect();
+        assert_eq!(sums, [20, 20, 0, 16]);
+        // Even blocks: no move; one rank: no move.
+        assert!(split_by_blocks(&coarse, &[3; 12]).is_none());
+        assert!(split_by_blocks(&Partition::new(vec![0, 12]).unwrap(), &blocks).is_none());
     }
 
     #[test]
