@@ -383,11 +383,23 @@ mod with_mpi {
                         imbalance(&l["rows_per_rank"]),
                         imbalance(&l["blocks_per_rank"]),
                         if l["coarse_rebalanced"] == true {
-                            "; the level below rebalanced by rows"
+                            "; the level below rebalanced"
                         } else {
                             ""
                         }
                     );
+                    if let Some(b) = l["balance"].as_object() {
+                        let ms = |k: &str| 1e3 * b[k].as_f64().unwrap_or(f64::NAN);
+                        outln!(
+                            "    time per rank (product + SpMV) max / mean {:.2} over {} rank(s): product {:.3} / {:.3} ms, SpMV {:.3} / {:.3} ms",
+                            b["time_max_over_mean"].as_f64().unwrap_or(f64::NAN),
+                            b["ranks_with_rows"],
+                            ms("product_max_s"),
+                            ms("product_mean_s"),
+                            ms("spmv_max_s"),
+                            ms("spmv_mean_s")
+                        );
+                    }
                 }
             }
         }

@@ -329,11 +329,12 @@ fn amg_with_distributed_coarse_levels_agrees_on_one_two_and_three_ranks() {
         "assembled elements per rank: {:?}",
         runs.iter().map(elements).collect::<Vec<_>>()
     );
-    // Level 2 (132 rows) falls below 50 rows per rank: it moves onto 2 ranks.
-    assert_eq!(levels[2]["rows_per_rank"], serde_json::json!([11, 11, 0]));
+    // Level 2 (41 rows of 6: 82 scalars per rank, above 50) stays on the 3
+    // ranks, its roots' (14 / 12 / 15: max over mean 1.10, not rebalanced).
+    assert_eq!(levels[2]["rows_per_rank"], serde_json::json!([14, 12, 15]));
 
-    // Consolidation below 300 rows per rank: level 1 onto 2 ranks, level 2
-    // onto 1; the hierarchy and the solve do not change.
+    // Consolidation below 500 rows per rank: level 1 (191 rows of 6) onto 2
+    // ranks, level 2 (41) onto 1; the hierarchy and the solve do not change.
     let dir = scratch("beam4-consolidated");
     let args = [
         "solve",
@@ -342,7 +343,7 @@ fn amg_with_distributed_coarse_levels_agrees_on_one_two_and_three_ranks() {
         "--coarse-eq-limit",
         "100",
         "--process-eq-limit",
-        "300",
+        "500",
     ];
     let c = mpirun(3, &args, &dir, "beam4c");
     std::fs::remove_dir_all(&dir).ok();
@@ -356,8 +357,8 @@ fn amg_with_distributed_coarse_levels_agrees_on_one_two_and_three_ranks() {
         rows[..3],
         [
             &serde_json::json!([2160, 2160, 2160]),
-            &serde_json::json!([69, 69, 0]),
-            &serde_json::json!([22, 0, 0])
+            &serde_json::json!([96, 95, 0]),
+            &serde_json::json!([41, 0, 0])
         ]
     );
     assert_eq!(c.iterations, runs[0].iterations);
@@ -702,7 +703,17 @@ fn per_rank_schedule_cache_entries_reload_bit_for_bit_and_refuse_what_is_not_the
     let (again, _) = mpirun_keyed(2, &args, &json, &key);
     assert_eq!(status(&again), "loaded");
     assert_eq!(steps(&again), steps(&first), "a loaded hierarchy solves to other bits");
-    assert_eq!(again["levels"], first["levels"]);
+    // The levels as decided (timings aside).
+    let decided = |r: &serde_json::Value| -> Vec<serde_json::Value> {
+        let mut levels = r["levels"].as_array().unwrap().clone();
+        for l in levels.iter_mut() {
+            let o = l.as_object_mut().unwrap();
+            o.remove("setup_s");
+            o.remove("balance");
+        }
+        levels
+    };
+    assert_eq!(decided(&again), decided(&first));
     eprintln!("cache np 2: steps {:?} written, then loaded", steps(&first));
 
     // Another rank count: named, rebuilt for it, its own entries written.
@@ -731,6 +742,11 @@ fn per_rank_schedule_cache_entries_reload_bit_for_bit_and_refuse_what_is_not_the
         eprintln!("cache, {what}: {}", err.trim());
         assert_eq!(status(&r), "rebuilt", "{what}");
         assert!(err.contains(sentence), "{what}: {err}");
+        // The cache's own words: what is wrong and that the run rebuilds it.
+        assert!(
+            err.contains("; refused, so this run rebuilds the entry") && !err.contains("ptap inspect"),
+            "{what}: {err}"
+        );
         assert_eq!(steps(&r), steps(&first), "{what}");
         assert_eq!(status(&mpirun_keyed(2, &args, &json, &key).0), "loaded", "{what}");
     };
@@ -742,7 +758,7 @@ fn per_rank_schedule_cache_entries_reload_bit_for_bit_and_refuse_what_is_not_the
             b[n] ^= 0x40;
             std::fs::write(&r1, b).unwrap();
         },
-        "schedule cache (rank 1): schedule file",
+        "schedule cache (rank 1): schedule cache entry",
     );
     damaged(
         "a truncated file",

@@ -40,7 +40,8 @@ use std::path::{Path, PathBuf};
 
 /// The layout of a record this build writes and reads (sizes and arrays);
 /// part of every entry's problem line, so an older layout is refused.
-pub const ENTRY_VERSION: u32 = 3;
+/// 4: natural-order aggregation and coarse keys that are global numbers.
+pub const ENTRY_VERSION: u32 = 4;
 
 /// One distributed level's decisions on this rank.
 #[derive(Clone, Debug)]
@@ -208,6 +209,42 @@ pub(crate) fn store(path: &Path, key: &str, ranks: usize, rank: usize, levels: &
     write_bundle(path, &bundle).map(|_| ()).map_err(|e| e.to_string())
 }
 
+/// What is wrong with an entry the file layer refused, in the cache's words:
+/// the schedule-file messages advise re-running `ptap inspect`, but a
+/// per-rank entry is rebuilt by the run itself (the caller says so).
+fn entry_error(path: &Path, err: ptap_schedules::ScheduleFileError) -> String {
+    use ptap_schedules::ScheduleFileError as E;
+    let name = path.display();
+    match err {
+        E::NotASchedule { .. } => format!("schedule cache entry {name} is not a ptap schedule file"),
+        E::Version { found, supported, .. } => {
+            format!("schedule cache entry {name} has format version {found}, this build reads {supported}")
+        }
+        E::Truncated { expected, actual, .. } => {
+            format!("schedule cache entry {name} is truncated ({actual} bytes of {expected})")
+        }
+        E::Corrupt { .. } => format!("schedule cache entry {name} is corrupt (checksum mismatch)"),
+        E::Untrusted { .. } => format!(
+            "schedule cache entry {name} was not written by this user's ptap (its integrity tag does not verify)"
+        ),
+        E::Invalid { why, .. } => format!("schedule cache entry {name} is malformed ({why})"),
+        E::MissingArray { level, name: array, .. } => {
+            format!("schedule cache entry {name} has no array `{array}` at level {level} (an older layout)")
+        }
+        E::WrongArrayType {
+            level,
+            name: array,
+            expected,
+            found,
+            ..
+        } => format!("schedule cache entry {name} stores `{array}` at level {level} as {found}, not {expected}"),
+        E::ForeignEndian { .. } => {
+            format!("schedule cache entry {name} was written on a machine of the other byte order")
+        }
+        other => format!("schedule cache entry {name} cannot be read ({other})"),
+    }
+}
+
 /// Loads and checks this rank's entry: `rows` block rows of `fine_block` on
 /// level 0 with local pattern `level0`, `modes` coarse columns a block.
 /// Every check that needs no other rank is made here, before any collective.
@@ -219,7 +256,7 @@ pub(crate) fn load(
     (rows, fine_block, modes): (usize, usize, usize),
 ) -> Result<Vec<LevelEntry>, String> {
     let name = path.display();
-    let bundle = MappedBundle::open(path).map_err(|e| e.to_string())?;
+    let bundle = MappedBundle::open(path).map_err(|e| entry_error(path, e))?;
     if bundle.problem() != problem_line(key, ranks, rank) {
         let first = bundle.record(0);
         let size = |n: &str| first.as_ref().and_then(|r| r.size(n));
@@ -258,7 +295,7 @@ pub(crate) fn load(
         if fb != b || cb != modes {
             return Err(bad(l, format!("{fb}x{cb} blocks of P where {b}x{modes} are expected")));
         }
-        let e = |err: ptap_schedules::ScheduleFileError| err.to_string();
+        let e = |err: ptap_schedules::ScheduleFileError| entry_error(path, err);
         let row_ptr: Vec<usize> = r
             .array_u64("p_row_ptr")
             .map_err(e)?

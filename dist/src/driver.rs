@@ -550,7 +550,7 @@ pub fn run<C: Comm + ?Sized>(comm: &C, opts: &DriverOptions, progress: &mut dyn 
             "problem": cold["problem"],
             "k": match &opts.operator { Operator::Beam { k, .. } => Some(*k), Operator::Files { .. } => None },
             "solver": match opts.solver { Solver::Amg => "amg", Solver::Jacobi => "jacobi" },
-            "aggregation": "parallel MIS, priorities hashed from global numbers (independent of the rank count)",
+            "aggregation": crate::setup::aggregation_description(opts.hierarchy.amg.aggregation),
             "block_rows": cold["block_rows"],
             "block_size": cold["block_size"],
             "unknowns": cold["unknowns"],

@@ -267,6 +267,15 @@ impl LocalMatrix {
     pub fn product_rows(&self, x: &[f64], y: &mut [f64], boundary: bool) {
         let (br, bc) = (self.br, self.bc);
         assert_eq!(y.len(), self.n_rows() * br, "y has the wrong length");
+        // The hierarchies' block shapes get an unrolled loop: the same
+        // operations in the same order as the size-generic one (same bits).
+        match (br, bc) {
+            (1, 1) => return self.product_rows_fixed::<1, 1>(x, y, boundary),
+            (3, 3) => return self.product_rows_fixed::<3, 3>(x, y, boundary),
+            (6, 6) => return self.product_rows_fixed::<6, 6>(x, y, boundary),
+            (3, 6) => return self.product_rows_fixed::<3, 6>(x, y, boundary),
+            _ => {}
+        }
         let l = br * bc;
         y.par_chunks_mut(br)
             .with_min_len(MIN_ROWS_PER_TASK)
@@ -282,6 +291,32 @@ impl LocalMatrix {
                     gemv_acc_dyn(br, bc, &self.values[k * l..(k + 1) * l], &x[j * bc..(j + 1) * bc], acc);
                 }
                 yi.copy_from_slice(acc);
+            });
+    }
+
+    /// [`LocalMatrix::product_rows`] for `R x C` blocks known at compile time.
+    fn product_rows_fixed<const R: usize, const C: usize>(&self, x: &[f64], y: &mut [f64], boundary: bool) {
+        y.par_chunks_mut(R)
+            .with_min_len(MIN_ROWS_PER_TASK)
+            .enumerate()
+            .for_each(|(i, yi)| {
+                if self.boundary[i] != boundary {
+                    return;
+                }
+                let mut acc = [0.0f64; R];
+                for k in self.row_ptr[i]..self.row_ptr[i + 1] {
+                    let j = self.col_idx[k] as usize;
+                    let (blk, xj) = (&self.values[k * R * C..(k + 1) * R * C], &x[j * C..j * C + C]);
+                    for r in 0..R {
+                        let row = &blk[r * C..(r + 1) * C];
+                        let mut s = row[0] * xj[0];
+                        for c in 1..C {
+                            s += row[c] * xj[c];
+                        }
+                        acc[r] += s;
+                    }
+                }
+                yi.copy_from_slice(&acc);
             });
     }
 }

@@ -31,8 +31,12 @@ use crate::DistError;
 use ptap_runtime::{GalerkinProduct, KernelRegistry};
 use ptap_schedules::{inspect, BlockShape, ProductPolicy, TwoPassSchedule, VariantSchedule};
 use ptap_sparse::{BlockCsr, BlockPattern};
+use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::Arc;
+
+/// Blocks per task of the refresh's parallel copy of `A`.
+const COPY_BLOCKS_PER_TASK: usize = 4096;
 
 /// Rows of a block matrix with global column numbers (strictly increasing
 /// within a row): what a rank computes of `P`, or receives of it.
@@ -150,6 +154,10 @@ pub struct DistGalerkin {
     pub base: Arc<TwoPassSchedule>,
     pub schedule: VariantSchedule,
     pub(crate) out: Output,
+    /// Seconds of the last refresh's local product (the copy of `A`'s values
+    /// and the serial executor; not the exchange): this rank's work, which
+    /// the level's balance report compares over the ranks.
+    pub local_s: f64,
 }
 
 impl DistGalerkin {
@@ -180,41 +188,45 @@ impl DistGalerkin {
         let ghost_rows = fetch_ghost_rows(comm, a, p, lp)?;
 
         // A_ext: owned rows with sorted local columns, empty ghost rows.
-        let mut a_map: Vec<u32> = Vec::with_capacity(local.nnzb());
-        let mut a_ptr = Vec::with_capacity(n_ext + 1);
-        a_ptr.push(0);
-        let mut a_cols = Vec::with_capacity(local.nnzb());
-        for i in 0..n_own {
-            let range = local.row_ptr()[i]..local.row_ptr()[i + 1];
-            let mut ks: Vec<usize> = range.collect();
-            ks.sort_unstable_by_key(|&k| local.col_idx()[k]);
-            for k in ks {
-                a_map.push(k as u32);
-                a_cols.push(local.col_idx()[k]);
+        let ptr = local.row_ptr();
+        let mut a_map: Vec<u32> = (0..local.nnzb() as u32).collect();
+        {
+            // Each row's blocks sorted by local column, rows in parallel.
+            let mut rows: Vec<&mut [u32]> = Vec::with_capacity(n_own);
+            let mut rest = &mut a_map[..];
+            for i in 0..n_own {
+                let (head, tail) = rest.split_at_mut(ptr[i + 1] - ptr[i]);
+                rows.push(head);
+                rest = tail;
             }
-            a_ptr.push(a_cols.len());
+            rows.into_par_iter()
+                .for_each(|r| r.sort_unstable_by_key(|&k| local.col_idx()[k as usize]));
         }
+        let a_cols: Vec<u32> = a_map.par_iter().map(|&k| local.col_idx()[k as usize]).collect();
+        let mut a_ptr = Vec::with_capacity(n_ext + 1);
+        a_ptr.extend_from_slice(ptr);
         a_ptr.resize(n_ext + 1, a_cols.len());
         let a_pattern = BlockPattern::new(n_ext, n_ext, a_ptr, a_cols)?;
         let a_ext = BlockCsr::zeros(Arc::new(a_pattern), bf, bf);
 
         // P_ext: owned rows then ghost rows, coarse columns compressed.
         let mut cext: Vec<u32> = p.cols.iter().chain(&ghost_rows.cols).copied().collect();
-        cext.sort_unstable();
+        cext.par_sort_unstable();
         cext.dedup();
         let mut p_ptr = Vec::with_capacity(n_ext + 1);
-        p_ptr.push(0);
-        let mut p_cols = Vec::with_capacity(p.cols.len() + ghost_rows.cols.len());
+        p_ptr.extend_from_slice(&p.row_ptr);
+        let base = p.cols.len();
+        p_ptr.extend(ghost_rows.row_ptr[1..].iter().map(|&k| base + k));
+        let compress = |cols: &[u32]| -> Vec<u32> {
+            cols.par_iter()
+                .map(|j| cext.binary_search(j).expect("every column is listed") as u32)
+                .collect()
+        };
+        let mut p_cols = compress(&p.cols);
+        p_cols.extend(compress(&ghost_rows.cols));
         let mut p_vals = Vec::with_capacity(p.values.len() + ghost_rows.values.len());
-        for rows in [p, &ghost_rows] {
-            for i in 0..rows.nrows() {
-                for &j in &rows.cols[rows.row(i)] {
-                    p_cols.push(cext.binary_search(&j).expect("every column is listed") as u32);
-                }
-                p_ptr.push(p_cols.len());
-            }
-            p_vals.extend_from_slice(&rows.values);
-        }
+        p_vals.extend_from_slice(&p.values);
+        p_vals.extend_from_slice(&ghost_rows.values);
         let p_pattern = BlockPattern::new(n_ext, cext.len(), p_ptr, p_cols)?;
         let p_ext = BlockCsr::new(Arc::new(p_pattern), bf, bc, p_vals)?;
 
@@ -386,6 +398,7 @@ impl DistGalerkin {
                 base: inspected.base,
                 schedule: inspected.schedule,
                 out,
+                local_s: 0.0,
             },
             next,
         ))
@@ -394,6 +407,7 @@ impl DistGalerkin {
     /// The executor (module docs): `c`'s values from `a`'s. Collective;
     /// allocates nothing.
     pub fn numeric<C: Comm + ?Sized>(&mut self, comm: &C, a: &HaloRows, c: &mut DistMat) -> Result<(), DistError> {
+        let t = std::time::Instant::now();
         {
             let m = a.matrix();
             let src = m.local.values();
@@ -405,12 +419,20 @@ impl DistGalerkin {
                     why: format!("{} values of A for a product inspected with {}", src.len(), dst.len()),
                 });
             }
-            for (k, &from) in self.a_map.iter().enumerate() {
-                let from = from as usize;
-                dst[k * l..(k + 1) * l].copy_from_slice(&src[from * l..(from + 1) * l]);
-            }
+            // In parallel: on the fine level this is the whole operator (and,
+            // the first time, the first touch of the padded copy's pages).
+            // Tasks of at least COPY_BLOCKS_PER_TASK blocks: an unbounded split
+            // queues more jobs than the pool's deques hold and they grow (allocate).
+            dst.par_chunks_mut(l)
+                .zip(self.a_map.par_iter())
+                .with_min_len(COPY_BLOCKS_PER_TASK)
+                .for_each(|(d, &from)| {
+                    let from = from as usize;
+                    d.copy_from_slice(&src[from * l..(from + 1) * l]);
+                });
         }
         self.exec.numeric(&self.a_ext, &self.p_ext, &mut self.c_ext)?;
+        self.local_s = t.elapsed().as_secs_f64();
         let lc = self.c_ext.block_len();
         match (&mut self.out, c) {
             (Output::Everyone { pos, acc }, DistMat::Whole(c)) => {

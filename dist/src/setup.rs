@@ -8,19 +8,30 @@
 //! 1. **Strength graph**: [`ptap_amg::strength_graph`]'s rule (block sums of
 //!    absolute values, symmetric diagonal scaling, kept above `theta`) on the
 //!    owned rows; the ghosts' diagonals come by one exchange.
-//! 2. **Aggregation by a parallel MIS** (Luby's rounds): a node's priority is
-//!    a bijective hash of its *key* (level 0: its global row; a coarse node:
-//!    its root's key), so ties cannot happen and the result does not depend on
-//!    the rank count. An undecided node becomes a root when its priority is
-//!    the largest among undecided nodes within distance 2 (distance 1 on
-//!    non-aggressive levels); nodes within that distance of a root leave the
-//!    race. Each round is four neighbour exchanges of node states (two for
-//!    distance 1) and one all-reduce of the undecided count. Then, as in the
-//!    serial aggregation, a neighbour of a root joins it, and (aggressive
-//!    levels) a node two steps away joins the neighbour whose root has the
-//!    largest priority. Nodes without strong neighbours stay unaggregated.
-//!    The serial `natural` order is sequential by nature; this is the
-//!    parallel counterpart (random-order aggregates, like PETSc's).
+//! 2. **Aggregation.** With the default (`natural`) aggregation, the serial
+//!    greedy MIS in natural order ([`ptap_amg::aggregate_mis2_in`] on
+//!    aggressive levels, [`ptap_amg::aggregate_mis1_in`] below): a node with
+//!    strong neighbours is a root unless an earlier root (smaller global
+//!    index) reaches it within the level's distance along rows of the
+//!    strength graph. Partitions are contiguous, so the earlier nodes of
+//!    other ranks are on lower ranks: the ranks holding rows run the serial
+//!    sweep over their rows in rank order, and after each turn the roots of
+//!    that turn mark the nodes they reach on other ranks (one reverse halo
+//!    exchange per step of distance; [`natural_states`]). The roots are the
+//!    single-process ones on any rank count, so the aggregates, `P` and the
+//!    iteration counts are too (the sweeps are serial in total, as in the
+//!    single-process code, where they are a small part of the setup). With
+//!    `petsc` aggregation, a parallel MIS (Luby's rounds): a node's priority
+//!    is a bijective hash of its key (its global number at the level), an
+//!    undecided node becomes a root when its priority is the largest among
+//!    undecided nodes within the distance, nodes within that distance of a
+//!    root leave the race; each round is four neighbour exchanges (two for
+//!    distance 1) and one all-reduce (random-order aggregates, like PETSc's,
+//!    independent of the rank count). Either way a neighbour of a root
+//!    joins it, and (aggressive levels) a node two steps away joins the
+//!    neighbour whose root has the largest priority (natural order: the
+//!    smallest index, as the serial code). Nodes without strong neighbours
+//!    stay unaggregated.
 //!    Rank-deficient aggregates (near-null rows without every mode: fewer
 //!    than 3 non-collinear nodes) are merged into the neighbouring aggregate
 //!    with the most strong edges into them, across rank boundaries, in
@@ -62,9 +73,14 @@
 //! whose rows (coarse nodes live on their roots' ranks) are uneven, max over
 //! mean above [`REBALANCE_RATIO`] over the ranks holding any, moves to an
 //! even split over the same ranks (one all-to-all, like consolidation;
-//! global numbers unchanged, so the hierarchy is too). The level report
-//! gives rows and blocks per rank (work counts). Not done: balancing by
-//! measured time, or by the product's contributions per rank.
+//! global numbers unchanged, so the hierarchy is too). A level's time is its
+//! blocks' (its product and SpMV), not its rows': when the coarse operator's
+//! blocks per rank stay above [`REBALANCE_BLOCKS_RATIO`] of their mean after
+//! that, the level moves to a split by blocks and its product is inspected
+//! again ([`rebalanced_by_blocks`]). The report gives rows and blocks per
+//! rank, and, measured after the matrix setup, each level's local product
+//! and SpMV time per rank, max and mean ([`LevelBalance`]; the goal
+//! is max at most 1.5x the mean).
 //!
 //! Everything above is deterministic for a rank count, and the aggregates
 //! and `P` do not depend on it; different rank counts change only the
@@ -79,13 +95,15 @@ use crate::product::{DistGalerkin, GlobalRows, NextLevel};
 use crate::DistError;
 use ptap_amg::aggregate::{carries_all_modes, Aggregates};
 use ptap_amg::eig::{cg_lanczos, LanczosError, LanczosOps};
+use ptap_amg::Aggregation;
 use ptap_amg::{tentative_prolongator, AmgError};
 use ptap_runtime::cycle::EIG_SEED;
 use ptap_runtime::hierarchy::Transfer;
 use ptap_runtime::{Hierarchy, HierarchyOptions, LevelParts};
-use ptap_sparse::dense::gemm_acc_dyn;
-use ptap_sparse::par::{axpy, dot, xpby};
+use ptap_sparse::dense::{gemm_acc, gemm_acc_dyn};
+use ptap_sparse::par::{axpy, dot, par_concat, par_offsets, uniform_row_chunks, xpby};
 use ptap_sparse::{BlockCsr, BlockPattern};
+use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::Arc;
 use std::time::Instant;
@@ -130,6 +148,140 @@ pub struct DistLevelSummary {
     pub blocks_per_rank: Vec<usize>,
     /// The coarse level below was rebalanced over its ranks ([`rebalanced`]).
     pub coarse_rebalanced: Option<bool>,
+    /// The level's mesh setup by step, each the maximum over the ranks
+    /// (rank 0's report; the levels loaded from a schedule cache skip the
+    /// steps before the inspection).
+    pub setup_s: Option<DistSetupTimes>,
+    /// The level's work per rank after the matrix setup (rank 0's report of
+    /// [`build_hierarchy`]; `None` on the replicated coarsest level).
+    pub balance: Option<LevelBalance>,
+}
+
+/// A distributed level's work on each rank, measured after the matrix setup:
+/// the local part of its Galerkin product's refresh (the executor on the
+/// rank's rows, without the exchange) and one local SpMV of its operator
+/// (the mean of a few). Max and mean are over the ranks holding rows of the
+/// level; ranks a consolidation left without rows are counted apart.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LevelBalance {
+    pub ranks_with_rows: usize,
+    pub product_max_s: f64,
+    pub product_mean_s: f64,
+    pub spmv_max_s: f64,
+    pub spmv_mean_s: f64,
+    /// Max over mean of product plus SpMV per rank: the 1.5x goal.
+    pub time_max_over_mean: f64,
+}
+
+/// SpMVs timed per level for [`LevelBalance`].
+const BALANCE_SPMVS: usize = 3;
+
+/// Fills each distributed level's [`LevelBalance`] on rank 0 (collective:
+/// one gather).
+fn measure_balance<C: Comm + ?Sized>(comm: &C, h: &Hierarchy<DistBackend<'_, C>>, levels: &mut [DistLevelSummary]) {
+    let mut mine = Vec::new();
+    for lev in h.levels() {
+        let (mut rows, mut spmv) = (0.0, 0.0);
+        if let DistMat::Rows(r) = &lev.a {
+            let m = r.matrix();
+            let local = &m.local;
+            let (br, bc) = local.block_shape();
+            let x = vec![1.0; local.n_local_cols() * bc];
+            let mut y = vec![0.0; local.n_rows() * br];
+            local.product_rows(&x, &mut y, false);
+            let t = Instant::now();
+            for _ in 0..BALANCE_SPMVS {
+                local.product_rows(&x, &mut y, false);
+                local.product_rows(&x, &mut y, true);
+            }
+            spmv = t.elapsed().as_secs_f64() / BALANCE_SPMVS as f64;
+            rows = local.n_rows() as f64;
+        }
+        let product = lev.transfer.as_ref().map_or(0.0, |t| t.product.0.local_s);
+        mine.extend([rows, product, spmv]);
+    }
+    let Some(all) = comm.gather(0, &mine) else {
+        return;
+    };
+    let width = mine.len();
+    for (l, summary) in levels.iter_mut().enumerate().take(width / 3) {
+        if summary.replicated {
+            continue;
+        }
+        let per_rank: Vec<&[f64]> = all
+            .chunks_exact(width)
+            .map(|r| &r[3 * l..3 * l + 3])
+            .filter(|v| v[0] > 0.0)
+            .collect();
+        let k = per_rank.len().max(1) as f64;
+        let max = |f: &dyn Fn(&[f64]) -> f64| per_rank.iter().map(|v| f(v)).fold(0.0f64, f64::max);
+        let mean = |f: &dyn Fn(&[f64]) -> f64| per_rank.iter().map(|v| f(v)).sum::<f64>() / k;
+        let both = |v: &[f64]| v[1] + v[2];
+        summary.balance = Some(LevelBalance {
+            ranks_with_rows: per_rank.len(),
+            product_max_s: max(&|v| v[1]),
+            product_mean_s: mean(&|v| v[1]),
+            spmv_max_s: max(&|v| v[2]),
+            spmv_mean_s: mean(&|v| v[2]),
+            time_max_over_mean: max(&both) / mean(&both).max(f64::MIN_POSITIVE),
+        });
+    }
+}
+
+/// Seconds of one level's mesh setup by step (the module docs' numbering),
+/// the maximum over the ranks of each.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct DistSetupTimes {
+    pub strength_s: f64,
+    /// The MIS and the joining of neighbours to roots.
+    pub aggregation_s: f64,
+    /// The rank-deficiency merge.
+    pub merge_s: f64,
+    pub tentative_s: f64,
+    /// CG-Lanczos for `omega`.
+    pub omega_s: f64,
+    pub smoothing_s: f64,
+    /// Consolidation or rebalancing of the coarse rows.
+    pub redistribute_s: f64,
+    pub filtering_s: f64,
+    /// The distributed product's inspector ([`DistGalerkin::build`]).
+    pub inspection_s: f64,
+    /// The next level's values (its aggregation reads them).
+    pub coarse_product_s: f64,
+    /// `P`'s and `R`'s local matrices, their halo plans and the next level's.
+    pub plans_s: f64,
+    /// Everything of the level (the sum, on the slowest rank).
+    pub total_s: f64,
+}
+
+impl DistSetupTimes {
+    fn fields(&mut self) -> [&mut f64; 12] {
+        [
+            &mut self.strength_s,
+            &mut self.aggregation_s,
+            &mut self.merge_s,
+            &mut self.tentative_s,
+            &mut self.omega_s,
+            &mut self.smoothing_s,
+            &mut self.redistribute_s,
+            &mut self.filtering_s,
+            &mut self.inspection_s,
+            &mut self.coarse_product_s,
+            &mut self.plans_s,
+            &mut self.total_s,
+        ]
+    }
+
+    /// Each field's maximum over the ranks, on rank 0 (`None` elsewhere). Collective.
+    fn max_over_ranks<C: Comm + ?Sized>(mut self, comm: &C) -> Option<Self> {
+        let mine: Vec<f64> = self.fields().iter().map(|v| **v).collect();
+        let all = comm.gather(0, &mine)?;
+        let k = mine.len();
+        for (f, slot) in self.fields().into_iter().enumerate() {
+            *slot = all.iter().skip(f).step_by(k).fold(0.0f64, |m, &v| m.max(v));
+        }
+        Some(self)
+    }
 }
 
 /// `ptap_amg::eig::pseudo_random_vector`'s entry `index` (SplitMix64), so a
@@ -187,36 +339,55 @@ fn strength<C: Comm + ?Sized>(
     let l = b * b;
     let collapsed = |k: usize| a.values()[k * l..(k + 1) * l].iter().map(|v| v.abs()).sum::<f64>();
     let mut diag = vec![0.0; a.n_local_cols()];
-    let mut missing = None;
-    for (i, d) in diag.iter_mut().enumerate().take(n) {
-        match (a.row_ptr()[i]..a.row_ptr()[i + 1]).find(|&k| a.col_idx()[k] as usize == i) {
-            Some(k) => *d = collapsed(k),
-            None => {
-                missing.get_or_insert(AmgError::MissingDiagonal {
-                    level,
-                    row: a.rows().start + i,
-                });
-            }
-        }
-    }
+    let missing = diag[..n]
+        .par_iter_mut()
+        .enumerate()
+        .map(
+            |(i, d)| match (a.row_ptr()[i]..a.row_ptr()[i + 1]).find(|&k| a.col_idx()[k] as usize == i) {
+                Some(k) => {
+                    *d = collapsed(k);
+                    None
+                }
+                None => Some(i),
+            },
+        )
+        .find_first(Option::is_some)
+        .flatten()
+        .map(|i| AmgError::MissingDiagonal {
+            level,
+            row: a.rows().start + i,
+        });
     crate::comm::agree(comm, missing.map_or(Ok(()), |e| Err(e.into())))?;
     node_plan.exchange(comm, &mut diag, &mut |_| {});
-    let mut ptr = vec![0];
-    let mut nbrs = Vec::new();
-    for i in 0..n {
-        for k in a.row_ptr()[i]..a.row_ptr()[i + 1] {
-            let j = a.col_idx()[k] as usize;
-            if j == i {
-                continue;
+    // Row chunks in parallel, concatenated in order (the same graph for any
+    // thread count).
+    let diag = &diag;
+    let parts: Vec<(Vec<usize>, Vec<u32>)> = uniform_row_chunks(n)
+        .par_iter()
+        .map(|rows| {
+            let (mut lens, mut nbrs) = (Vec::with_capacity(rows.len()), Vec::new());
+            for i in rows.clone() {
+                let before = nbrs.len();
+                for k in a.row_ptr()[i]..a.row_ptr()[i + 1] {
+                    let j = a.col_idx()[k] as usize;
+                    if j == i {
+                        continue;
+                    }
+                    let d = (diag[i] * diag[j]).sqrt();
+                    if d > 0.0 && collapsed(k) / d > theta {
+                        nbrs.push(j as u32);
+                    }
+                }
+                lens.push(nbrs.len() - before);
             }
-            let d = (diag[i] * diag[j]).sqrt();
-            if d > 0.0 && collapsed(k) / d > theta {
-                nbrs.push(j as u32);
-            }
-        }
-        ptr.push(nbrs.len());
-    }
-    Ok(Strength { ptr, nbrs })
+            (lens, nbrs)
+        })
+        .collect();
+    let (lens, nbrs): (Vec<_>, Vec<_>) = parts.into_iter().unzip();
+    Ok(Strength {
+        ptr: par_offsets(&lens),
+        nbrs: par_concat(&nbrs),
+    })
 }
 
 /// The maximum of `v` over each owned node and its strong neighbours.
@@ -226,20 +397,33 @@ fn neighbourhood_max(s: &Strength, v: &[f64], out: &mut [f64]) {
     }
 }
 
-/// Per owned node: the global index (at this level) of its aggregate's root,
-/// or `None`; and the number of MIS rounds.
-fn aggregate<C: Comm + ?Sized>(
+/// How the ranks aggregate with `a` (the run report's words).
+pub fn aggregation_description(a: Aggregation) -> &'static str {
+    match a {
+        Aggregation::Natural => {
+            "the single-process greedy MIS in natural order, the ranks in turn (the same aggregates on any rank count)"
+        }
+        Aggregation::Petsc => "parallel MIS, priorities hashed from global numbers (independent of the rank count)",
+    }
+}
+
+/// Node states of the MIS.
+const UNDECIDED: u8 = 0;
+const ROOT: u8 = 1;
+const OUT: u8 = 2;
+const ISOLATED: u8 = 3;
+
+/// Luby's rounds (module docs, step 2): the state of each owned node and the
+/// number of rounds. Each round is four neighbour exchanges (two for distance
+/// 1) and one all-reduce.
+fn luby_states<C: Comm + ?Sized>(
     comm: &C,
     a: &LocalMatrix,
     node_plan: &mut HaloPlan,
     s: &Strength,
     prio_of: &[f64],
     distance: usize,
-) -> (Vec<Option<usize>>, Vec<bool>, usize) {
-    const UNDECIDED: u8 = 0;
-    const ROOT: u8 = 1;
-    const OUT: u8 = 2;
-    const ISOLATED: u8 = 3;
+) -> (Vec<u8>, usize) {
     let n = a.n_rows();
     let nl = a.n_local_cols();
     let mut state: Vec<u8> = (0..n)
@@ -293,6 +477,198 @@ fn aggregate<C: Comm + ?Sized>(
             }
         }
     }
+    (state, rounds)
+}
+
+/// The strong neighbours among this rank's owned nodes of each ghost's row
+/// (CSR over the ghosts, owned local indices): what a root needs to take
+/// nodes two steps away through a ghost. One all-to-all: every rank sends,
+/// for each strong edge from an owned node into a ghost, the pair to the
+/// ghost's owner.
+fn ghost_rows_into_owned<C: Comm + ?Sized>(
+    comm: &C,
+    a: &LocalMatrix,
+    part: &Partition,
+    s: &Strength,
+) -> Result<(Vec<usize>, Vec<u32>), DistError> {
+    let me = comm.rank();
+    let n = a.n_rows();
+    let own = a.rows();
+    let mut send = vec![Vec::new(); comm.size()];
+    for i in 0..n {
+        for &j in s.row(i) {
+            let j = j as usize;
+            if j >= n {
+                let g = a.global_col(j);
+                send[part.owner(g)].extend([(own.start + i) as u64, g as u64]);
+            }
+        }
+    }
+    let got = comm.all_to_all_u64(&send);
+    let ghosts = a.ghosts();
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    for (q, msg) in got.iter().enumerate() {
+        for rec in msg.chunks_exact(2) {
+            let (k, l) = (rec[0], rec[1] as usize);
+            if !own.contains(&l) {
+                return Err(DistError::Plan {
+                    why: format!("rank {q} named node {l} a strong neighbour on rank {me}, which does not own it"),
+                });
+            }
+            // A row of another rank that none of this rank's rows read is no path here.
+            if let Ok(g) = ghosts.binary_search(&k) {
+                pairs.push((g as u32, (l - own.start) as u32));
+            }
+        }
+    }
+    pairs.sort_unstable();
+    let mut ptr = vec![0usize; ghosts.len() + 1];
+    for &(g, _) in &pairs {
+        ptr[g as usize + 1] += 1;
+    }
+    for g in 0..ghosts.len() {
+        ptr[g + 1] += ptr[g];
+    }
+    Ok((ptr, pairs.into_iter().map(|(_, l)| l).collect()))
+}
+
+/// The serial greedy MIS in natural order ([`ptap_amg::aggregate_mis2_in`],
+/// [`ptap_amg::aggregate_mis1_in`] with the identity order) over the ranks:
+/// a node with strong neighbours becomes a root unless an earlier root
+/// (smaller global index) reaches it within `distance` steps along rows of
+/// the strength graph. Partitions are contiguous, so every earlier node of
+/// another rank lives on a lower rank: the ranks holding rows decide in rank
+/// order, each running the serial sweep over its own rows, and between two
+/// turns the last one's roots mark what they reach on the other ranks (one
+/// reverse halo exchange per step of `distance`). The roots, and so the
+/// aggregates, are the single-process ones whatever the rank count. The
+/// sweeps run one rank after another, but they are the serial code's work
+/// split, not repeated. Returns the states and the number of turns.
+fn natural_states<C: Comm + ?Sized>(
+    comm: &C,
+    a: &LocalMatrix,
+    part: &Partition,
+    node_plan: &HaloPlan,
+    s: &Strength,
+    distance: usize,
+) -> Result<(Vec<u8>, usize), DistError> {
+    let me = comm.rank();
+    let n = a.n_rows();
+    let nl = a.n_local_cols();
+    let (gptr, gadj) = if distance == 2 {
+        ghost_rows_into_owned(comm, a, part, s)?
+    } else {
+        (vec![0; nl - n + 1], Vec::new())
+    };
+    let mut taken = vec![false; n];
+    let mut root = vec![false; n];
+    let mut x1 = vec![0.0; nl];
+    let mut x2 = vec![0.0; nl];
+    let mut recv = vec![0.0; node_plan.send_len()];
+    let active: Vec<usize> = (0..comm.size()).filter(|&r| !part.range(r).is_empty()).collect();
+    for (turn, &t) in active.iter().enumerate() {
+        if turn > 0 {
+            // What the previous rank's roots reach on other ranks.
+            let prev = active[turn - 1];
+            x1.fill(0.0);
+            x2.fill(0.0);
+            if me == prev {
+                for r in (0..n).filter(|&r| root[r]) {
+                    for &j in s.row(r) {
+                        let j = j as usize;
+                        if j >= n {
+                            x1[j] = 1.0;
+                        } else if distance == 2 {
+                            for &l in s.row(j) {
+                                if l as usize >= n {
+                                    x2[l as usize] = 1.0;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            node_plan.reverse_add(comm, &mut x1, &mut recv);
+            for j in 0..n {
+                if x1[j] > 0.0 {
+                    taken[j] = true;
+                    if distance == 2 {
+                        for &l in s.row(j) {
+                            let l = l as usize;
+                            if l < n {
+                                taken[l] = true;
+                            } else {
+                                x2[l] = 1.0;
+                            }
+                        }
+                    }
+                }
+            }
+            if distance == 2 {
+                node_plan.reverse_add(comm, &mut x2, &mut recv);
+                for l in 0..n {
+                    if x2[l] > 0.0 {
+                        taken[l] = true;
+                    }
+                }
+            }
+        }
+        if me == t {
+            for i in 0..n {
+                if taken[i] || s.row(i).is_empty() {
+                    continue;
+                }
+                root[i] = true;
+                taken[i] = true;
+                for &j in s.row(i) {
+                    let j = j as usize;
+                    if j < n {
+                        taken[j] = true;
+                        if distance == 2 {
+                            for &l in s.row(j) {
+                                if (l as usize) < n {
+                                    taken[l as usize] = true;
+                                }
+                            }
+                        }
+                    } else if distance == 2 {
+                        for &l in &gadj[gptr[j - n]..gptr[j - n + 1]] {
+                            taken[l as usize] = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let state = (0..n)
+        .map(|i| {
+            if root[i] {
+                ROOT
+            } else if s.row(i).is_empty() {
+                ISOLATED
+            } else {
+                OUT
+            }
+        })
+        .collect();
+    Ok((state, active.len()))
+}
+
+/// Per owned node: the global index (at this level) of its aggregate's root,
+/// or `None`, from the MIS `state` (module docs, step 2: a neighbour of a
+/// root joins it; on aggressive levels a node two steps away joins the
+/// neighbour whose root has the largest priority). Collective.
+fn join_roots<C: Comm + ?Sized>(
+    comm: &C,
+    a: &LocalMatrix,
+    node_plan: &mut HaloPlan,
+    s: &Strength,
+    prio_of: &[f64],
+    state: &[u8],
+    distance: usize,
+) -> (Vec<Option<usize>>, Vec<bool>) {
+    let n = a.n_rows();
+    let nl = a.n_local_cols();
     // A neighbour of a root joins the root with the largest priority (there
     // is one on aggressive levels: roots are at distance 3 or more).
     let mut rp = vec![-1.0; nl];
@@ -341,8 +717,28 @@ fn aggregate<C: Comm + ?Sized>(
     }
     let of = (0..n).map(|i| (root[i] >= 0.0).then_some(root[i] as usize)).collect();
     let is_root = state.iter().map(|&st| st == ROOT).collect();
+    (of, is_root)
+}
+
+/// Per owned node: the global index (at this level) of its aggregate's root,
+/// or `None`; and the number of MIS rounds (Luby's rounds with hashed
+/// priorities, the test's and `petsc` aggregation's path).
+#[cfg(test)]
+fn aggregate<C: Comm + ?Sized>(
+    comm: &C,
+    a: &LocalMatrix,
+    node_plan: &mut HaloPlan,
+    s: &Strength,
+    prio_of: &[f64],
+    distance: usize,
+) -> (Vec<Option<usize>>, Vec<bool>, usize) {
+    let (state, rounds) = luby_states(comm, a, node_plan, s, prio_of, distance);
+    let (of, is_root) = join_roots(comm, a, node_plan, s, prio_of, &state, distance);
     (of, is_root, rounds)
 }
+
+/// An aggregate's members at its root's rank: (key, source rank, index in that rank's message).
+type Members = Vec<(u64, usize, usize)>;
 
 /// The rank-deficiency merge (`shared/spec/amg.md`, step 2, last bullet):
 /// an aggregate whose stacked near-null rows do not carry all `m` modes
@@ -393,7 +789,7 @@ fn merge_deficient<C: Comm + ?Sized>(
                 order[q].push(i);
             }
         }
-        let got = comm.all_to_all_u64(&send);
+        let got = all_to_all_own(comm, send);
         let entry = 2 + bm;
         // Per local root: its members (key, rank, index in that rank's message).
         let mut members: BTreeMap<usize, Vec<(u64, usize, usize)>> = BTreeMap::new();
@@ -414,22 +810,29 @@ fn merge_deficient<C: Comm + ?Sized>(
             }
         }
         let mut verdict: Vec<Vec<(bool, f64)>> = got.iter().map(|msg| vec![(false, 0.0); msg.len() / entry]).collect();
+        // The rank tests, one QR per aggregate, in parallel.
+        let mut lists: Vec<(usize, Members)> = members.into_iter().collect();
+        let bad: Vec<bool> = lists
+            .par_iter_mut()
+            .map(|(_, list)| {
+                list.sort_unstable();
+                let mut stack = Vec::with_capacity(list.len() * bm);
+                for &(_, q, e) in list.iter() {
+                    stack.extend(
+                        got[q][e * entry + 2..(e + 1) * entry]
+                            .iter()
+                            .map(|&v| f64::from_bits(v)),
+                    );
+                }
+                let nodes: Vec<u32> = (0..list.len() as u32).collect();
+                !carries_all_modes(&nodes, b, m, &stack, tol)
+            })
+            .collect();
         let mut deficient_roots = Vec::new();
-        for (&g, list) in members.iter_mut() {
-            list.sort_unstable();
-            let mut stack = Vec::with_capacity(list.len() * bm);
-            for &(_, q, e) in list.iter() {
-                stack.extend(
-                    got[q][e * entry + 2..(e + 1) * entry]
-                        .iter()
-                        .map(|&v| f64::from_bits(v)),
-                );
-            }
-            let nodes: Vec<u32> = (0..list.len() as u32).collect();
-            let bad = !carries_all_modes(&nodes, b, m, &stack, tol);
+        for ((g, list), bad) in lists.iter().zip(bad) {
             let prio = priority(keys[g - own.start]);
             if bad {
-                deficient_roots.push(g);
+                deficient_roots.push(*g);
             }
             for &(_, q, e) in list.iter() {
                 verdict[q][e] = (bad, prio);
@@ -444,7 +847,7 @@ fn merge_deficient<C: Comm + ?Sized>(
             .iter()
             .map(|v| v.iter().flat_map(|&(bad, p)| [u64::from(bad), p.to_bits()]).collect())
             .collect();
-        let back = comm.all_to_all_u64(&reply);
+        let back = all_to_all_own(comm, reply);
         // 2. Each node's root, verdict and root priority, ghosts included.
         let (mut root, mut bad, mut rprio) = (vec![-1.0; nl], vec![0.0; nl], vec![-1.0; nl]);
         for (i, r) in root_of.iter().enumerate() {
@@ -489,7 +892,7 @@ fn merge_deficient<C: Comm + ?Sized>(
                 }
             }
         }
-        let got = comm.all_to_all_u64(&votes);
+        let got = all_to_all_own(comm, votes);
         // Per deficient root: target -> (votes, deficient, priority).
         let mut tally: BTreeMap<usize, BTreeMap<u64, (u64, bool, f64)>> =
             deficient_roots.iter().map(|&g| (g, BTreeMap::new())).collect();
@@ -607,7 +1010,7 @@ fn tentative<C: Comm + ?Sized>(
             order[q].push(i);
         }
     }
-    let got = comm.all_to_all_u64(&send);
+    let got = all_to_all_own(comm, send);
     let entry = 2 + bm;
     // Members of each local aggregate: (key, source rank, index in its message).
     let mut members: Vec<Vec<(u64, usize, usize)>> = vec![Vec::new(); roots.len()];
@@ -651,7 +1054,7 @@ fn tentative<C: Comm + ?Sized>(
     };
     let rank_deficient = aggs
         .members()
-        .iter()
+        .par_iter()
         .filter(|nodes| !carries_all_modes(nodes, b, m, &stacked, tol))
         .count();
     let tent = tentative_prolongator(&aggs, &stacked, b, m, tol);
@@ -667,7 +1070,7 @@ fn tentative<C: Comm + ?Sized>(
             msg
         })
         .collect();
-    let back = comm.all_to_all_u64(&reply);
+    let back = all_to_all_own(comm, reply);
     let mut rows: Vec<Option<(u32, Vec<f64>)>> = vec![None; own.len()];
     for (q, msg) in back.iter().enumerate() {
         if msg.len() != order[q].len() * (1 + bm) {
@@ -679,7 +1082,10 @@ fn tentative<C: Comm + ?Sized>(
             rows[i] = Some((rec[0] as u32, rec[1..].iter().map(|&v| f64::from_bits(v)).collect()));
         }
     }
-    let coarse_keys = roots.iter().map(|&i| keys[i]).collect();
+    // A coarse node's key is its global number: coarse nodes are numbered in
+    // the order of their roots' global numbers, which no rank count changes,
+    // and the single-process code indexes its start vectors the same way.
+    let coarse_keys = (c0..c0 + roots.len() as u64).collect();
     Ok(TentativeRows {
         rows,
         coarse,
@@ -687,6 +1093,18 @@ fn tentative<C: Comm + ?Sized>(
         coarse_keys,
         rank_deficient,
     })
+}
+
+/// [`Comm::all_to_all_u64`] with this rank's own list kept out of the
+/// exchange (moved into the result, not copied three times on the way):
+/// most of the setup's messages are a rank's own nodes' (all of them on one
+/// rank). Collective.
+fn all_to_all_own<C: Comm + ?Sized>(comm: &C, mut send: Vec<Vec<u64>>) -> Vec<Vec<u64>> {
+    let me = comm.rank();
+    let own = std::mem::take(&mut send[me]);
+    let mut got = comm.all_to_all_u64(&send);
+    got[me] = own;
+    got
 }
 
 /// `A`, its scalar diagonal and the ranks, as CG-Lanczos sees them.
@@ -739,7 +1157,8 @@ fn smoothed<C: Comm + ?Sized>(
     m: usize,
     opts: &ptap_amg::AmgOptions,
     level: usize,
-) -> Result<(GlobalRows, f64), DistError> {
+) -> Result<(GlobalRows, f64, f64), DistError> {
+    let t_omega = Instant::now();
     let am = a.matrix();
     let local = &am.local;
     let (b, _) = local.block_shape();
@@ -788,6 +1207,7 @@ fn smoothed<C: Comm + ?Sized>(
         LanczosError::Breakdown(why) => AmgError::EigenBreakdown { level, why }.into(),
     })?;
     let omega = opts.smoothing_factor / lmax;
+    let omega_s = t_omega.elapsed().as_secs_f64();
     // Ghost rows of P_tent: [coarse column or -1, block].
     let am = a.matrix();
     let local = &am.local;
@@ -805,64 +1225,78 @@ fn smoothed<C: Comm + ?Sized>(
         }
     }
     plan.exchange(comm, &mut t, &mut |_| {});
-    let mut out = GlobalRows {
-        row_ptr: vec![0],
-        ..GlobalRows::default()
+    // Row chunks in parallel, each row's sums in the same order whatever the
+    // thread count (contributions sorted stably by coarse column).
+    let t = &t;
+    let chunks = uniform_row_chunks(n);
+    let parts: Vec<(Vec<usize>, Vec<u32>, Vec<f64>)> = chunks
+        .par_iter()
+        .map(|rows| {
+            let (mut lens, mut cols, mut vals) = (Vec::with_capacity(rows.len()), Vec::new(), Vec::new());
+            let mut contrib: Vec<(u32, usize)> = Vec::new();
+            let mut blocks: Vec<f64> = Vec::new();
+            for i in rows.clone() {
+                contrib.clear();
+                blocks.clear();
+                for k in local.row_ptr()[i]..local.row_ptr()[i + 1] {
+                    let j = local.col_idx()[k] as usize;
+                    let rec = &t[j * w..(j + 1) * w];
+                    if rec[0] < 0.0 {
+                        continue;
+                    }
+                    let at = blocks.len();
+                    blocks.resize(at + bm, 0.0);
+                    let (ak, out) = (&local.values()[k * l..(k + 1) * l], &mut blocks[at..]);
+                    // Unrolled for the hierarchies' shapes (the same operations in the same order).
+                    match (b, m) {
+                        (3, 6) => gemm_acc::<3, 3, 6>(ak, &rec[1..], out),
+                        (6, 6) => gemm_acc::<6, 6, 6>(ak, &rec[1..], out),
+                        _ => gemm_acc_dyn(b, b, m, ak, &rec[1..], out),
+                    }
+                    contrib.push((rec[0] as u32, at));
+                }
+                contrib.sort_by_key(|&(c, _)| c);
+                let own = tent[i].as_ref().map(|(c, _)| *c);
+                let before = cols.len();
+                let mut s = 0;
+                while s < contrib.len() {
+                    let c = contrib[s].0;
+                    let at = vals.len();
+                    vals.resize(at + bm, 0.0);
+                    let sum = &mut vals[at..];
+                    while s < contrib.len() && contrib[s].0 == c {
+                        let from = contrib[s].1;
+                        for (o, v) in sum.iter_mut().zip(&blocks[from..from + bm]) {
+                            *o += v;
+                        }
+                        s += 1;
+                    }
+                    for rr in 0..b {
+                        let f = -omega / d[i * b + rr];
+                        for v in &mut sum[rr * m..(rr + 1) * m] {
+                            *v *= f;
+                        }
+                    }
+                    if own == Some(c) {
+                        let p0 = &tent[i].as_ref().expect("own block").1;
+                        for (o, v) in sum.iter_mut().zip(p0) {
+                            *o += v;
+                        }
+                    }
+                    cols.push(c);
+                }
+                lens.push(cols.len() - before);
+            }
+            (lens, cols, vals)
+        })
+        .collect();
+    let (lens, (cols, vals)): (Vec<_>, (Vec<_>, Vec<_>)) = parts.into_iter().map(|(l, c, v)| (l, (c, v))).unzip();
+    let out = GlobalRows {
+        row_ptr: par_offsets(&lens),
+        cols: par_concat(&cols),
+        values: par_concat(&vals),
     };
-    let mut contrib: Vec<(u32, usize)> = Vec::new();
-    let mut blocks: Vec<f64> = Vec::new();
-    for i in 0..n {
-        contrib.clear();
-        blocks.clear();
-        for k in local.row_ptr()[i]..local.row_ptr()[i + 1] {
-            let j = local.col_idx()[k] as usize;
-            let rec = &t[j * w..(j + 1) * w];
-            if rec[0] < 0.0 {
-                continue;
-            }
-            let at = blocks.len();
-            blocks.resize(at + bm, 0.0);
-            gemm_acc_dyn(
-                b,
-                b,
-                m,
-                &local.values()[k * l..(k + 1) * l],
-                &rec[1..],
-                &mut blocks[at..],
-            );
-            contrib.push((rec[0] as u32, at));
-        }
-        contrib.sort_by_key(|&(c, _)| c);
-        let own = tent[i].as_ref().map(|(c, _)| *c);
-        let mut s = 0;
-        while s < contrib.len() {
-            let c = contrib[s].0;
-            let mut sum = vec![0.0; bm];
-            while s < contrib.len() && contrib[s].0 == c {
-                let at = contrib[s].1;
-                for (o, v) in sum.iter_mut().zip(&blocks[at..at + bm]) {
-                    *o += v;
-                }
-                s += 1;
-            }
-            for rr in 0..b {
-                let f = -omega / d[i * b + rr];
-                for v in &mut sum[rr * m..(rr + 1) * m] {
-                    *v *= f;
-                }
-            }
-            if own == Some(c) {
-                let p0 = &tent[i].as_ref().expect("own block").1;
-                for (o, v) in sum.iter_mut().zip(p0) {
-                    *o += v;
-                }
-            }
-            out.cols.push(c);
-            out.values.extend_from_slice(&sum);
-        }
-        out.row_ptr.push(out.cols.len());
-    }
-    Ok((out, omega))
+    Ok((out, omega, omega_s))
 }
 
 /// `P`'s rows filtered at `threshold` ([`ptap_amg::filter_prolongator`],
@@ -883,7 +1317,7 @@ fn filtered<C: Comm + ?Sized>(
     let own = coarse.range(me);
     let mm = m * m;
     let mut cols: Vec<u32> = p.cols.clone();
-    cols.sort_unstable();
+    cols.par_sort_unstable();
     cols.dedup();
     // Ask the owners for the rows of B_c this rank lacks.
     let mut ask = vec![Vec::new(); size];
@@ -926,7 +1360,7 @@ fn filtered<C: Comm + ?Sized>(
     }
     let local_cols: Vec<u32> = p
         .cols
-        .iter()
+        .par_iter()
         .map(|c| cols.binary_search(c).expect("every column is listed") as u32)
         .collect();
     let pattern = BlockPattern::new(p.nrows(), cols.len(), p.row_ptr, local_cols)?;
@@ -943,14 +1377,22 @@ fn filtered<C: Comm + ?Sized>(
 /// The rows of `local` as a block pattern with sorted local columns
 /// (what the runtime reads of a level: its row count and blocks).
 fn local_pattern(local: &LocalMatrix) -> Result<BlockPattern, DistError> {
-    let rows: Vec<Vec<u32>> = (0..local.n_rows())
-        .map(|i| {
-            let mut r = local.col_idx()[local.row_ptr()[i]..local.row_ptr()[i + 1]].to_vec();
-            r.sort_unstable();
-            r
-        })
-        .collect();
-    Ok(BlockPattern::from_rows(local.n_local_cols(), &rows)?)
+    let ptr = local.row_ptr();
+    let mut cols = local.col_idx().to_vec();
+    let mut rows: Vec<&mut [u32]> = Vec::with_capacity(local.n_rows());
+    let mut rest = &mut cols[..];
+    for i in 0..local.n_rows() {
+        let (head, tail) = rest.split_at_mut(ptr[i + 1] - ptr[i]);
+        rows.push(head);
+        rest = tail;
+    }
+    rows.into_par_iter().for_each(|r| r.sort_unstable());
+    Ok(BlockPattern::new(
+        local.n_rows(),
+        local.n_local_cols(),
+        ptr.to_vec(),
+        cols,
+    )?)
 }
 
 /// `local`'s blocks as a [`BlockCsr`] over its local columns, sorted.
@@ -958,16 +1400,23 @@ fn sorted_local(local: &LocalMatrix) -> Result<BlockCsr, DistError> {
     let (br, bc) = local.block_shape();
     let l = br * bc;
     let pattern = local_pattern(local)?;
-    let mut values = vec![0.0; local.nnzb() * l];
-    let mut at = 0;
+    // Each row's blocks in column order (columns are unique in a row), rows in parallel.
+    let ptr = local.row_ptr();
+    let mut order: Vec<u32> = (0..local.nnzb() as u32).collect();
+    let mut rows: Vec<&mut [u32]> = Vec::with_capacity(local.n_rows());
+    let mut rest = &mut order[..];
     for i in 0..local.n_rows() {
-        let mut ks: Vec<usize> = (local.row_ptr()[i]..local.row_ptr()[i + 1]).collect();
-        ks.sort_unstable_by_key(|&k| local.col_idx()[k]);
-        for k in ks {
-            values[at * l..(at + 1) * l].copy_from_slice(&local.values()[k * l..(k + 1) * l]);
-            at += 1;
-        }
+        let (head, tail) = rest.split_at_mut(ptr[i + 1] - ptr[i]);
+        rows.push(head);
+        rest = tail;
     }
+    rows.into_par_iter()
+        .for_each(|r| r.sort_unstable_by_key(|&k| local.col_idx()[k as usize]));
+    let mut values = vec![0.0; local.nnzb() * l];
+    values.par_chunks_mut(l).zip(order.par_iter()).for_each(|(v, &k)| {
+        let k = k as usize;
+        v.copy_from_slice(&local.values()[k * l..(k + 1) * l]);
+    });
     Ok(BlockCsr::new(Arc::new(pattern), br, bc, values)?)
 }
 
@@ -1035,6 +1484,65 @@ fn rebalanced(coarse: &Partition) -> Option<Partition> {
     Partition::new(starts).ok()
 }
 
+/// Work imbalance (blocks of the coarse operator, max over mean of the ranks
+/// holding rows) above which a distributed coarse level whose rows are even
+/// moves to a split by blocks: a level's product and SpMV times follow its
+/// blocks, and the goal is 1.5x of the mean time.
+pub const REBALANCE_BLOCKS_RATIO: f64 = 1.25;
+
+/// The partition of `coarse`'s rows (the same ranks holding rows, contiguous)
+/// that evens out the blocks of `local` (this rank's rows of the coarse
+/// operator), or `None` when max over mean of the blocks is at most
+/// [`REBALANCE_BLOCKS_RATIO`]. Collective: one all-to-all of every row's
+/// block count (a coarse level's rows: small).
+fn rebalanced_by_blocks<C: Comm + ?Sized>(comm: &C, coarse: &Partition, local: &LocalMatrix) -> Option<Partition> {
+    let counts: Vec<u64> = local.row_ptr().windows(2).map(|w| (w[1] - w[0]) as u64).collect();
+    let all: Vec<u64> = comm.all_to_all_u64(&vec![counts; comm.size()]).concat();
+    split_by_blocks(coarse, &all)
+}
+
+/// [`rebalanced_by_blocks`]'s split from every row's block count `blocks`
+/// (global order): the ranks holding rows of `coarse` keep holding them, each
+/// range ending where the running count is nearest its share.
+fn split_by_blocks(coarse: &Partition, blocks: &[u64]) -> Option<Partition> {
+    let size = coarse.ranks();
+    let n = coarse.nrows();
+    if blocks.len() != n {
+        return None;
+    }
+    let active: Vec<usize> = (0..size).filter(|&r| !coarse.range(r).is_empty()).collect();
+    let per_rank: Vec<u64> = active.iter().map(|&r| blocks[coarse.range(r)].iter().sum()).collect();
+    let total: u64 = per_rank.iter().sum();
+    let max = per_rank.iter().copied().max()?;
+    if active.len() < 2 || (max as f64) * active.len() as f64 <= REBALANCE_BLOCKS_RATIO * total as f64 {
+        return None;
+    }
+    // Cut the rows where the running block count passes each rank's share.
+    let (mut acc, mut row) = (0u64, 0usize);
+    let mut cuts = Vec::with_capacity(active.len());
+    for next in 1..active.len() {
+        let target = total * next as u64 / active.len() as u64;
+        while row < n && acc + blocks[row] / 2 < target {
+            acc += blocks[row];
+            row += 1;
+        }
+        cuts.push(row);
+    }
+    cuts.push(n);
+    // Active rank `a` ends at cuts[a]; the others keep empty ranges where they are.
+    let mut starts = vec![0usize; size + 1];
+    let (mut end, mut a) = (0, 0);
+    for r in 0..size {
+        if !coarse.range(r).is_empty() {
+            end = cuts[a].max(end);
+            a += 1;
+        }
+        starts[r + 1] = end;
+    }
+    starts[size] = n;
+    Partition::new(starts).ok().filter(|p| p != coarse)
+}
+
 /// Moves rows (`w` scalars each, with their keys) from partition `from` to
 /// `to` (one all-to-all). Collective.
 fn redistribute<C: Comm + ?Sized>(
@@ -1052,7 +1560,7 @@ fn redistribute<C: Comm + ?Sized>(
         msg.push(keys[i]);
         msg.extend(rows[i * w..(i + 1) * w].iter().map(|v| v.to_bits()));
     }
-    let got = comm.all_to_all_u64(&send);
+    let got = all_to_all_own(comm, send);
     let (mut out, mut out_keys) = (Vec::new(), Vec::new());
     // Contiguous partitions: rank order is global order.
     for msg in &got {
@@ -1079,6 +1587,7 @@ fn redistribute<C: Comm + ?Sized>(
 #[allow(clippy::too_many_arguments)]
 fn decide<C: Comm + ?Sized>(
     comm: &C,
+    a_fp: ptap_schedules::file::PatternFingerprint,
     cur: &HaloRows,
     part: &Partition,
     keys: &[u64],
@@ -1088,18 +1597,41 @@ fn decide<C: Comm + ?Sized>(
     dist: &DistOptions,
     l: usize,
     progress: &mut dyn FnMut(&str),
-) -> Result<(cache::LevelEntry, Vec<f64>), DistError> {
+) -> Result<(cache::LevelEntry, Vec<f64>, DistSetupTimes), DistError> {
     progress(&format!(
         "level {l}: parallel aggregation of {} block rows",
         part.nrows()
     ));
-    let (root_of, is_root, rounds, prio, (merged, dissolved)) = {
+    let mut times = DistSetupTimes::default();
+    let mut step = Instant::now();
+    let mut lap = move || {
+        let now = Instant::now();
+        let dt = now.duration_since(step).as_secs_f64();
+        step = now;
+        dt
+    };
+    let (root_of, is_root, rounds, (merged, dissolved)) = {
         let m = cur.matrix();
         let mut node_plan = HaloPlan::build_with_width(&m.local, part, 1, comm)?;
         let s = strength(comm, &m.local, &mut node_plan, opts.threshold_at(l), l)?;
-        let prio: Vec<f64> = keys.iter().map(|&k| priority(k)).collect();
+        times.strength_s = lap();
         let distance = if l < opts.aggressive_levels { 2 } else { 1 };
-        let (mut of, mut roots, rounds) = aggregate(comm, &m.local, &mut node_plan, &s, &prio, distance);
+        let (prio, (state, rounds)) = match opts.aggregation {
+            // Natural order: the larger priority is the smaller global index.
+            Aggregation::Natural => {
+                let n_all = part.nrows() as f64;
+                let prio: Vec<f64> = m.local.rows().map(|g| n_all - g as f64).collect();
+                let states = natural_states(comm, &m.local, part, &node_plan, &s, distance)?;
+                (prio, states)
+            }
+            Aggregation::Petsc => {
+                let prio: Vec<f64> = keys.iter().map(|&k| priority(k)).collect();
+                let states = luby_states(comm, &m.local, &mut node_plan, &s, &prio, distance);
+                (prio, states)
+            }
+        };
+        let (mut of, mut roots) = join_roots(comm, &m.local, &mut node_plan, &s, &prio, &state, distance);
+        times.aggregation_s = lap();
         let merged = merge_deficient(
             comm,
             &m.local,
@@ -1111,9 +1643,9 @@ fn decide<C: Comm + ?Sized>(
             near_null,
             (b, modes, opts.rank_tolerance),
         )?;
-        (of, roots, rounds, prio, merged)
+        times.merge_s = lap();
+        (of, roots, rounds, merged)
     };
-    drop(prio);
     let mut tent = tentative(
         comm,
         part,
@@ -1125,6 +1657,7 @@ fn decide<C: Comm + ?Sized>(
         modes,
         opts.rank_tolerance,
     )?;
+    times.tentative_s = lap();
     let mut stats = [
         tent.coarse.nrows() as f64,
         root_of.iter().filter(|r| r.is_none()).count() as f64,
@@ -1145,7 +1678,9 @@ fn decide<C: Comm + ?Sized>(
     progress(&format!(
         "level {l}: smoothing P and inspecting the distributed P^T A P"
     ));
-    let (p, omega) = smoothed(comm, cur, part, &tent.rows, keys, modes, opts, l)?;
+    let (p, omega, omega_s) = smoothed(comm, cur, part, &tent.rows, keys, modes, opts, l)?;
+    times.omega_s = omega_s;
+    times.smoothing_s = lap() - omega_s;
     let whole = coarse_rows <= opts.coarse_eq_limit || l + 2 >= opts.max_levels;
     let mut rebalance = false;
     if !whole {
@@ -1168,6 +1703,7 @@ fn decide<C: Comm + ?Sized>(
             tent.coarse = to;
         }
     }
+    times.redistribute_s = lap();
     let p = if opts.pf > 0.0 {
         filtered(
             comm,
@@ -1181,9 +1717,9 @@ fn decide<C: Comm + ?Sized>(
     } else {
         p
     };
+    times.filtering_s = lap();
     let mut p_blocks = [p.cols.len() as f64];
     comm.all_reduce_sum(&mut p_blocks);
-    let a_fp = ptap_schedules::file::fingerprint(&local_pattern(&cur.matrix().local)?);
     Ok((
         cache::LevelEntry {
             a: a_fp,
@@ -1204,6 +1740,7 @@ fn decide<C: Comm + ?Sized>(
             p_blocks: p_blocks[0] as usize,
         },
         tent.coarse_near_null,
+        times,
     ))
 }
 
@@ -1250,7 +1787,9 @@ fn lookup<C: Comm + ?Sized>(
     comm.all_reduce_sum(&mut counts);
     let (missing, refused) = (counts[0] as usize, counts[1] as usize);
     if let Some(Err(why)) = &mine {
-        note(&format!("schedule cache (rank {me}): {why}; rebuilding it"));
+        note(&format!(
+            "schedule cache (rank {me}): {why}; refused, so this run rebuilds the entry"
+        ));
     }
     if let Err(e) = &made {
         if me == 0 {
@@ -1345,7 +1884,7 @@ pub fn build_hierarchy_cached<'c, C: Comm + ?Sized>(
     cache: Option<&std::path::Path>,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(Hierarchy<DistBackend<'c, C>>, DistSetupReport), DistError> {
-    let (levels, report) = build_levels_cached(comm, problem, options, dist, cache, progress)?;
+    let (levels, mut report) = build_levels_cached(comm, problem, options, dist, cache, progress)?;
     let DistLevels {
         backend,
         parts,
@@ -1354,6 +1893,7 @@ pub fn build_hierarchy_cached<'c, C: Comm + ?Sized>(
         mesh_setup_s,
     } = levels;
     let h = Hierarchy::from_levels(backend, parts, coarse, options.clone(), modes, mesh_setup_s, progress)?;
+    measure_balance(comm, &h, &mut report.levels);
     Ok((h, report))
 }
 
@@ -1448,6 +1988,12 @@ pub fn build_levels_cached<'c, C: Comm + ?Sized>(
     let mut summaries = Vec::new();
     let coarse = loop {
         let l = parts.len();
+        let t_level = Instant::now();
+        let mut times = DistSetupTimes::default();
+        // The level's pattern as the runtime reads it, and its fingerprint
+        // (the schedule cache's check), computed once.
+        let pattern = Arc::new(local_pattern(&cur.matrix().local)?);
+        let a_fp = ptap_schedules::file::fingerprint(&pattern);
         let entry = match loaded.as_mut() {
             Some(levels) => {
                 progress(&format!("level {l}: loading P from the schedule cache"));
@@ -1456,22 +2002,20 @@ pub fn build_levels_cached<'c, C: Comm + ?Sized>(
                 });
                 let entry = crate::comm::agree(
                     comm,
-                    entry.and_then(|e| {
-                        let here = ptap_schedules::file::fingerprint(&local_pattern(&cur.matrix().local)?);
-                        match e.a.difference(&here) {
-                            None => Ok(e),
-                            Some(d) => Err(DistError::Plan {
-                                why: format!("the schedule cache entry's level {l} was built for another pattern: {d}"),
-                            }),
-                        }
+                    entry.and_then(|e| match e.a.difference(&a_fp) {
+                        None => Ok(e),
+                        Some(d) => Err(DistError::Plan {
+                            why: format!("the schedule cache entry's level {l} was built for another pattern: {d}"),
+                        }),
                     }),
                 )?;
                 near_null = Vec::new();
                 entry
             }
             None => {
-                let (entry, coarse_near_null) = decide(
+                let (entry, coarse_near_null, decided) = decide(
                     comm,
+                    a_fp.clone(),
                     &cur,
                     &part,
                     &keys,
@@ -1483,6 +2027,7 @@ pub fn build_levels_cached<'c, C: Comm + ?Sized>(
                     progress,
                 )?;
                 near_null = coarse_near_null;
+                times = decided;
                 if cache_state.is_some() {
                     written.push(entry.clone());
                 }
@@ -1492,15 +2037,15 @@ pub fn build_levels_cached<'c, C: Comm + ?Sized>(
         let cache::LevelEntry {
             whole,
             p,
-            coarse: coarse_part,
-            coarse_keys,
+            coarse: mut coarse_part,
+            mut coarse_keys,
             omega,
             aggregates: n_aggs,
             unaggregated,
             deficient,
             merged,
             dissolved,
-            rebalanced,
+            mut rebalanced,
             mis_rounds: rounds,
             p_blocks,
             ..
@@ -1514,16 +2059,41 @@ pub fn build_levels_cached<'c, C: Comm + ?Sized>(
                 ),
             });
         }
-        let (g, next) = DistGalerkin::build(
-            comm,
-            &cur.matrix(),
-            &p,
-            (b, modes),
-            &coarse_part,
-            whole,
-            &options.kernels,
-            &policy,
-        )?;
+        let t_inspect = Instant::now();
+        let inspect_for = |coarse: &Partition| {
+            DistGalerkin::build(
+                comm,
+                &cur.matrix(),
+                &p,
+                (b, modes),
+                coarse,
+                whole,
+                &options.kernels,
+                &policy,
+            )
+        };
+        let (mut g, mut next) = inspect_for(&coarse_part)?;
+        if loaded.is_none() {
+            // Rows even but blocks not (the level's work is its blocks): the
+            // coarse level moves to a split by blocks and is inspected again.
+            if let NextLevel::Distributed(local) = &next {
+                if let Some(to) = rebalanced_by_blocks(comm, &coarse_part, local) {
+                    let (nn, k) = redistribute(comm, &coarse_part, &to, &near_null, &coarse_keys, modes * modes)?;
+                    near_null = nn;
+                    coarse_keys = k;
+                    coarse_part = to;
+                    rebalanced = true;
+                    if let Some(w) = written.last_mut() {
+                        w.coarse = coarse_part.clone();
+                        w.coarse_keys = coarse_keys.clone();
+                        w.rebalanced = true;
+                    }
+                    (g, next) = inspect_for(&coarse_part)?;
+                }
+            }
+        }
+        times.inspection_s = t_inspect.elapsed().as_secs_f64();
+        let t_plans = Instant::now();
         let (p_mat, r_mat) = if whole {
             let pattern = BlockPattern::new(p.nrows(), coarse_part.nrows(), p.row_ptr.clone(), p.cols.clone())?;
             let pm = BlockCsr::new(Arc::new(pattern), b, modes, p.values)?;
@@ -1546,13 +2116,18 @@ pub fn build_levels_cached<'c, C: Comm + ?Sized>(
                 DistMat::Rows(Box::new(HaloRows::new(DistMatrix { local, plan })))
             }
         };
+        times.plans_s = t_plans.elapsed().as_secs_f64();
         let (schedule, variant_schedule) = (g.base.clone(), g.schedule.clone());
         let mut g = Box::new(g);
         if !whole && loaded.is_none() {
             // The next level's aggregation reads its values (a loaded level
             // is not aggregated; the matrix setup computes them).
+            let t = Instant::now();
             g.numeric(comm, &cur, &mut next)?;
+            times.coarse_product_s = t.elapsed().as_secs_f64();
         }
+        times.total_s = t_level.elapsed().as_secs_f64();
+        let setup_s = times.max_over_ranks(comm);
         let n_own = cur.matrix().local.n_rows();
         let per_rank = comm
             .gather(0, &[n_own as f64, cur.matrix().local.nnzb() as f64])
@@ -1575,8 +2150,9 @@ pub fn build_levels_cached<'c, C: Comm + ?Sized>(
             dissolved_aggregates: Some(dissolved),
             blocks_per_rank,
             coarse_rebalanced: Some(rebalanced),
+            setup_s,
+            balance: None,
         });
-        let pattern = Arc::new(local_pattern(&cur.matrix().local)?);
         parts.push(LevelParts {
             a: DistMat::Rows(Box::new(cur)),
             pattern,
@@ -1618,6 +2194,8 @@ pub fn build_levels_cached<'c, C: Comm + ?Sized>(
                     dissolved_aggregates: None,
                     blocks_per_rank: vec![c.nnzb(); comm.size()],
                     coarse_rebalanced: None,
+                    setup_s: None,
+                    balance: None,
                 });
                 parts.push(LevelParts {
                     pattern: c.pattern_arc().clone(),
@@ -1751,6 +2329,23 @@ mod tests {
             .iter()
             .zip(&serial[300..600])
             .all(|(x, y)| x.to_bits() == y.to_bits()));
+    }
+
+    #[test]
+    fn uneven_blocks_move_to_a_split_by_blocks_over_the_same_ranks() {
+        // Rows even (4, 4, 0, 4) but rank 0's rows hold 10 blocks each, the
+        // others 2: blocks 40 / 8 / 8, max over mean 40 / 18.7, above 1.25.
+        let coarse = Partition::new(vec![0, 4, 8, 8, 12]).unwrap();
+        let blocks = [10, 10, 10, 10, 2, 2, 2, 2, 2, 2, 2, 2];
+        let to = split_by_blocks(&coarse, &blocks).unwrap();
+        // Shares of 56 / 3: rank 0 ends after 2 rows (20), rank 1 after 4
+        // (40), rank 3 takes the rest; rank 2 stays empty.
+        assert_eq!(to.starts(), &[0, 2, 4, 4, 12]);
+        let sums: Vec<u64> = (0..4).map(|r| blocks[to.range(r)].iter().sum()).collect();
+        assert_eq!(sums, [20, 20, 0, 16]);
+        // Even blocks: no move; one rank: no move.
+        assert!(split_by_blocks(&coarse, &[3; 12]).is_none());
+        assert!(split_by_blocks(&Partition::new(vec![0, 12]).unwrap(), &blocks).is_none());
     }
 
     #[test]
