@@ -822,6 +822,9 @@ mod gpu {
         }
         let hot_counters = dev.counters();
         let hot_steps = done.len() - 1;
+        // Device memory in use on this rank's GPU after the steps (its context: every level, the maps).
+        let used = dev.context().mem_get_info().map_or(0, |(free, total)| total - free);
+        let memory = gathered_counts(comm, used);
 
         // Collectives (every rank, every step), then rank 0 writes.
         let mm = |v: &[f64]| max_mean(comm, v);
@@ -911,6 +914,7 @@ mod gpu {
                     "ranks": size,
                     "device": format!("cuda ({}), one rank per GPU", dev.name()),
                     "gpu_of_rank": gpus,
+                    "device_memory_used_bytes": memory,
                     "problem": loaded.what,
                     "k": match &opts.operator { Operator::Beam { k, .. } => Some(*k), Operator::Files { .. } => None },
                     "length": match &opts.operator { Operator::Beam { length, .. } => Some(*length), Operator::Files { .. } => None },
