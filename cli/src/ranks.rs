@@ -104,8 +104,11 @@ mod with_mpi {
         })
     }
 
-    /// The hierarchy options from the flags both commands share.
+    /// The hierarchy options from the flags both commands share; the default
+    /// product is two-pass on CPU ranks and column split (the device's
+    /// product, as a single-process `--device cuda` run's) on GPU ranks.
     fn hierarchy(
+        gpus: bool,
         variant: Option<&str>,
         (pf, pf_scale): (f64, f64),
         agg: ptap_amg::Aggregation,
@@ -125,6 +128,7 @@ mod with_mpi {
         let mut o = HierarchyOptions::default();
         (o.amg.pf, o.amg.pf_scale) = (pf, pf_scale);
         match variant {
+            None | Some("default") if gpus => o.variant = Some(ptap_schedules::Variant::ColumnSplit),
             None | Some("default") => {}
             Some("auto") => o.variant = None,
             Some(v) => o.variant = Some(v.parse().map_err(|e| anyhow!("--variant {v}: {e}"))?),
@@ -158,6 +162,7 @@ mod with_mpi {
             bail!("--threshold must be in [0, 1), got {}", args.threshold);
         }
         let mut hierarchy = hierarchy(
+            gpus,
             Some(&args.variant),
             (args.pf, args.pf_scale),
             args.aggregation,
@@ -208,6 +213,7 @@ mod with_mpi {
             bail!("--plot draws single-process runs only for now; under mpirun use --json");
         }
         let hierarchy = hierarchy(
+            gpus,
             args.variant.as_deref(),
             (args.pf, args.pf_scale),
             args.aggregation,

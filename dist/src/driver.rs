@@ -919,6 +919,7 @@ mod gpu {
                     "k": match &opts.operator { Operator::Beam { k, .. } => Some(*k), Operator::Files { .. } => None },
                     "length": match &opts.operator { Operator::Beam { length, .. } => Some(*length), Operator::Files { .. } => None },
                     "solver": "amg",
+                    "variant": opts.hierarchy.variant.map(|v| v.name()),
                     "aggregation": "parallel MIS, priorities hashed from global numbers (independent of the rank count)",
                     "block_rows": n,
                     "block_size": b,
