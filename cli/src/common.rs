@@ -320,6 +320,10 @@ pub struct MpiArgs {
     /// (point-block Jacobi, one step; a check of the halo plan).
     #[arg(long, value_enum, default_value_t = Solver::Amg)]
     pub solver: Solver,
+    /// The beam L times longer with the same elements (10kL x k x k
+    /// hexahedra): L times the unknowns, for weak scaling over L ranks.
+    #[arg(long, default_value_t = 1, value_name = "L", value_parser = crate::common::count_in::<1, 1000>)]
+    pub length: usize,
 }
 
 #[cfg(test)]

@@ -104,8 +104,11 @@ mod with_mpi {
         })
     }
 
-    /// The hierarchy options from the flags both commands share.
+    /// The hierarchy options from the flags both commands share; the default
+    /// product is two-pass on CPU ranks and column split (the device's
+    /// product, as a single-process `--device cuda` run's) on GPU ranks.
     fn hierarchy(
+        gpus: bool,
         variant: Option<&str>,
         (pf, pf_scale): (f64, f64),
         agg: ptap_amg::Aggregation,
@@ -125,6 +128,7 @@ mod with_mpi {
         let mut o = HierarchyOptions::default();
         (o.amg.pf, o.amg.pf_scale) = (pf, pf_scale);
         match variant {
+            None | Some("default") if gpus => o.variant = Some(ptap_schedules::Variant::ColumnSplit),
             None | Some("default") => {}
             Some("auto") => o.variant = None,
             Some(v) => o.variant = Some(v.parse().map_err(|e| anyhow!("--variant {v}: {e}"))?),
@@ -132,14 +136,16 @@ mod with_mpi {
         Ok(o)
     }
 
-    fn cpu_only(device: &str) -> Result<()> {
-        if device == "cuda" {
-            bail!(
-                "under mpirun ptap solves on CPU ranks; --device cuda over ranks is `ptap-mpi-cuda` (build ptap-dist \
-                 with --features nccl)"
-            );
+    /// Whether the ranks run on GPUs (one each, `--device cuda`) or CPUs.
+    fn on_gpus(device: &str) -> Result<bool> {
+        match device {
+            "cuda" => Ok(true),
+            "cpu" => Ok(false),
+            other => bail!(
+                "under mpirun --device is cpu (CPU ranks) or cuda (one rank per GPU); --device {other} is \
+                 single-process only"
+            ),
         }
-        Ok(())
     }
 
     fn near_null(n: &crate::common::NearNullArgs) -> NearNull {
@@ -151,11 +157,12 @@ mod with_mpi {
     }
 
     fn solve(comm: &MpiComm, args: &crate::solve::SolveArgs) -> Result<()> {
-        cpu_only(&args.device)?;
+        let gpus = on_gpus(&args.device)?;
         if !(args.threshold >= 0.0 && args.threshold < 1.0) {
             bail!("--threshold must be in [0, 1), got {}", args.threshold);
         }
         let mut hierarchy = hierarchy(
+            gpus,
             Some(&args.variant),
             (args.pf, args.pf_scale),
             args.aggregation,
@@ -164,6 +171,7 @@ mod with_mpi {
         hierarchy.amg.threshold = args.threshold;
         hierarchy.amg.coarse_eq_limit = args.coarse_eq_limit;
         let operator = match &args.a {
+            Some(_) if args.mpi.length != 1 => bail!("--length stretches the beam; drop it with --a"),
             Some(a) => Operator::Files {
                 a: vec![a.clone()],
                 b: args.b.iter().cloned().collect(),
@@ -176,6 +184,7 @@ mod with_mpi {
                 }
                 Operator::Beam {
                     k: crate::common::validate_k(args.k)?,
+                    length: args.mpi.length,
                     steps: 1,
                 }
             }
@@ -191,7 +200,7 @@ mod with_mpi {
             hierarchy,
             args.x_out.is_some(),
         );
-        let report = go(comm, &opts, args.quiet)?;
+        let report = go(comm, &opts, gpus, args.quiet)?;
         finish(comm, &report, args.json.as_ref(), args.quiet, |u| match &args.x_out {
             Some(path) => crate::common::write_vector(path, &u[0]),
             None => Ok(()),
@@ -199,11 +208,12 @@ mod with_mpi {
     }
 
     fn run(comm: &MpiComm, args: &crate::run::RunArgs) -> Result<()> {
-        cpu_only(&args.device)?;
+        let gpus = on_gpus(&args.device)?;
         if args.plot.is_some() {
             bail!("--plot draws single-process runs only for now; under mpirun use --json");
         }
         let hierarchy = hierarchy(
+            gpus,
             args.variant.as_deref(),
             (args.pf, args.pf_scale),
             args.aggregation,
@@ -211,8 +221,19 @@ mod with_mpi {
         )?;
         let (operator, files) = if args.a.is_empty() {
             let k = crate::common::validate_k(args.k)?;
-            (Operator::Beam { k, steps: args.steps }, Vec::new())
+            let length = args.mpi.length;
+            (
+                Operator::Beam {
+                    k,
+                    length,
+                    steps: args.steps,
+                },
+                Vec::new(),
+            )
         } else {
+            if args.mpi.length != 1 {
+                bail!("--length stretches the beam; drop it with --a");
+            }
             let files = crate::common::expand_files("--a", &args.a)?;
             let b = crate::common::expand_files("--b", &args.b)?;
             if b.len() > 1 && b.len() != files.len() {
@@ -239,7 +260,7 @@ mod with_mpi {
         let keep = args.x_out.is_some() && !files.is_empty();
         let mut opts = options(operator, &args.mpi, (args.rtol, max_iterations), hierarchy, keep);
         opts.schedule_cache = args.schedule_cache.clone();
-        let report = go(comm, &opts, args.quiet)?;
+        let report = go(comm, &opts, gpus, args.quiet)?;
         finish(comm, &report, args.json.as_ref(), args.quiet, |u| {
             if let Some(dir) = &args.x_out {
                 for (x, f) in u.iter().zip(&files) {
@@ -273,10 +294,15 @@ mod with_mpi {
         }
     }
 
-    /// Runs the driver with rank 0's progress on its terminal.
-    fn go(comm: &MpiComm, opts: &DriverOptions, quiet: bool) -> Result<DriverReport> {
+    /// Runs the driver (on CPU ranks, or one rank per GPU) with rank 0's
+    /// progress on its terminal.
+    fn go(comm: &MpiComm, opts: &DriverOptions, gpus: bool, quiet: bool) -> Result<DriverReport> {
         let pb = Progress::spinner(quiet || comm.rank() != 0);
-        let report = driver::run(comm, opts, &mut |m: &str| pb.phase(m));
+        let report = if gpus {
+            driver::run_on_gpus(comm, opts, &mut |m: &str| pb.phase(m))
+        } else {
+            driver::run(comm, opts, &mut |m: &str| pb.phase(m))
+        };
         pb.finish();
         report.map_err(|e| anyhow!("{e}"))
     }

@@ -106,6 +106,10 @@ pub struct RunArgs {
 }
 
 pub fn run(args: &RunArgs) -> Result<()> {
+    #[cfg(feature = "mpi")]
+    if args.mpi.length != 1 {
+        bail!("--length stretches the beam over MPI ranks; run it under mpirun");
+    }
     if !args.a.is_empty() {
         return run_user(args);
     }

@@ -108,6 +108,10 @@ fn solver_options(args: &SolveArgs) -> ptap::SolverOptions {
 }
 
 pub fn run(args: &SolveArgs) -> Result<()> {
+    #[cfg(feature = "mpi")]
+    if args.mpi.length != 1 {
+        bail!("--length stretches the beam over MPI ranks; run it under mpirun");
+    }
     if let Some(a) = &args.a {
         return run_user(args, a);
     }

@@ -14,6 +14,11 @@
 //!   and with the serial solver on the same modulus fields.
 //! - Jacobi-PCG against the single-process reference: the same iteration
 //!   count within 1, the solution and tip to 1e-8, one rank bit for bit.
+//! - GPU ranks (`--device cuda`, one rank per GPU; skipped without a CUDA
+//!   driver and NCCL): every step against the CPU ranks (iterations within
+//!   1, tip to 1e-8 relative), the hot steps assembled on the GPUs with only
+//!   the slab's modulus field going up, matrix setup and solve moving only
+//!   scalars; more ranks than GPUs refused in one sentence.
 use ptap_dist::{reference, CgOptions};
 use ptap_fem::BeamProblem;
 use ptap_io::BlockSpec;
@@ -630,8 +635,12 @@ fn fails_on_every_rank(args: &[&str], sentence: &str) {
 fn what_does_not_run_over_ranks_is_refused_in_one_sentence_on_every_rank() {
     fails_on_every_rank(&["hier", "--k", "2"], "`ptap hier` does not run over MPI ranks");
     fails_on_every_rank(
-        &["solve", "--k", "2", "--device", "cuda"],
-        "under mpirun ptap solves on CPU ranks",
+        &["solve", "--k", "2", "--device", "auto"],
+        "under mpirun --device is cpu (CPU ranks) or cuda (one rank per GPU)",
+    );
+    fails_on_every_rank(
+        &["run", "--a", "/nonexistent/A.petsc", "--length", "2"],
+        "--length stretches the beam; drop it with --a",
     );
     fails_on_every_rank(
         &["run", "--k", "2", "--aggregation", "petsc"],
@@ -800,5 +809,78 @@ fn per_rank_schedule_cache_entries_reload_bit_for_bit_and_refuse_what_is_not_the
         },
         "is not this problem's entry for rank 0 of 2",
     );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// GPUs usable by `mpirun` children here, or why none (no driver, no NCCL).
+fn gpus() -> Result<usize, String> {
+    ptap_cuda::libraries_present().map_err(|e| e.to_string())?;
+    ptap_dist::nccl::nccl_present().map_err(|e| e.to_string())?;
+    let out = Command::new("nvidia-smi")
+        .arg("-L")
+        .output()
+        .map_err(|e| format!("nvidia-smi: {e}"))?;
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with("GPU "))
+        .count())
+}
+
+#[test]
+fn gpu_ranks_run_the_steps_as_the_cpu_ranks_do_with_device_assembly() {
+    let n = match gpus() {
+        Ok(n) if n > 0 => n,
+        Ok(_) => return eprintln!("skipping: no GPU"),
+        Err(why) => return eprintln!("skipping: {why}"),
+    };
+    let dir = scratch("gpus");
+    for np in (1..=2).filter(|&np| np <= n) {
+        let length = np.to_string();
+        let args = ["run", "--k", "2", "--steps", "3", "--length", &length];
+        let cpu = mpirun(np, &args, &dir, "gpus-cpu");
+        let gpu = mpirun(np, &[&args[..], &["--device", "cuda"]].concat(), &dir, "gpus-cuda");
+        let r = &gpu.report;
+        assert_eq!(r["length"], np, "{r}");
+        let (cs, gs) = (cpu.report["steps"].as_array().unwrap(), r["steps"].as_array().unwrap());
+        assert_eq!(gs.len(), 3);
+        for (c, g) in cs.iter().zip(gs) {
+            let (ic, ig) = (c["iterations"].as_u64().unwrap(), g["iterations"].as_u64().unwrap());
+            let (tc, tg) = (
+                c["tip_displacement"].as_f64().unwrap(),
+                g["tip_displacement"].as_f64().unwrap(),
+            );
+            assert!(ic.abs_diff(ig) <= 1, "np {np}: {ic} against {ig} iterations");
+            assert!((tc - tg).abs() <= 1e-8 * tc, "np {np}: tips {tc:e} against {tg:e}");
+            assert!(g["galerkin_per_level"][0]["max_s"].as_f64().unwrap() > 0.0);
+        }
+        let t = &r["transfers_per_hot_step_max_over_ranks"];
+        for phase in ["matrix setup", "solve"] {
+            assert_eq!(t[phase]["scalars_only"], true, "np {np} {phase}: {t}");
+        }
+        // The hot assembly uploads the slab's modulus part (8 bytes an
+        // element) and nothing else; no value comes back.
+        let elements = r["assembled_elements"].as_array().unwrap();
+        let most = elements.iter().map(|e| e.as_f64().unwrap()).fold(0.0, f64::max);
+        assert_eq!(t["assembly"]["h2d_bytes"].as_f64().unwrap(), 8.0 * most, "{t}");
+        assert_eq!(t["assembly"]["d2h_bytes"].as_f64().unwrap(), 0.0, "{t}");
+        assert_eq!(t["fine values upload"]["h2d_bytes"].as_f64().unwrap(), 0.0, "{t}");
+    }
+    // One rank per GPU: one more is refused on every rank that has none.
+    let out = Command::new("timeout")
+        .args([
+            "120",
+            "mpirun",
+            "--allow-run-as-root",
+            "--oversubscribe",
+            "-np",
+            &(n + 1).to_string(),
+        ])
+        .arg(env!("CARGO_BIN_EXE_ptap"))
+        .args(["run", "--k", "2", "--steps", "2", "--device", "cuda", "--quiet"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("this node runs more ranks than it has GPUs"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }

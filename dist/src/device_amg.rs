@@ -1159,3 +1159,23 @@ pub fn product_seconds<C: Comm + ?Sized>(h: &Hierarchy<DeviceDistBackend<'_, C>>
         .map(|t| t.product.last_seconds())
         .collect()
 }
+
+/// New fine-operator values written on the device by `write` (a device
+/// assembly into the rank's values, in the local matrix's order), then the
+/// operator's interior and boundary halves regathered from them: the first
+/// half of a refresh with nothing crossing the bus. Follow it with
+/// [`Hierarchy::matrix_setup`].
+pub fn write_fine_values<C: Comm + ?Sized>(
+    h: &mut Hierarchy<DeviceDistBackend<'_, C>>,
+    write: impl FnOnce(&mut CudaSlice<f64>) -> Result<(), DeviceError>,
+) -> Result<(), DeviceError> {
+    let (dev, gather) = {
+        let be = h.backend();
+        (be.dev.clone(), be.dist[GATHER_BLOCKS].clone())
+    };
+    let mine = match h.fine_operator_mut() {
+        DevMat::Rows(r) => write(&mut r.full).and_then(|()| r.m.refresh_from(&dev, &gather, &r.full)),
+        other => Err(mismatch("a device assembly of the fine rows", other)),
+    };
+    h.backend().agree(mine)
+}

@@ -49,9 +49,10 @@ pub enum NearNull {
 /// The operator(s) of the run.
 #[derive(Clone, Debug)]
 pub enum Operator {
-    /// The 3D beam at refinement `k`; `steps` steps of the stiffening front
+    /// The 3D beam at refinement `k`, `length` times longer with the same
+    /// elements (1: the beam); `steps` steps of the stiffening front
     /// (`ptap run`; 1: the uniform modulus, `ptap solve`).
-    Beam { k: usize, steps: usize },
+    Beam { k: usize, length: usize, steps: usize },
     /// A user's operators of one pattern, one per step (PETSc binary or
     /// Matrix Market), with right-hand sides (none: `A * ones`; one: every
     /// step's; else one per file).
@@ -233,6 +234,22 @@ fn near_null_rows(src: &NearNull, n: usize, b: usize, range: std::ops::Range<usi
     Ok((all[range.start * b * modes..range.end * b * modes].to_vec(), modes))
 }
 
+/// Free nodes (block rows) of the beam `length` times longer at refinement `k`.
+fn beam_free_nodes(k: usize, length: usize) -> Res<usize> {
+    let mesh = ptap_fem::beam_mesh(k, length)?;
+    let [_, ny, nz] = mesh.nodes_per_dim();
+    Ok(mesh.n_nodes() - ny * nz)
+}
+
+/// The report's name of the beam.
+fn beam_name(k: usize, length: usize) -> String {
+    if length == 1 {
+        format!("beam k = {k}")
+    } else {
+        format!("beam k = {k} x length {length}")
+    }
+}
+
 /// `[max, mean]` over ranks of each value (on rank 0).
 fn max_mean<C: Comm + ?Sized>(comm: &C, values: &[f64]) -> Option<Vec<[f64; 2]>> {
     let all = comm.gather(0, values)?;
@@ -287,15 +304,15 @@ impl Source<'_> {
     fn load<C: Comm + ?Sized>(&mut self, comm: &C, s: usize) -> Res<Loaded> {
         let (rank, size) = (comm.rank(), comm.size());
         match &self.opts.operator {
-            Operator::Beam { k, steps } => {
+            Operator::Beam { k, length, steps } => {
                 let slab = match &mut self.beam {
                     Some(b) => {
                         b.assemble(&stiffening_front(&b.mesh, s, *steps))?;
                         b
                     }
                     None => {
-                        let n = ptap_fem::beam_free_nodes(*k) as usize;
-                        let mut b = BeamSlab::build(*k, Partition::uniform(n, size)?.range(rank))?;
+                        let n = beam_free_nodes(*k, *length)?;
+                        let mut b = BeamSlab::build_long(*k, *length, Partition::uniform(n, size)?.range(rank))?;
                         if *steps > 1 {
                             b.assemble(&stiffening_front(&b.mesh, 1, *steps))?;
                         }
@@ -315,7 +332,7 @@ impl Source<'_> {
                     },
                     rhs: slab.rhs.clone(),
                     part: Partition::uniform(slab.n_free, size)?,
-                    what: format!("beam k = {k}"),
+                    what: beam_name(*k, *length),
                 })
             }
             Operator::Files {
@@ -406,7 +423,7 @@ pub fn run<C: Comm + ?Sized>(comm: &C, opts: &DriverOptions, progress: &mut dyn 
                 let plan = HaloPlan::build(&local, &loaded.part, comm)?;
                 // The distributed inspector must agree with the plan read off the
                 // global pattern (the beam: assembled whole for this check only).
-                if let Operator::Beam { k, .. } = &opts.operator {
+                if let Operator::Beam { k, length: 1, .. } = &opts.operator {
                     let beam = BeamProblem::build(*k)?;
                     let global = HaloPlan::from_global(beam.a.pattern(), &loaded.part, &loaded.part, &local)?;
                     let mut mismatches = [f64::from(u8::from(plan != global))];
@@ -549,6 +566,7 @@ pub fn run<C: Comm + ?Sized>(comm: &C, opts: &DriverOptions, progress: &mut dyn 
             "ranks": size,
             "problem": cold["problem"],
             "k": match &opts.operator { Operator::Beam { k, .. } => Some(*k), Operator::Files { .. } => None },
+            "length": match &opts.operator { Operator::Beam { length, .. } => Some(*length), Operator::Files { .. } => None },
             "solver": match opts.solver { Solver::Amg => "amg", Solver::Jacobi => "jacobi" },
             "aggregation": crate::setup::aggregation_description(opts.hierarchy.amg.aggregation),
             "block_rows": cold["block_rows"],
@@ -593,4 +611,346 @@ fn step_json_first_extra(first: &Value) -> Option<Value> {
         }
     }
     Some(Value::Object(out))
+}
+
+#[cfg(feature = "nccl")]
+pub use gpu::run_on_gpus;
+
+/// `ptap run --device cuda` and `ptap solve --device cuda` under mpirun
+/// (feature `nccl`): one rank per GPU, the AMG on the GPU ranks
+/// ([`crate::device_amg`]). The beam's every step after the cold one is
+/// assembled on each rank's GPU straight into the values the device AMG
+/// uses ([`ptap_fem::device::DeviceSlabAssembler`]); only the slab's part of
+/// the modulus field goes up. A user's operators are read on the host, and
+/// each later step's values go up once (`fine values upload`, inside the
+/// read phase).
+#[cfg(feature = "nccl")]
+mod gpu {
+    use super::*;
+    use crate::device_amg::{build_device_hierarchy, product_seconds, write_fine_values};
+    use crate::mpi_comm::MpiComm;
+    use crate::nccl::{self, node_local_rank, DeviceError, NcclComm};
+    use mpi::collective::CommunicatorCollectives;
+    use ptap_cuda::{CudaError, Device, DeviceOptions};
+    use ptap_fem::device::{AssemblyError, DeviceSlabAssembler};
+    use std::sync::Arc;
+
+    /// The phases whose host<->device bytes the report counts per hot step.
+    const TRANSFER_PHASES: [&str; 6] = [
+        "assembly",
+        "fine values upload",
+        "matrix setup",
+        "rhs upload",
+        "solve",
+        "solution download",
+    ];
+
+    /// This rank's GPU: its node-local rank's ordinal, one rank per GPU.
+    fn open_gpu(rank: usize) -> Result<(Arc<Device>, usize), DeviceError> {
+        ptap_cuda::libraries_present()?;
+        let count = cudarc::driver::CudaContext::device_count()
+            .map_err(|e| CudaError::NoDevice(e.to_string()))?
+            .max(0) as usize;
+        let local = node_local_rank(rank);
+        if local >= count {
+            return Err(DistError::Options {
+                why: format!(
+                    "this node runs more ranks than it has GPUs (node-local rank {local}, {count} GPU(s)); \
+                     --device cuda under mpirun takes one rank per GPU, so run at most {count} rank(s) per node"
+                ),
+            }
+            .into());
+        }
+        Ok((Device::open_on(local, DeviceOptions::default())?, local))
+    }
+
+    fn assembly_error(e: AssemblyError) -> DeviceError {
+        match e {
+            AssemblyError::Cuda(c) => c.into(),
+            other => DistError::Matrix { why: other.to_string() }.into(),
+        }
+    }
+
+    /// One step's numbers on this rank.
+    struct Step {
+        phases: [f64; 4],
+        report: ptap_runtime::CgReport,
+        tip: f64,
+        products: Vec<f64>,
+    }
+
+    /// Runs the steps on the GPU ranks of `comm` (collective); the report has
+    /// the CPU driver's keys ([`run`]) plus each step's Galerkin products and
+    /// time per iteration (max and mean over ranks), the GPUs, and the
+    /// host<->device bytes per hot step by phase (largest over ranks).
+    pub fn run_on_gpus(comm: &MpiComm, opts: &DriverOptions, progress: &mut dyn FnMut(&str)) -> Res<DriverReport> {
+        let (rank, size) = (comm.rank(), comm.size());
+        if opts.solver != Solver::Amg {
+            return Err(
+                "--device cuda under mpirun runs the AMG (--solver amg); point-block Jacobi on GPU ranks is \
+                        `ptap-mpi-cuda --solver jacobi`"
+                    .into(),
+            );
+        }
+        if opts.schedule_cache.is_some() {
+            return Err(
+                "--schedule-cache keeps CPU ranks' mesh setups; drop it with --device cuda under mpirun".into(),
+            );
+        }
+        let mut src = Source {
+            opts,
+            beam: None,
+            near_null: None,
+        };
+        let steps = src.steps();
+        if steps == 0 {
+            return Err("no operator to solve".into());
+        }
+        progress("opening this rank's GPU and joining NCCL");
+        let (dev, ordinal) = nccl::agree(comm, open_gpu(rank))?;
+        let nccl = NcclComm::init(comm, dev.context())?;
+
+        // Step 1, cold: the host's rows (the mesh setup is the CPU's), then
+        // the one upload and the matrix setup on the devices.
+        let t0 = Instant::now();
+        progress(&format!("step 1 of {steps}: loading the operator"));
+        let mut loaded = agree(
+            comm,
+            src.load(comm, 1).map_err(|e| DistError::Matrix { why: e.to_string() }),
+        )?;
+        let files = matches!(opts.operator, Operator::Files { .. });
+        if files && matches!(&opts.operator, Operator::Files { b, .. } if b.is_empty()) {
+            loaded.rhs = a_ones(&loaded.rows.local(&loaded.part, rank)?);
+        }
+        let assembly_s = t0.elapsed().as_secs_f64();
+        let (nn, modes) = src.near_null.clone().ok_or("no near-null space")?;
+        let dp = DistProblem {
+            a: loaded.rows.local(&loaded.part, rank)?,
+            part: loaded.part.clone(),
+            near_null: nn,
+            modes,
+        };
+        dev.reset_counters();
+        let (mut h, setup) = build_device_hierarchy(comm, &nccl, &dev, dp, &opts.hierarchy, &opts.dist, progress)?;
+        let levels = serde_json::to_value(&setup.setup.levels)?;
+        let cold_matrix_setup_s = h.timings.matrix_setup_s;
+        dev.set_phase("assembly setup");
+        let mut dasm = match &src.beam {
+            Some(slab) => Some(nccl::agree(
+                comm,
+                DeviceSlabAssembler::new(&dev, slab, ptap_fem::POISSON_RATIO).map_err(assembly_error),
+            )?),
+            None => None,
+        };
+        let mut ws = h.workspace(opts.cg.max_iterations)?;
+        let rhs = std::mem::take(&mut loaded.rhs);
+        let mut x = vec![0.0; rhs.len()];
+        progress(&format!("step 1 of {steps}: AMG-CG on the GPUs"));
+        let r = h.solve(&rhs, &mut x, &opts.cg, &mut ws)?;
+        let mut done = vec![Step {
+            phases: [assembly_s, setup.setup.mesh_setup_s, cold_matrix_setup_s, r.solve_s],
+            tip: x.iter().fold(0.0f64, |m, v| m.max(v.abs())),
+            products: product_seconds(&h)?,
+            report: r,
+        }];
+        let cold_upload_s = setup.upload_s;
+        let cold_counters = dev.counters();
+
+        // Hot steps: new values on the device, matrix setup, solve.
+        dev.reset_counters();
+        let first_pattern = loaded.rows;
+        let mut solutions = Vec::new();
+        if opts.keep_solutions {
+            solutions.extend(comm.gather(0, &x));
+        }
+        for s in 2..=steps {
+            if !done.last().is_some_and(|d| d.report.converged) {
+                break;
+            }
+            comm.communicator().barrier();
+            let t = Instant::now();
+            let mut rhs_s = None;
+            match (&mut dasm, &src.beam) {
+                (Some(dasm), Some(slab)) => {
+                    progress(&format!("step {s} of {steps}: assembling on the GPUs"));
+                    dev.set_phase("assembly");
+                    let field = stiffening_front(&slab.mesh, s, steps);
+                    write_fine_values(&mut h, |full| dasm.assemble(&field, full).map_err(assembly_error))?;
+                    dev.synchronize()?;
+                }
+                _ => {
+                    progress(&format!("step {s} of {steps}: reading the operator"));
+                    let mut l = agree(
+                        comm,
+                        src.load(comm, s).map_err(|e| DistError::Matrix { why: e.to_string() }),
+                    )?;
+                    let mut differs = [f64::from(u8::from(!first_pattern.same_pattern(&l.rows)))];
+                    comm.all_reduce_sum(&mut differs);
+                    if differs[0] > 0.0 {
+                        return Err(format!(
+                            "step {s}: {} has another block pattern than step 1's on {} rank(s); on GPU ranks a \
+                             sequence keeps one pattern",
+                            l.what, differs[0]
+                        )
+                        .into());
+                    }
+                    if l.rhs.is_empty() {
+                        l.rhs = a_ones(&l.rows.local(&l.part, rank)?);
+                    }
+                    h.set_fine_values(&l.rows.values)?;
+                    dev.synchronize()?;
+                    rhs_s = Some(l.rhs);
+                }
+            }
+            let assembly_s = t.elapsed().as_secs_f64();
+            comm.communicator().barrier();
+            progress(&format!("step {s} of {steps}: matrix setup on the GPUs"));
+            let matrix_setup_s = h.matrix_setup()?;
+            let products = product_seconds(&h)?;
+            x.fill(0.0);
+            progress(&format!("step {s} of {steps}: AMG-CG on the GPUs"));
+            let r = h.solve(rhs_s.as_deref().unwrap_or(&rhs), &mut x, &opts.cg, &mut ws)?;
+            done.push(Step {
+                phases: [assembly_s, 0.0, matrix_setup_s, r.solve_s],
+                tip: x.iter().fold(0.0f64, |m, v| m.max(v.abs())),
+                products,
+                report: r,
+            });
+            if opts.keep_solutions {
+                solutions.extend(comm.gather(0, &x));
+            }
+        }
+        let hot_counters = dev.counters();
+        let hot_steps = done.len() - 1;
+        // Device memory in use on this rank's GPU after the steps (its context: every level, the maps).
+        let used = dev.context().mem_get_info().map_or(0, |(free, total)| total - free);
+        let memory = gathered_counts(comm, used);
+
+        // Collectives (every rank, every step), then rank 0 writes.
+        let mm = |v: &[f64]| max_mean(comm, v);
+        let mut step_json = Vec::new();
+        for (i, st) in done.iter().enumerate() {
+            let tips = comm.gather(0, &[st.tip]);
+            let ph = mm(&st.phases);
+            let per_iter = mm(&[st.report.solve_s / st.report.iterations.max(1) as f64]);
+            let prod = mm(&st.products);
+            let upload = mm(&[if i == 0 { cold_upload_s } else { 0.0 }]);
+            if let (Some(tips), Some(ph), Some(per_iter), Some(prod), Some(upload)) = (tips, ph, per_iter, prod, upload)
+            {
+                let j = |v: &[f64; 2]| json!({ "max_s": v[0], "mean_s": v[1] });
+                let mut phase_json: serde_json::Map<String, Value> =
+                    PHASES.iter().zip(&ph).map(|(n, v)| (n.to_string(), j(v))).collect();
+                if i == 0 {
+                    phase_json.insert("upload".into(), j(&upload[0]));
+                }
+                step_json.push(json!({
+                    "step": i + 1,
+                    "operator": if i == 0 { loaded.what.clone() } else { String::new() },
+                    "inspected": i == 0,
+                    "iterations": st.report.iterations,
+                    "converged": st.report.converged,
+                    "residual_norm": st.report.residual_norm,
+                    "rhs_norm": st.report.rhs_norm,
+                    "tip_displacement": tips.iter().fold(0.0f64, |m, &v| m.max(v)),
+                    "phases": phase_json,
+                    "solve_per_iteration": j(&per_iter[0]),
+                    "galerkin_per_level": prod.iter().map(j).collect::<Vec<_>>(),
+                }));
+            }
+        }
+        // Bytes per hot step by phase, and the cold step's; max over ranks.
+        let counts = |c: &ptap_cuda::TransferCounters, per: f64| -> Vec<f64> {
+            TRANSFER_PHASES
+                .iter()
+                .flat_map(|p| {
+                    let t = c.get(p);
+                    [t.h2d_bytes, t.d2h_bytes, t.h2d_copies, t.d2h_copies].map(|v| v as f64 / per)
+                })
+                .collect()
+        };
+        let hot_t = mm(&counts(&hot_counters, hot_steps.max(1) as f64));
+        let cold_t = mm(&counts(&cold_counters, 1.0));
+        let owned = gathered_counts(comm, loaded.part.range(rank).len());
+        let elements = gathered_counts(comm, dasm.as_ref().map_or(0, DeviceSlabAssembler::elements));
+        let gpus = gathered_counts(comm, ordinal);
+        let all_converged = done.iter().all(|d| d.report.converged) && done.len() == steps;
+        let last_iterations = done.last().map_or(0, |d| d.report.iterations);
+        let json = match (hot_t, cold_t) {
+            (Some(hot_t), Some(cold_t)) => {
+                let transfers = |t: &[[f64; 2]]| -> Value {
+                    let mut m = serde_json::Map::new();
+                    for (i, p) in TRANSFER_PHASES.iter().enumerate() {
+                        let v = |k: usize| t[4 * i + k][0];
+                        let copies = v(2) + v(3);
+                        m.insert(
+                            p.to_string(),
+                            json!({
+                                "h2d_bytes": v(0), "d2h_bytes": v(1), "h2d_copies": v(2), "d2h_copies": v(3),
+                                "scalars_only": v(0) + v(1) <= 64.0 * copies,
+                            }),
+                        );
+                    }
+                    Value::Object(m)
+                };
+                let hot: Vec<&Value> = step_json.iter().skip(1).collect();
+                let mean_of =
+                    |f: &dyn Fn(&Value) -> f64| hot.iter().map(|s| f(s)).sum::<f64>() / hot.len().max(1) as f64;
+                let hot_mean: serde_json::Map<String, Value> = PHASES
+                    .iter()
+                    .map(|p| {
+                        (
+                            p.to_string(),
+                            json!({
+                                "max_s": mean_of(&|s| s["phases"][p]["max_s"].as_f64().unwrap_or(0.0)),
+                                "mean_s": mean_of(&|s| s["phases"][p]["mean_s"].as_f64().unwrap_or(0.0)),
+                            }),
+                        )
+                    })
+                    .collect();
+                let first = &step_json[0];
+                let n = loaded.part.nrows();
+                let b = first_pattern.b;
+                Some(json!({
+                    "ranks": size,
+                    "device": format!("cuda ({}), one rank per GPU", dev.name()),
+                    "gpu_of_rank": gpus,
+                    "device_memory_used_bytes": memory,
+                    "problem": loaded.what,
+                    "k": match &opts.operator { Operator::Beam { k, .. } => Some(*k), Operator::Files { .. } => None },
+                    "length": match &opts.operator { Operator::Beam { length, .. } => Some(*length), Operator::Files { .. } => None },
+                    "solver": "amg",
+                    "variant": opts.hierarchy.variant.map(|v| v.name()),
+                    "aggregation": "parallel MIS, priorities hashed from global numbers (independent of the rank count)",
+                    "block_rows": n,
+                    "block_size": b,
+                    "unknowns": n * b,
+                    "partition": loaded.part.starts(),
+                    "owned_rows": owned,
+                    "assembled_elements": if files { Value::Null } else { json!(elements) },
+                    "hot_assembly": if files { "host read, values uploaded" } else { "on each rank's GPU (its slab)" },
+                    "reduction": "ncclAllGather, summed in rank order on the device",
+                    "rtol": opts.cg.rtol,
+                    "iterations": first["iterations"],
+                    "converged": first["converged"],
+                    "residual_norm": first["residual_norm"],
+                    "rhs_norm": first["rhs_norm"],
+                    "tip_displacement": first["tip_displacement"],
+                    "phases": first["phases"],
+                    "levels": levels,
+                    "steps": step_json,
+                    "hot_mean": if hot.is_empty() { Value::Null } else { Value::Object(hot_mean) },
+                    "files": files,
+                    "transfers_per_hot_step_max_over_ranks": if hot_steps == 0 { Value::Null } else { transfers(&hot_t) },
+                    "transfers_cold_step_max_over_ranks": transfers(&cold_t),
+                }))
+            }
+            _ => None,
+        };
+        Ok(DriverReport {
+            converged: all_converged,
+            iterations: last_iterations,
+            json,
+            solutions,
+        })
+    }
 }

@@ -40,4 +40,4 @@ pub use loads::{
     rigid_body_modes, rigid_body_modes_raw, rigid_mode_count, traction_rhs, traction_rhs_with, N_RIGID_MODES,
 };
 pub use mesh::{modulus_from_fn, stiffening_front, uniform_modulus, BoxMesh, ElementCentroids, ElementNodes};
-pub use slab::BeamSlab;
+pub use slab::{beam_mesh, BeamSlab};

@@ -45,6 +45,8 @@ struct SubBox {
 #[derive(Clone, Debug)]
 pub struct BeamSlab {
     pub k: usize,
+    /// Length factor: `10 k length x k x k` elements on `[0, 10 length] x [-0.5, 0.5]^2`.
+    pub length: usize,
     /// The whole beam's mesh (a description; no arrays).
     pub mesh: BoxMesh,
     /// The slab's block rows (free nodes) of the whole beam.
@@ -63,7 +65,13 @@ pub struct BeamSlab {
 impl BeamSlab {
     /// The slab of `rows`, assembled with the uniform modulus 1.
     pub fn build(k: usize, rows: Range<usize>) -> Result<Self, FemError> {
-        let mesh = BoxMesh::beam(k)?;
+        Self::build_long(k, 1, rows)
+    }
+
+    /// The slab of `rows` of the beam `length` times longer with the same
+    /// elements (`length` 1: [`BeamSlab::build`]'s), for weak scaling over ranks.
+    pub fn build_long(k: usize, length: usize, rows: Range<usize>) -> Result<Self, FemError> {
+        let mesh = beam_mesh(k, length)?;
         let [_, ny, nz] = mesh.nodes_per_dim();
         let plane = ny * nz;
         let n_free = mesh.n_nodes() - plane;
@@ -112,6 +120,7 @@ impl BeamSlab {
         };
         let mut slab = Self {
             k,
+            length,
             rhs: rhs_all[3 * rows.start..3 * rows.end].to_vec(),
             near_null: modes_all[m * rows.start..m * rows.end].to_vec(),
             modes: N_RIGID_MODES,
@@ -140,6 +149,20 @@ impl BeamSlab {
             s.assembler.assemble(part, &mut s.a)?;
         }
         Ok(())
+    }
+
+    /// The sub-box's assembler, the slab's rows in its free numbering, and
+    /// the sub-box's elements among the whole beam's (`None` for no rows):
+    /// what a device assembly of the slab's rows needs.
+    pub fn sub_box(&self) -> Option<(&Assembler, Range<usize>, Range<usize>)> {
+        let layer = self.k * self.k;
+        self.sub.as_ref().map(|s| {
+            (
+                &s.assembler,
+                s.rows.clone(),
+                s.layers.start * layer..s.layers.end * layer,
+            )
+        })
     }
 
     /// Elements assembled (the slab's sub-box).
@@ -182,6 +205,21 @@ impl BeamSlab {
             None => &[],
         }
     }
+}
+
+/// The beam's mesh, `length` times longer with the same elements.
+pub fn beam_mesh(k: usize, length: usize) -> Result<BoxMesh, FemError> {
+    if length == 1 {
+        return BoxMesh::beam(k);
+    }
+    // Length 0 is an empty mesh, refused by BoxMesh::new in one sentence.
+    BoxMesh::new(
+        10 * k * length,
+        k,
+        k,
+        [0.0, -0.5, -0.5],
+        [10.0 * length as f64, 0.5, 0.5],
+    )
 }
 
 #[cfg(test)]
@@ -240,6 +278,35 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn slabs_of_a_longer_beam_are_its_rows_bit_for_bit() {
+        for (k, length) in [(1, 2), (2, 3)] {
+            let mesh = beam_mesh(k, length).unwrap();
+            let asm = Assembler::new(&mesh, Constraint::ClampXMin).unwrap();
+            let mut a = asm.zero_matrix();
+            let field = crate::stiffening_front(&mesh, 2, 3);
+            asm.assemble(&field, &mut a).unwrap();
+            let p = a.pattern();
+            let n = a.nrows();
+            for ranks in [1, 2, 3] {
+                for r in 0..ranks {
+                    let rows = r * n / ranks..(r + 1) * n / ranks;
+                    let mut s = BeamSlab::build_long(k, length, rows.clone()).unwrap();
+                    s.assemble(&field).unwrap();
+                    assert_eq!(s.n_free, n);
+                    let (k0, k1) = (p.row_ptr()[rows.start], p.row_ptr()[rows.end]);
+                    assert_eq!(s.cols(), p.col_idx()[k0..k1], "k {k} length {length} rows {rows:?}");
+                    assert_eq!(
+                        bits(s.values()),
+                        bits(&a.values()[k0 * 9..k1 * 9]),
+                        "k {k} length {length}"
+                    );
+                }
+            }
+        }
+        assert!(BeamSlab::build_long(1, 0, 0..0).is_err());
     }
 
     #[test]

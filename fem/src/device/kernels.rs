@@ -134,8 +134,10 @@ fn kref_kernel(out: &mut String, dim: usize) -> KernelEntry {
     e
 }
 
-/// The row-owner gather: `av` (the block-CSR values over the assembler's
-/// pattern, `dim x dim` blocks) gets `sum_e E_e K_ref` row by row.
+/// The row-owner gather: `av` (the block-CSR values of rows `row0..row_end`
+/// of the assembler's pattern, `dim x dim` blocks, from that range's first
+/// block on) gets `sum_e E_e K_ref` row by row. A rank's slab writes its own
+/// rows straight into its local values; the whole pattern is `0..nrows`.
 ///
 /// `inc_ptr`/`inc` are each block row's element incidence (`e * npe + a`) in
 /// colour order, `emap` the element map (`NONE = 0xffffffff` for a dropped
@@ -158,12 +160,14 @@ fn gather_kernel(out: &mut String, dim: usize) -> KernelEntry {
             p("inc", PtrU32),
             p("rp", PtrU32),
             p("av", PtrMutF64),
-            p("nrows", U32),
+            p("row0", U32),
+            p("row_end", U32),
             p("stage_len", U32),
         ],
         doc: format!(
-            "row-owner gather of E_e K_ref into {dim}x{dim}-block CSR values, one warp per block row, \
-             {GATHER_WARPS} warps per block, rows staged in shared memory"
+            "row-owner gather of E_e K_ref into {dim}x{dim}-block CSR values of rows row0..row_end (written \
+             from av, block rp[row0] first), one warp per block row, {GATHER_WARPS} warps per block, rows staged \
+             in shared memory"
         ),
     };
     e.write_signature(out, " {");
@@ -171,7 +175,7 @@ fn gather_kernel(out: &mut String, dim: usize) -> KernelEntry {
         out,
         "  extern __shared__ double stage_all[];\n  \
          u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31u;\n  \
-         u32 r = blockIdx.x * {GATHER_WARPS}u + wl;\n  if (r >= nrows) return;\n  \
+         u32 r = row0 + blockIdx.x * {GATHER_WARPS}u + wl;\n  if (r >= row_end) return;\n  \
          double* stage = stage_all + (u64)wl * stage_len;\n  \
          u32 b0 = rp[r];\n  u32 nv = (rp[r + 1] - b0) * {bb}u;\n  \
          u32 i0 = inc_ptr[r], cnt = inc_ptr[r + 1] - i0;\n  \
@@ -200,7 +204,7 @@ fn gather_kernel(out: &mut String, dim: usize) -> KernelEntry {
     writeln!(
         out,
         "        }}\n      }}\n      __syncwarp();\n    }}\n  }}\n  \
-         double* o = av + (u64)b0 * {bb}u;\n  \
+         double* o = av + (u64)(b0 - rp[row0]) * {bb}u;\n  \
          for (u32 i = lane; i < nv; i += 32u) o[i] = stage[i];\n}}\n"
     )
     .unwrap();

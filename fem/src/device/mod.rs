@@ -54,6 +54,8 @@ pub struct DeviceAssembler {
     inc_ptr: CudaSlice<u32>,
     inc: CudaSlice<u32>,
     row_ptr: CudaSlice<u32>,
+    /// The row pointers on the host (a row range's first block and length).
+    host_row_ptr: Vec<usize>,
     /// Staging for host-given modulus fields (reused, never reallocated).
     modulus: CudaSlice<f64>,
 }
@@ -119,6 +121,7 @@ impl DeviceAssembler {
             inc_ptr: dev.upload(&to_u32("incidence pointers", inc_ptr)?)?,
             inc: dev.upload(inc)?,
             row_ptr: dev.upload(&to_u32("row pointers", pattern.row_ptr())?)?,
+            host_row_ptr: pattern.row_ptr().to_vec(),
             modulus: dev.zeros::<f64>(asm.n_elements())?,
         })
     }
@@ -146,10 +149,33 @@ impl DeviceAssembler {
     /// bitwise equal to [`Assembler::assemble`] when compiled with `--fmad=false`.
     /// Only a host-given modulus crosses the bus; nothing comes back.
     pub fn assemble(&mut self, modulus: Modulus<'_>, a_values: &mut CudaSlice<f64>) -> Result<(), AssemblyError> {
-        if a_values.len() != self.values_len().max(1) {
+        self.assemble_rows(modulus, 0..self.nrows, a_values)
+    }
+
+    /// [`DeviceAssembler::assemble`] of block rows `rows` only: `a_values`
+    /// holds those rows' values (from the range's first block on), each the
+    /// same bits as in a whole assembly. A rank's slab of a bigger box writes
+    /// its rows straight into its own operator this way.
+    pub fn assemble_rows(
+        &mut self,
+        modulus: Modulus<'_>,
+        rows: std::ops::Range<usize>,
+        a_values: &mut CudaSlice<f64>,
+    ) -> Result<(), AssemblyError> {
+        if rows.start > rows.end || rows.end > self.nrows {
+            return Err(FemError::BadRows {
+                start: rows.start,
+                end: rows.end,
+                n: self.nrows,
+            }
+            .into());
+        }
+        let bb = self.dim * self.dim;
+        let len = (self.host_row_ptr[rows.end] - self.host_row_ptr[rows.start]) * bb;
+        if a_values.len() != len.max(1) {
             return Err(AssemblyError::ValuesLength {
                 got: a_values.len(),
-                expected: self.values_len(),
+                expected: len,
                 dim: self.dim,
             });
         }
@@ -172,11 +198,11 @@ impl DeviceAssembler {
                 m
             }
         };
-        if self.nrows == 0 {
+        if rows.is_empty() {
             return Ok(());
         }
         let cfg = LaunchConfig {
-            grid_dim: (self.nrows.div_ceil(GATHER_WARPS) as u32, 1, 1),
+            grid_dim: (rows.len().div_ceil(GATHER_WARPS) as u32, 1, 1),
             block_dim: (32 * GATHER_WARPS as u32, 1, 1),
             shared_mem_bytes: (GATHER_WARPS * self.stage_len * 8) as u32,
         };
@@ -191,7 +217,8 @@ impl DeviceAssembler {
                 Arg::U32s(&self.inc),
                 Arg::U32s(&self.row_ptr),
                 Arg::F64Mut(a_values),
-                Arg::U32(self.nrows as u32),
+                Arg::U32(rows.start as u32),
+                Arg::U32(rows.end as u32),
                 Arg::U32(self.stage_len as u32),
             ],
         )?;
@@ -232,6 +259,79 @@ impl DeviceAssembler {
             + self.row_ptr.num_bytes()
             + self.kref.num_bytes()
             + self.modulus.num_bytes()
+    }
+}
+
+/// A rank's slab of the beam ([`crate::BeamSlab`]) assembled on its GPU:
+/// the sub-box's maps on the device, and each refresh writes the slab's rows
+/// (owned rows, their columns in the whole beam's order, which is a rank's
+/// local matrix order) straight into a device value array. A refresh uploads
+/// the slab's part of the modulus field (`8` bytes per sub-box element) and
+/// nothing else; with `--fmad=false` the values are [`crate::BeamSlab`]'s bit for bit.
+pub struct DeviceSlabAssembler {
+    /// `None` for a slab without rows.
+    asm: Option<DeviceAssembler>,
+    rows: std::ops::Range<usize>,
+    elements: std::ops::Range<usize>,
+    n_elements: usize,
+    values_len: usize,
+}
+
+impl DeviceSlabAssembler {
+    /// The device side of `slab` (uploads its sub-box's maps; setup).
+    pub fn new(dev: &Arc<Device>, slab: &crate::BeamSlab, nu: f64) -> Result<Self, AssemblyError> {
+        let values_len = slab.values().len();
+        let n_elements = slab.mesh.n_elements();
+        Ok(match slab.sub_box() {
+            Some((asm, rows, elements)) => Self {
+                asm: Some(DeviceAssembler::new(dev, asm, slab.mesh.element_size(), nu)?),
+                rows,
+                elements,
+                n_elements,
+                values_len,
+            },
+            None => Self {
+                asm: None,
+                rows: 0..0,
+                elements: 0..0,
+                n_elements,
+                values_len,
+            },
+        })
+    }
+
+    /// Scalars of the slab's values (its rows' blocks times 9).
+    pub fn values_len(&self) -> usize {
+        self.values_len
+    }
+    /// Elements of the sub-box (those a refresh reads).
+    pub fn elements(&self) -> usize {
+        self.elements.len()
+    }
+
+    /// Overwrites `values` (the slab's rows, on the device) for the whole
+    /// beam's per-element `modulus` (its sub-box part is checked and uploaded).
+    pub fn assemble(&mut self, modulus: &[f64], values: &mut CudaSlice<f64>) -> Result<(), AssemblyError> {
+        if modulus.len() != self.n_elements {
+            return Err(FemError::ModulusLength {
+                got: modulus.len(),
+                expected: self.n_elements,
+            }
+            .into());
+        }
+        match &mut self.asm {
+            Some(asm) => asm.assemble_rows(
+                Modulus::Host(&modulus[self.elements.clone()]),
+                self.rows.clone(),
+                values,
+            ),
+            None => Ok(()),
+        }
+    }
+
+    /// Bytes of the sub-box's maps on the device.
+    pub fn bytes(&self) -> usize {
+        self.asm.as_ref().map_or(0, DeviceAssembler::bytes)
     }
 }
 
