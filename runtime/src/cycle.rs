@@ -122,14 +122,11 @@ pub fn chebyshev_smooth_of<B: Backend>(
 ) -> Result<(), B::Error> {
     use cheb_slot::{S, WS, W_MINUS_1};
     // Step 1: t = x1 - x0 = s D^-1 (rhs - A x0); x = x1.
-    be.fill(t, 0.0)?;
     if zero_guess {
-        be.jacobi_update_at(jacobi, coef, S, None, rhs, rhs, t)?;
-        be.copy(t, x)?;
+        be.jacobi_first_step(jacobi, coef, S, rhs, t, x, true)?;
     } else {
         a.residual(be, x, rhs, r)?;
-        be.jacobi_update_at(jacobi, coef, S, None, r, r, t)?;
-        be.axpy(1.0, t, x)?;
+        be.jacobi_first_step(jacobi, coef, S, r, t, x, false)?;
     }
     // Step 2: x2 = (1-w) x0 + w x1 + w s D^-1 (rhs - A x1) = x1 + (w-1) t + w s D^-1 r1.
     a.residual(be, x, rhs, r)?;
@@ -206,9 +203,7 @@ pub fn queue_lambda_max<B: Backend>(
         let (rz, pap, rz_new) = (2 * k, 2 * k + 1, 2 * k + 2);
         be.spmv(a, p, ap)?;
         be.dot_into(p, ap, s, pap, None)?;
-        be.axpy_ratio(s, rz, pap, true, ap, r)?;
-        precondition(be, jacobi, r, z)?;
-        be.dot_into(r, z, s, rz_new, None)?;
+        be.lanczos_update(jacobi, s, rz, pap, ap, r, z, rz_new)?;
         if k + 1 < iterations {
             be.xpby_ratio(s, rz_new, rz, z, p)?;
         }
