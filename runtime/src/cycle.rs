@@ -176,11 +176,13 @@ pub fn estimate_lambda_max<B: Backend>(
 
 /// Queues every step of the estimate without reading anything back: the CG
 /// scalars stay on the backend in `s` ([`lanczos_scalars`] long; `r.z` by
-/// [`Backend::dot_into`], the step `alpha = r.z / p.Ap` and `beta` read there
-/// by [`Backend::axpy_ratio`] and [`Backend::xpby_ratio`]). The operations
-/// and their order are [`ptap_amg::eig::cg_lanczos`]'s (on the host, the same
-/// bits), except that every step runs: whether one broke down or converged
-/// is decided afterwards from the recorded scalars ([`finish_lambda_max`]).
+/// [`Backend::dot_into`] and [`Backend::lanczos_update`], the step `alpha =
+/// r.z / p.Ap` and `beta` read there by [`Backend::lanczos_update`] and
+/// [`Backend::xpby_ratio`]). The operations and their order are
+/// [`ptap_amg::eig::cg_lanczos`]'s (on the host, the same bits; a device
+/// sums `r.z` in its own order), except that every step runs: whether one
+/// broke down or converged is decided afterwards from the recorded scalars
+/// ([`finish_lambda_max`]).
 #[allow(clippy::too_many_arguments)]
 pub fn queue_lambda_max<B: Backend>(
     be: &B,
