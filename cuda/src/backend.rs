@@ -769,6 +769,64 @@ impl Backend for Cuda {
             ],
         )
     }
+    /// One pass ([`gc::jacobi_step_name`]): reads `D^-1`, `r` (and `x`),
+    /// writes `t` and `x`, the bits of the default's four.
+    fn jacobi_first_step(
+        &self,
+        j: &CudaJacobi,
+        coef: &CudaSlice<f64>,
+        alpha_at: usize,
+        r: &CudaSlice<f64>,
+        t: &mut CudaSlice<f64>,
+        x: &mut CudaSlice<f64>,
+        zero_guess: bool,
+    ) -> Result<(), CudaError> {
+        self.dev.launch(
+            Self::k(&j.kernels, &gc::jacobi_step_name(j.b)),
+            grid_for((j.nrows * j.b) as u64, 256),
+            &[
+                Arg::F64(&j.dinv),
+                Arg::F64(coef),
+                Arg::U32(alpha_at as u32),
+                Arg::F64(r),
+                Arg::F64Mut(t),
+                Arg::F64Mut(x),
+                Arg::U32(zero_guess as u32),
+                Arg::U32(j.nrows as u32),
+            ],
+        )
+    }
+    /// One pass over the block rows ([`gc::lanczos_step_name`]) with the
+    /// partials of `r . z`, then the fixed-tree sum into `s[slot]`.
+    fn lanczos_update(
+        &self,
+        j: &CudaJacobi,
+        s: &mut CudaSlice<f64>,
+        num: usize,
+        den: usize,
+        ap: &CudaSlice<f64>,
+        r: &mut CudaSlice<f64>,
+        z: &mut CudaSlice<f64>,
+        slot: usize,
+    ) -> Result<(), CudaError> {
+        let g = Self::partial_blocks(j.nrows);
+        self.dev.launch(
+            Self::k(&j.kernels, &gc::lanczos_step_name(j.b)),
+            Self::partial_config(g),
+            &[
+                Arg::F64(s),
+                Arg::U32(num as u32),
+                Arg::U32(den as u32),
+                Arg::F64(&j.dinv),
+                Arg::F64(ap),
+                Arg::F64Mut(r),
+                Arg::F64Mut(z),
+                Arg::F64Mut(&self.part),
+                Arg::U64(j.nrows as u64),
+            ],
+        )?;
+        self.sum_partials(g, s, slot)
+    }
     fn jacobi_values(&self, j: &CudaJacobi) -> Result<Vec<f64>, CudaError> {
         self.dev.download(&j.dinv)
     }

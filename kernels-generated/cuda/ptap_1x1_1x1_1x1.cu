@@ -1084,3 +1084,44 @@ extern "C" __global__ void ptap_jacobi_update_at_1(const double* __restrict__ di
   x[s] = x[s] + v;
 }
 
+// t = coef[alpha_at] D^-1 r; x = t (zero != 0) or x += t (1x1 blocks), one thread per scalar
+extern "C" __global__ void ptap_jacobi_step_1(const double* __restrict__ dinv, const double* __restrict__ coef, unsigned int alpha_at, const double* __restrict__ r, double* __restrict__ t, double* __restrict__ x, unsigned int zero, unsigned int nrows) {
+  u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= (u64)nrows * 1) return;
+  double alpha = coef[alpha_at];
+  u64 i = s / 1; u32 q = (u32)(s % 1);
+  const double* d = dinv + i * 1 + q * 1;
+  const double* ri = r + i * 1;
+  double y = 0.0;
+  y = y + d[0] * ri[0];
+  double v = 0.0 + (alpha * y + 0.0);
+  t[s] = v;
+  x[s] = (zero != 0u ? 0.0 : x[s]) + v;
+}
+
+// c = s[num_at] / s[den_at]; r = (-c) ap + r; z = D^-1 r; per-block partial sums of r . z (1x1 blocks, one thread per block row, 256 threads, grid-stride, fixed tree)
+extern "C" __global__ void ptap_lanczos_step_1(const double* __restrict__ s, unsigned int num_at, unsigned int den_at, const double* __restrict__ dinv, const double* __restrict__ ap, double* __restrict__ r, double* __restrict__ z, double* __restrict__ part, unsigned long long nrows) {
+  __shared__ double sh[256];
+  double c = s[num_at] / s[den_at];
+  double acc = 0.0;
+  u64 stride = (u64)gridDim.x * blockDim.x;
+  for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < nrows; i += stride) {
+    double* ri = r + i * 1;
+    const double* ai = ap + i * 1;
+    const double* d = dinv + i * 1;
+    double r0 = -c * ai[0] + 1.0 * ri[0];
+    ri[0] = r0;
+    {
+      double y = 0.0;
+      y = y + d[0] * r0;
+      double v = 0.0 + (1.0 * y + 0.0);
+      z[i * 1 + 0] = v;
+      acc += r0 * v;
+    }
+  }
+  sh[threadIdx.x] = acc;
+  __syncthreads();
+  for (u32 h = 128; h > 0; h >>= 1) { if (threadIdx.x < h) sh[threadIdx.x] += sh[threadIdx.x + h]; __syncthreads(); }
+  if (threadIdx.x == 0) part[blockIdx.x] = sh[0];
+}
+

@@ -3082,6 +3082,59 @@ extern "C" __global__ void ptap_jacobi_update_at_2(const double* __restrict__ di
   x[s] = x[s] + v;
 }
 
+// t = coef[alpha_at] D^-1 r; x = t (zero != 0) or x += t (2x2 blocks), one thread per scalar
+extern "C" __global__ void ptap_jacobi_step_2(const double* __restrict__ dinv, const double* __restrict__ coef, unsigned int alpha_at, const double* __restrict__ r, double* __restrict__ t, double* __restrict__ x, unsigned int zero, unsigned int nrows) {
+  u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= (u64)nrows * 2) return;
+  double alpha = coef[alpha_at];
+  u64 i = s / 2; u32 q = (u32)(s % 2);
+  const double* d = dinv + i * 4 + q * 2;
+  const double* ri = r + i * 2;
+  double y = 0.0;
+  y = y + d[0] * ri[0];
+  y = y + d[1] * ri[1];
+  double v = 0.0 + (alpha * y + 0.0);
+  t[s] = v;
+  x[s] = (zero != 0u ? 0.0 : x[s]) + v;
+}
+
+// c = s[num_at] / s[den_at]; r = (-c) ap + r; z = D^-1 r; per-block partial sums of r . z (2x2 blocks, one thread per block row, 256 threads, grid-stride, fixed tree)
+extern "C" __global__ void ptap_lanczos_step_2(const double* __restrict__ s, unsigned int num_at, unsigned int den_at, const double* __restrict__ dinv, const double* __restrict__ ap, double* __restrict__ r, double* __restrict__ z, double* __restrict__ part, unsigned long long nrows) {
+  __shared__ double sh[256];
+  double c = s[num_at] / s[den_at];
+  double acc = 0.0;
+  u64 stride = (u64)gridDim.x * blockDim.x;
+  for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < nrows; i += stride) {
+    double* ri = r + i * 2;
+    const double* ai = ap + i * 2;
+    const double* d = dinv + i * 4;
+    double r0 = -c * ai[0] + 1.0 * ri[0];
+    ri[0] = r0;
+    double r1 = -c * ai[1] + 1.0 * ri[1];
+    ri[1] = r1;
+    {
+      double y = 0.0;
+      y = y + d[0] * r0;
+      y = y + d[1] * r1;
+      double v = 0.0 + (1.0 * y + 0.0);
+      z[i * 2 + 0] = v;
+      acc += r0 * v;
+    }
+    {
+      double y = 0.0;
+      y = y + d[2] * r0;
+      y = y + d[3] * r1;
+      double v = 0.0 + (1.0 * y + 0.0);
+      z[i * 2 + 1] = v;
+      acc += r1 * v;
+    }
+  }
+  sh[threadIdx.x] = acc;
+  __syncthreads();
+  for (u32 h = 128; h > 0; h >>= 1) { if (threadIdx.x < h) sh[threadIdx.x] += sh[threadIdx.x + h]; __syncthreads(); }
+  if (threadIdx.x == 0) part[blockIdx.x] = sh[0];
+}
+
 // inverse of every 3x3 diagonal block (Gauss-Jordan, partial pivoting, as invert_in_place); a singular or missing block records its row in status[0]
 extern "C" __global__ void ptap_jacobi_invert_3(const double* __restrict__ av, const unsigned int* __restrict__ diag_pos, double* __restrict__ dinv, unsigned int* __restrict__ status, unsigned int nrows) {
   u32 i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -3160,5 +3213,72 @@ extern "C" __global__ void ptap_jacobi_update_at_3(const double* __restrict__ di
   y = y + d[2] * ri[2];
   double v = alpha * y + (beta != 0.0 ? beta * t[s] : 0.0);
   x[s] = x[s] + v;
+}
+
+// t = coef[alpha_at] D^-1 r; x = t (zero != 0) or x += t (3x3 blocks), one thread per scalar
+extern "C" __global__ void ptap_jacobi_step_3(const double* __restrict__ dinv, const double* __restrict__ coef, unsigned int alpha_at, const double* __restrict__ r, double* __restrict__ t, double* __restrict__ x, unsigned int zero, unsigned int nrows) {
+  u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= (u64)nrows * 3) return;
+  double alpha = coef[alpha_at];
+  u64 i = s / 3; u32 q = (u32)(s % 3);
+  const double* d = dinv + i * 9 + q * 3;
+  const double* ri = r + i * 3;
+  double y = 0.0;
+  y = y + d[0] * ri[0];
+  y = y + d[1] * ri[1];
+  y = y + d[2] * ri[2];
+  double v = 0.0 + (alpha * y + 0.0);
+  t[s] = v;
+  x[s] = (zero != 0u ? 0.0 : x[s]) + v;
+}
+
+// c = s[num_at] / s[den_at]; r = (-c) ap + r; z = D^-1 r; per-block partial sums of r . z (3x3 blocks, one thread per block row, 256 threads, grid-stride, fixed tree)
+extern "C" __global__ void ptap_lanczos_step_3(const double* __restrict__ s, unsigned int num_at, unsigned int den_at, const double* __restrict__ dinv, const double* __restrict__ ap, double* __restrict__ r, double* __restrict__ z, double* __restrict__ part, unsigned long long nrows) {
+  __shared__ double sh[256];
+  double c = s[num_at] / s[den_at];
+  double acc = 0.0;
+  u64 stride = (u64)gridDim.x * blockDim.x;
+  for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < nrows; i += stride) {
+    double* ri = r + i * 3;
+    const double* ai = ap + i * 3;
+    const double* d = dinv + i * 9;
+    double r0 = -c * ai[0] + 1.0 * ri[0];
+    ri[0] = r0;
+    double r1 = -c * ai[1] + 1.0 * ri[1];
+    ri[1] = r1;
+    double r2 = -c * ai[2] + 1.0 * ri[2];
+    ri[2] = r2;
+    {
+      double y = 0.0;
+      y = y + d[0] * r0;
+      y = y + d[1] * r1;
+      y = y + d[2] * r2;
+      double v = 0.0 + (1.0 * y + 0.0);
+      z[i * 3 + 0] = v;
+      acc += r0 * v;
+    }
+    {
+      double y = 0.0;
+      y = y + d[3] * r0;
+      y = y + d[4] * r1;
+      y = y + d[5] * r2;
+      double v = 0.0 + (1.0 * y + 0.0);
+      z[i * 3 + 1] = v;
+      acc += r1 * v;
+    }
+    {
+      double y = 0.0;
+      y = y + d[6] * r0;
+      y = y + d[7] * r1;
+      y = y + d[8] * r2;
+      double v = 0.0 + (1.0 * y + 0.0);
+      z[i * 3 + 2] = v;
+      acc += r2 * v;
+    }
+  }
+  sh[threadIdx.x] = acc;
+  __syncthreads();
+  for (u32 h = 128; h > 0; h >>= 1) { if (threadIdx.x < h) sh[threadIdx.x] += sh[threadIdx.x + h]; __syncthreads(); }
+  if (threadIdx.x == 0) part[blockIdx.x] = sh[0];
 }
 

@@ -292,6 +292,51 @@ pub trait Backend: Sized {
         t: &Self::Vector,
         x: &mut Self::Vector,
     ) -> Result<(), Self::Error>;
+    /// Chebyshev's first step after its residual `r`: `t = coef[alpha_at]
+    /// D^-1 r`, then `x = t` when `zero_guess` (`x` unread) or `x += t`: what
+    /// [`Backend::fill`] of `t`, [`Backend::jacobi_update_at`] into it and
+    /// [`Backend::copy`] or [`Backend::axpy`] do, bit for bit (the default);
+    /// a device does it in one pass.
+    #[allow(clippy::too_many_arguments)]
+    fn jacobi_first_step(
+        &self,
+        j: &Self::Jacobi,
+        coef: &Self::Vector,
+        alpha_at: usize,
+        r: &Self::Vector,
+        t: &mut Self::Vector,
+        x: &mut Self::Vector,
+        zero_guess: bool,
+    ) -> Result<(), Self::Error> {
+        self.fill(t, 0.0)?;
+        self.jacobi_update_at(j, coef, alpha_at, None, r, r, t)?;
+        if zero_guess {
+            self.copy(t, x)
+        } else {
+            self.axpy(1.0, t, x)
+        }
+    }
+    /// The eigen-estimate's step after `s[den] = p . ap`: `r -= (s[num] /
+    /// s[den]) ap`, `z = D^-1 r`, `s[slot] = r . z` (the default:
+    /// [`Backend::axpy_ratio`], [`Backend::fill`], [`Backend::jacobi_update`],
+    /// [`Backend::dot_into`]; a device fuses them, its sum within rounding).
+    #[allow(clippy::too_many_arguments)]
+    fn lanczos_update(
+        &self,
+        j: &Self::Jacobi,
+        s: &mut Self::Vector,
+        num: usize,
+        den: usize,
+        ap: &Self::Vector,
+        r: &mut Self::Vector,
+        z: &mut Self::Vector,
+        slot: usize,
+    ) -> Result<(), Self::Error> {
+        self.axpy_ratio(s, num, den, true, ap, r)?;
+        self.fill(z, 0.0)?;
+        self.jacobi_update(j, 1.0, r, 0.0, r, z)?;
+        self.dot_into(r, z, s, slot, None)
+    }
     /// The inverses, on the host (verification).
     fn jacobi_values(&self, j: &Self::Jacobi) -> Result<Vec<f64>, Self::Error>;
 

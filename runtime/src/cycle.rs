@@ -122,14 +122,11 @@ pub fn chebyshev_smooth_of<B: Backend>(
 ) -> Result<(), B::Error> {
     use cheb_slot::{S, WS, W_MINUS_1};
     // Step 1: t = x1 - x0 = s D^-1 (rhs - A x0); x = x1.
-    be.fill(t, 0.0)?;
     if zero_guess {
-        be.jacobi_update_at(jacobi, coef, S, None, rhs, rhs, t)?;
-        be.copy(t, x)?;
+        be.jacobi_first_step(jacobi, coef, S, rhs, t, x, true)?;
     } else {
         a.residual(be, x, rhs, r)?;
-        be.jacobi_update_at(jacobi, coef, S, None, r, r, t)?;
-        be.axpy(1.0, t, x)?;
+        be.jacobi_first_step(jacobi, coef, S, r, t, x, false)?;
     }
     // Step 2: x2 = (1-w) x0 + w x1 + w s D^-1 (rhs - A x1) = x1 + (w-1) t + w s D^-1 r1.
     a.residual(be, x, rhs, r)?;
@@ -179,11 +176,13 @@ pub fn estimate_lambda_max<B: Backend>(
 
 /// Queues every step of the estimate without reading anything back: the CG
 /// scalars stay on the backend in `s` ([`lanczos_scalars`] long; `r.z` by
-/// [`Backend::dot_into`], the step `alpha = r.z / p.Ap` and `beta` read there
-/// by [`Backend::axpy_ratio`] and [`Backend::xpby_ratio`]). The operations
-/// and their order are [`ptap_amg::eig::cg_lanczos`]'s (on the host, the same
-/// bits), except that every step runs: whether one broke down or converged
-/// is decided afterwards from the recorded scalars ([`finish_lambda_max`]).
+/// [`Backend::dot_into`] and [`Backend::lanczos_update`], the step `alpha =
+/// r.z / p.Ap` and `beta` read there by [`Backend::lanczos_update`] and
+/// [`Backend::xpby_ratio`]). The operations and their order are
+/// [`ptap_amg::eig::cg_lanczos`]'s (on the host, the same bits; a device
+/// sums `r.z` in its own order), except that every step runs: whether one
+/// broke down or converged is decided afterwards from the recorded scalars
+/// ([`finish_lambda_max`]).
 #[allow(clippy::too_many_arguments)]
 pub fn queue_lambda_max<B: Backend>(
     be: &B,
@@ -206,9 +205,7 @@ pub fn queue_lambda_max<B: Backend>(
         let (rz, pap, rz_new) = (2 * k, 2 * k + 1, 2 * k + 2);
         be.spmv(a, p, ap)?;
         be.dot_into(p, ap, s, pap, None)?;
-        be.axpy_ratio(s, rz, pap, true, ap, r)?;
-        precondition(be, jacobi, r, z)?;
-        be.dot_into(r, z, s, rz_new, None)?;
+        be.lanczos_update(jacobi, s, rz, pap, ap, r, z, rz_new)?;
         if k + 1 < iterations {
             be.xpby_ratio(s, rz_new, rz, z, p)?;
         }

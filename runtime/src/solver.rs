@@ -321,12 +321,23 @@ impl<B: Backend> Hierarchy<B> {
 }
 
 impl<B: Backend> Hierarchy<B> {
-    /// Two Chebyshev steps on level `l`'s work vectors (`x` from `rhs`).
-    fn smooth_level(&mut self, l: usize, zero_guess: bool) -> Result<(), B::Error> {
+    /// Two Chebyshev steps on level `l`'s work vectors (`x` from `rhs`), or
+    /// on `io = (rhs, x)` given in their place (the fine level's, which are
+    /// the V-cycle's own `r` and `z`).
+    fn smooth_level(
+        &mut self,
+        l: usize,
+        zero_guess: bool,
+        io: Option<(&B::Vector, &mut B::Vector)>,
+    ) -> Result<(), B::Error> {
         let (be, levels) = (&self.backend, &mut self.levels);
         let lev = &mut levels[l];
         let sm = lev.smoother.as_ref().expect("smoother on every level but the coarsest");
         let LevelWork { x, rhs, r, t } = &mut lev.work;
+        let (rhs, x) = match io {
+            Some((b, z)) => (b, z),
+            None => (&*rhs, x),
+        };
         let a = Smoothed::of(&lev.a, sm.lowered.as_ref());
         chebyshev_smooth_of(be, a, &sm.jacobi, &sm.coef, rhs, x, zero_guess, r, t)
     }
@@ -353,20 +364,28 @@ impl<B: Backend> Hierarchy<B> {
         z: &mut B::Vector,
         mark: &mut VcycleMark<'_, B>,
     ) -> Result<(), B::Error> {
+        // The fine level smooths `z` against `r` in place of its own `x` and
+        // `rhs`: the same operations without the copies in and out.
         let nl = self.levels.len();
         mark(&self.backend, VcyclePart::Down(0))?;
-        self.backend.copy(r, &mut self.levels[0].work.rhs)?;
+        if nl == 1 {
+            mark(&self.backend, VcyclePart::Coarse)?;
+            self.backend.copy(r, z)?;
+            self.backend.coarse_solve(&self.coarse, z)?;
+            return mark(&self.backend, VcyclePart::End);
+        }
         for l in 0..nl - 1 {
             if l > 0 {
                 mark(&self.backend, VcyclePart::Down(l))?;
             }
-            self.smooth_level(l, true)?;
+            self.smooth_level(l, true, (l == 0).then_some((r, &mut *z)))?;
             let (fine, coarse) = self.levels.split_at_mut(l + 1);
             let lev = &mut fine[l];
             let w = &mut lev.work;
+            let (x, rhs) = if l == 0 { (&*z, r) } else { (&w.x, &w.rhs) };
             // The residual the restriction takes, in the smoother's precision.
             let lowered = lev.smoother.as_ref().and_then(|sm| sm.lowered.as_ref());
-            Smoothed::of(&lev.a, lowered).residual(&self.backend, &w.x, &w.rhs, &mut w.r)?;
+            Smoothed::of(&lev.a, lowered).residual(&self.backend, x, rhs, &mut w.r)?;
             let tr = lev.transfer.as_ref().expect("transfer on every level but the coarsest");
             self.backend.spmv(&tr.r, &w.r, &mut coarse[0].work.rhs)?;
         }
@@ -383,10 +402,10 @@ impl<B: Backend> Hierarchy<B> {
             let tr = lev.transfer.as_ref().unwrap();
             // x += P x_c through the scratch t (smoothing overwrites t next).
             self.backend.spmv(&tr.p, &coarse[0].work.x, &mut lev.work.t)?;
-            self.backend.axpy(1.0, &lev.work.t, &mut lev.work.x)?;
-            self.smooth_level(l, false)?;
+            let x = if l == 0 { &mut *z } else { &mut lev.work.x };
+            self.backend.axpy(1.0, &lev.work.t, x)?;
+            self.smooth_level(l, false, (l == 0).then_some((r, &mut *z)))?;
         }
-        self.backend.copy(&self.levels[0].work.x, z)?;
         mark(&self.backend, VcyclePart::End)
     }
 }

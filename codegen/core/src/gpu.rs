@@ -664,6 +664,12 @@ pub fn set_module(s: ShapeSet) -> CudaModule {
         u.add(&crate::gpu_cg::jacobi_update_at_name(b), |o| {
             crate::gpu_cg::jacobi_update_at(o, b)
         });
+        u.add(&crate::gpu_cg::jacobi_step_name(b), |o| {
+            crate::gpu_cg::jacobi_step(o, b)
+        });
+        u.add(&crate::gpu_cg::lanczos_step_name(b), |o| {
+            crate::gpu_cg::lanczos_step(o, b)
+        });
     }
     u.finish(format!("ptap_{}", s.stem()))
 }
@@ -828,6 +834,8 @@ mod tests {
                 jacobi_update_name(b),
                 densify_name(b),
                 crate::gpu_cg::jacobi_update_at_name(b),
+                crate::gpu_cg::jacobi_step_name(b),
+                crate::gpu_cg::lanczos_step_name(b),
             ]);
         }
         v
@@ -861,15 +869,15 @@ mod tests {
         }
         // 3x3 / 3x6 / 6x6: 19 kernels of the fine product, 18 of the coarse one
         // (its R W stage is its A P stage), 4 SpMV, 2 residuals, 2 x 2 f32
-        // SpMV and residuals (the square shapes), 2 x 4 Jacobi.
+        // SpMV and residuals (the square shapes), 2 x 6 Jacobi.
         let m = set_module(ShapeSet { bf: 3, bc: 6 });
-        assert_eq!(m.entries.len(), 19 + 18 + 4 + 2 + 4 + 8);
+        assert_eq!(m.entries.len(), 19 + 18 + 4 + 2 + 4 + 12);
         assert!(m.source.contains("ptap_mma_6x6x6t"));
         assert!(m.source.contains("ptap_column_split_6x3x6t"));
         // Transposed access of P in the coarse stage: x(i,k) = xb[k*M + i].
         assert!(m.source.contains("xb[(2)*6+(5)]"));
         // 1x1: one product, one block shape (f64 and f32), one Jacobi.
-        assert_eq!(set_module(ShapeSet { bf: 1, bc: 1 }).entries.len(), 18 + 1 + 1 + 2 + 4);
+        assert_eq!(set_module(ShapeSet { bf: 1, bc: 1 }).entries.len(), 18 + 1 + 1 + 2 + 6);
     }
 
     #[test]

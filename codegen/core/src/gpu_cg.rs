@@ -48,6 +48,18 @@ pub fn jacobi_update_at_name(b: usize) -> String {
     format!("ptap_jacobi_update_at_{b}")
 }
 
+/// Chebyshev's first step in one pass: `t = coef[alpha_at] D^-1 r`, `x = t`
+/// or `x += t` ([`jacobi_step`]).
+pub fn jacobi_step_name(b: usize) -> String {
+    format!("ptap_jacobi_step_{b}")
+}
+
+/// The eigen-estimate's update in one pass: `r -= c ap`, `z = D^-1 r` and the
+/// partial sums of `r . z` ([`lanczos_step`]).
+pub fn lanczos_step_name(b: usize) -> String {
+    format!("ptap_lanczos_step_{b}")
+}
+
 /// The shape-free kernels of this module (the common module's).
 pub(crate) fn common(src: &mut String) -> Vec<KernelEntry> {
     use ParamTy::*;
@@ -288,6 +300,116 @@ pub(crate) fn jacobi_update_at(src: &mut String, b: usize) -> KernelEntry {
     writeln!(
         src,
         "  double v = alpha * y + (beta != 0.0 ? beta * t[s] : 0.0);\n  x[s] = x[s] + v;\n}}\n"
+    )
+    .unwrap();
+    e
+}
+
+/// Chebyshev's first step after its residual `r`, one thread per scalar:
+/// `t = coef[alpha_at] D^-1 r`, then `x = t` (`zero != 0`: `x` unread) or
+/// `x += t`. The arithmetic of `t` zeroed, [`jacobi_update_at`] into it with
+/// no `t` term, then the copy or `axpy(1, t, x)`: the same bits in one pass
+/// that reads `D^-1`, `r` (and `x`) once and writes `t` and `x`.
+pub(crate) fn jacobi_step(src: &mut String, b: usize) -> KernelEntry {
+    use ParamTy::*;
+    let bb = b * b;
+    let e = KernelEntry {
+        name: jacobi_step_name(b),
+        params: vec![
+            p("dinv", PtrF64),
+            p("coef", PtrF64),
+            p("alpha_at", U32),
+            p("r", PtrF64),
+            p("t", PtrMutF64),
+            p("x", PtrMutF64),
+            p("zero", U32),
+            p("nrows", U32),
+        ],
+        doc: format!("t = coef[alpha_at] D^-1 r; x = t (zero != 0) or x += t ({b}x{b} blocks), one thread per scalar"),
+    };
+    e.write_signature(src, " {");
+    writeln!(
+        src,
+        "  u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (s >= (u64)nrows * {b}) return;\n  \
+         double alpha = coef[alpha_at];\n  \
+         u64 i = s / {b}; u32 q = (u32)(s % {b});\n  \
+         const double* d = dinv + i * {bb} + q * {b};\n  const double* ri = r + i * {b};\n  double y = 0.0;"
+    )
+    .unwrap();
+    for c in 0..b {
+        writeln!(src, "  y = y + d[{c}] * ri[{c}];").unwrap();
+    }
+    // `0.0 + ...`: t was zeroed, then updated; x starts from 0 when zero.
+    writeln!(
+        src,
+        "  double v = 0.0 + (alpha * y + 0.0);\n  t[s] = v;\n  x[s] = (zero != 0u ? 0.0 : x[s]) + v;\n}}\n"
+    )
+    .unwrap();
+    e
+}
+
+/// The eigen-estimate's step after `s[den_at] = p . ap`, one thread per block
+/// row (grid-stride, [`DOT_THREADS`] threads per block): `r -= (s[num_at] /
+/// s[den_at]) ap` (the arithmetic of [`AXPBY_RATIO`]), `z = D^-1 r` (of
+/// `ptap_jacobi_update` into a zeroed `z`) and the block's partial sum of
+/// `r . z`, the row's entries in order, in a fixed tree. One pass instead of
+/// four (and a fill); the partials are summed in another order than
+/// `ptap_vec_dot_partial`'s.
+pub(crate) fn lanczos_step(src: &mut String, b: usize) -> KernelEntry {
+    use ParamTy::*;
+    let bb = b * b;
+    let e = KernelEntry {
+        name: lanczos_step_name(b),
+        params: vec![
+            p("s", PtrF64),
+            p("num_at", U32),
+            p("den_at", U32),
+            p("dinv", PtrF64),
+            p("ap", PtrF64),
+            p("r", PtrMutF64),
+            p("z", PtrMutF64),
+            p("part", PtrMutF64),
+            p("nrows", U64),
+        ],
+        doc: format!(
+            "c = s[num_at] / s[den_at]; r = (-c) ap + r; z = D^-1 r; per-block partial sums of r . z \
+             ({b}x{b} blocks, one thread per block row, {DOT_THREADS} threads, grid-stride, fixed tree)"
+        ),
+    };
+    e.write_signature(src, " {");
+    let half = DOT_THREADS / 2;
+    writeln!(
+        src,
+        "  __shared__ double sh[{DOT_THREADS}];\n  double c = s[num_at] / s[den_at];\n  double acc = 0.0;\n  \
+         u64 stride = (u64)gridDim.x * blockDim.x;\n  \
+         for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < nrows; i += stride) {{\n    \
+           double* ri = r + i * {b};\n    const double* ai = ap + i * {b};\n    \
+           const double* d = dinv + i * {bb};"
+    )
+    .unwrap();
+    for q in 0..b {
+        writeln!(
+            src,
+            "    double r{q} = -c * ai[{q}] + 1.0 * ri[{q}];\n    ri[{q}] = r{q};"
+        )
+        .unwrap();
+    }
+    for q in 0..b {
+        writeln!(src, "    {{\n      double y = 0.0;").unwrap();
+        for c in 0..b {
+            writeln!(src, "      y = y + d[{}] * r{c};", q * b + c).unwrap();
+        }
+        writeln!(
+            src,
+            "      double v = 0.0 + (1.0 * y + 0.0);\n      z[i * {b} + {q}] = v;\n      acc += r{q} * v;\n    }}"
+        )
+        .unwrap();
+    }
+    writeln!(
+        src,
+        "  }}\n  sh[threadIdx.x] = acc;\n  __syncthreads();\n  \
+         for (u32 h = {half}; h > 0; h >>= 1) {{ if (threadIdx.x < h) sh[threadIdx.x] += sh[threadIdx.x + h]; __syncthreads(); }}\n  \
+         if (threadIdx.x == 0) part[blockIdx.x] = sh[0];\n}}\n"
     )
     .unwrap();
     e

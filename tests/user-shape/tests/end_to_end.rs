@@ -215,12 +215,14 @@ fn declared_set_carries_the_cuda_source_the_device_launches() {
         "ptap_spmv_merge_f32_4x4",
         "ptap_residual_merge_f32_10x10",
         "ptap_jacobi_update_at_4",
+        "ptap_jacobi_step_10",
+        "ptap_lanczos_step_4",
     ] {
         assert!(names.contains(&want), "{want}");
     }
     // Products (4, 10) and (10, 10): 17 + 16 kernels, 4 SpMV, 2 residuals,
-    // 2 f32 SpMV and 2 f32 residuals (the square shapes), 2 x 4 Jacobi.
-    assert_eq!(names.len(), 51);
+    // 2 f32 SpMV and 2 f32 residuals (the square shapes), 2 x 6 Jacobi.
+    assert_eq!(names.len(), 55);
     // The registry hands the device this set for the user shapes, and the shipped one none.
     let kernels = registry();
     let set = kernels
