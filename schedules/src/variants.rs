@@ -222,6 +222,170 @@ impl ColumnSplitSchedule {
     }
 }
 
+/// An absent slot or `x` block in [`PairedRuns`].
+pub const NO_BLOCK: u32 = u32::MAX;
+
+/// The work units of one stage of the tensor-pair executor, built from the
+/// stage's slot runs. With `width` 1 a unit is one slot and its entries are
+/// the run's `(x, y)` pairs, interleaved so that a warp reads an entry with
+/// one uniform 8-byte load. With `width` 2 a unit is the slots of one column
+/// `K` in output rows `2r` and `2r + 1` (the second [`NO_BLOCK`] where only
+/// one row has the column), and its entries `(x1, y, x2, y)` merge the two
+/// runs by their `y` block: an entry where both runs hold `y` serves two
+/// contributions with one `y` load; an absent side's `x` is [`NO_BLOCK`].
+/// Each slot's own entries are its run in order, so each output element
+/// still sums in V0's order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PairedRuns {
+    /// Slots per unit: 1 or 2.
+    pub width: usize,
+    /// Per unit its entries `ptr[u]..ptr[u + 1]`.
+    pub ptr: SharedArray<u64>,
+    /// `width` slots per unit.
+    pub slots: SharedArray<u32>,
+    /// `2 width` indices per entry.
+    pub ent: SharedArray<u32>,
+}
+
+impl PairedRuns {
+    pub fn units(&self) -> usize {
+        self.ptr.len().saturating_sub(1)
+    }
+    pub fn entries(&self) -> usize {
+        self.ent.len() / (2 * self.width.max(1))
+    }
+
+    /// One unit per slot of `runs`, its `(x, y)` interleaved.
+    pub fn single(runs: &SlotRuns) -> Self {
+        let mut ent = vec![0u32; 2 * runs.contributions()];
+        ent.par_chunks_mut(2 << 16)
+            .zip(runs.x.par_chunks(1 << 16).zip(runs.y.par_chunks(1 << 16)))
+            .for_each(|(e, (xs, ys))| {
+                for (q, (&x, &y)) in xs.iter().zip(ys).enumerate() {
+                    e[2 * q] = x;
+                    e[2 * q + 1] = y;
+                }
+            });
+        PairedRuns {
+            width: 1,
+            ptr: runs.ptr.clone(),
+            slots: (0..runs.slots() as u32).collect::<Vec<_>>().into(),
+            ent: ent.into(),
+        }
+    }
+
+    /// Units of the slots of one column in rows `2r`, `2r + 1` of `out` (the pattern `runs` fills).
+    pub fn paired(runs: &SlotRuns, out: &BlockPattern) -> Self {
+        let pairs = out.nrows().div_ceil(2);
+        let work: Vec<usize> = (0..pairs)
+            .into_par_iter()
+            .map(|r| {
+                let rows = 2 * r..(2 * r + 2).min(out.nrows());
+                let slots = out.row_ptr()[rows.start]..out.row_ptr()[rows.end];
+                (runs.ptr[slots.end] - runs.ptr[slots.start]) as usize
+            })
+            .collect();
+        let chunks = balanced_row_chunks(&work, default_chunk_count(pairs));
+        type Part = (Vec<u64>, Vec<u32>, Vec<u32>);
+        let parts: Vec<Part> = chunks
+            .par_iter()
+            .map(|rp| {
+                let (mut lens, mut slots, mut ent) = (Vec::new(), Vec::new(), Vec::new());
+                for r in rp.clone() {
+                    let r0 = out.row_range(2 * r);
+                    let r1 = if 2 * r + 1 < out.nrows() {
+                        out.row_range(2 * r + 1)
+                    } else {
+                        0..0
+                    };
+                    let (c0, c1) = (&out.col_idx()[r0.clone()], &out.col_idx()[r1.clone()]);
+                    let (mut a, mut b) = (0, 0);
+                    while a < c0.len() || b < c1.len() {
+                        // Columns ascend in both rows: equal columns pair up.
+                        let (s0, s1) = match (c0.get(a), c1.get(b)) {
+                            (Some(x), Some(y)) if x == y => (Some(r0.start + a), Some(r1.start + b)),
+                            (Some(x), Some(y)) if x < y => (Some(r0.start + a), None),
+                            (Some(_), None) => (Some(r0.start + a), None),
+                            _ => (None, Some(r1.start + b)),
+                        };
+                        a += s0.is_some() as usize;
+                        b += s1.is_some() as usize;
+                        // A lone slot takes the first side (the second is absent).
+                        let (s0, s1) = if s0.is_none() { (s1, None) } else { (s0, s1) };
+                        let before = ent.len();
+                        let run = |s: Option<usize>| s.map_or(0..0, |s| runs.run(s));
+                        let (mut q0, mut q1) = (run(s0), run(s1));
+                        // An order-preserving merge of the two runs by `y` block.
+                        loop {
+                            let (y0, y1) = (
+                                q0.clone().next().map(|q| runs.y[q]),
+                                q1.clone().next().map(|q| runs.y[q]),
+                            );
+                            let (x0, x1, y) = match (y0, y1) {
+                                (None, None) => break,
+                                (Some(u), Some(v)) if u == v => {
+                                    (runs.x[q0.next().unwrap()], runs.x[q1.next().unwrap()], u)
+                                }
+                                (Some(u), Some(v)) if u < v => (runs.x[q0.next().unwrap()], NO_BLOCK, u),
+                                (Some(u), None) => (runs.x[q0.next().unwrap()], NO_BLOCK, u),
+                                (_, Some(v)) => (NO_BLOCK, runs.x[q1.next().unwrap()], v),
+                            };
+                            ent.extend_from_slice(&[x0, y, x1, y]);
+                        }
+                        lens.push(((ent.len() - before) / 4) as u64);
+                        let s0 = s0.map_or(NO_BLOCK, |s| s as u32);
+                        slots.extend_from_slice(&[s0, s1.map_or(NO_BLOCK, |s| s as u32)]);
+                    }
+                }
+                (lens, slots, ent)
+            })
+            .collect();
+        let lens: Vec<Vec<u64>> = parts.iter().map(|p| p.0.clone()).collect();
+        let ptr = par_offsets(&lens);
+        PairedRuns {
+            width: 2,
+            ptr: ptr.into(),
+            slots: concat(parts.iter().map(|p| &p.1[..])).into(),
+            ent: concat(parts.iter().map(|p| &p.2[..])).into(),
+        }
+    }
+}
+
+/// The slices concatenated, copied in parallel.
+fn concat<'a>(parts: impl Iterator<Item = &'a [u32]>) -> Vec<u32> {
+    let parts: Vec<&[u32]> = parts.collect();
+    let mut out = vec![0u32; parts.iter().map(|p| p.len()).sum()];
+    let mut dst = Vec::with_capacity(parts.len());
+    let mut rest = &mut out[..];
+    for p in &parts {
+        let (h, t) = rest.split_at_mut(p.len());
+        dst.push(h);
+        rest = t;
+    }
+    dst.into_par_iter().zip(parts).for_each(|(d, s)| d.copy_from_slice(s));
+    out
+}
+
+/// The tensor-pair schedule: column split's (which the CPU executes, and
+/// which the pairs are built from) and the device's work units: the `A P`
+/// stage's slots paired by column ([`PairedRuns::paired`]), the `P^T W`
+/// stage's one per unit with interleaved indices.
+#[derive(Clone, Debug)]
+pub struct TensorPairSchedule {
+    pub split: Arc<ColumnSplitSchedule>,
+    pub ap: PairedRuns,
+    pub rw: PairedRuns,
+}
+
+impl TensorPairSchedule {
+    pub fn inspect(base: Arc<TwoPassSchedule>) -> Self {
+        let split = Arc::new(ColumnSplitSchedule::inspect(base, COLUMN_SPLIT_WINDOW));
+        let ap = PairedRuns::paired(&split.tiled.ap, &split.tiled.base.w);
+        let rw = PairedRuns::single(&split.tiled.rw);
+        Self { split, ap, rw }
+    }
+}
+
 /// V3: one record per block multiply, `(x, y, slot)`, in V0's traversal order,
 /// cut into tiles of whole output rows. The executor sweeps records and
 /// accumulates into the slot each names. Since the order per slot is V0's,
@@ -588,6 +752,7 @@ pub enum VariantSchedule {
     KSplit(Arc<ColumnSplitSchedule>),
     /// Column split's schedule, executed with tensor-core MMA on the device.
     TensorCore(Arc<ColumnSplitSchedule>),
+    TensorPair(Arc<TensorPairSchedule>),
 }
 
 /// Staged `W` panel budget of V2c, in bytes (about one core's L2).
@@ -620,6 +785,7 @@ impl VariantSchedule {
             V::LaneTiled => Self::LaneTiled(Arc::new(ColumnSplitSchedule::inspect(base, COLUMN_SPLIT_WINDOW))),
             V::KSplit => Self::KSplit(Arc::new(ColumnSplitSchedule::inspect(base, COLUMN_SPLIT_WINDOW))),
             V::TensorCore => Self::TensorCore(Arc::new(ColumnSplitSchedule::inspect(base, COLUMN_SPLIT_WINDOW))),
+            V::TensorPair => Self::TensorPair(Arc::new(TensorPairSchedule::inspect(base))),
         }
     }
 
@@ -638,6 +804,7 @@ impl VariantSchedule {
             Self::LaneTiled(_) => V::LaneTiled,
             Self::KSplit(_) => V::KSplit,
             Self::TensorCore(_) => V::TensorCore,
+            Self::TensorPair(_) => V::TensorPair,
         }
     }
 
@@ -651,6 +818,7 @@ impl VariantSchedule {
             Self::FlatStream(s) => &s.base,
             Self::OuterProduct(s) => &s.base,
             Self::ColumnSplit(s) | Self::LaneTiled(s) | Self::KSplit(s) | Self::TensorCore(s) => &s.tiled.base,
+            Self::TensorPair(s) => &s.split.tiled.base,
             Self::RowGustavson(s) => &s.base,
         }
     }
@@ -810,5 +978,80 @@ impl RowGustavsonSchedule {
         let src = &base.r_source;
         let rw = RowSegments::inspect(&base.r, &base.w, &base.c, &|kx| src[kx]);
         Self { base, ap, rw }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 1-D chain coupled to its neighbours, aggregated in threes, with every
+    /// fourth row also in the next aggregate.
+    fn base() -> Arc<TwoPassSchedule> {
+        let n = 40usize;
+        let a: Vec<Vec<u32>> = (0..n)
+            .map(|i| (i.saturating_sub(2)..(i + 3).min(n)).map(|c| c as u32).collect())
+            .collect();
+        let m = n.div_ceil(3);
+        let p: Vec<Vec<u32>> = (0..n)
+            .map(|i| {
+                let c = (i / 3) as u32;
+                if i % 4 == 0 && (c as usize) + 1 < m {
+                    vec![c, c + 1]
+                } else {
+                    vec![c]
+                }
+            })
+            .collect();
+        let a = Arc::new(BlockPattern::from_rows(n, &a).unwrap());
+        let p = Arc::new(BlockPattern::from_rows(m, &p).unwrap());
+        Arc::new(TwoPassSchedule::inspect(a, p).unwrap())
+    }
+
+    #[test]
+    fn paired_units_merge_each_slots_run_in_order() {
+        let s = TensorPairSchedule::inspect(base());
+        let (runs, w) = (&s.split.tiled.ap, &s.split.tiled.base.w);
+        let u = &s.ap;
+        assert_eq!(u.width, 2);
+        let mut seen = vec![0u32; runs.slots()];
+        let mut merged = 0;
+        for k in 0..u.units() {
+            let e = &u.ent[4 * u.ptr[k] as usize..4 * u.ptr[k + 1] as usize];
+            for side in 0..2 {
+                let slot = u.slots[2 * k + side];
+                let got: Vec<(u32, u32)> = e
+                    .chunks(4)
+                    .map(|q| (q[2 * side], q[2 * side + 1]))
+                    .filter(|q| q.0 != NO_BLOCK)
+                    .collect();
+                if slot == NO_BLOCK {
+                    assert!(got.is_empty());
+                    continue;
+                }
+                seen[slot as usize] += 1;
+                let want: Vec<(u32, u32)> = runs.run(slot as usize).map(|q| (runs.x[q], runs.y[q])).collect();
+                assert_eq!(got, want, "unit {k} side {side}");
+            }
+            merged += e.chunks(4).filter(|q| q[0] != NO_BLOCK && q[2] != NO_BLOCK).count();
+            assert!(e.chunks(4).all(|q| q[1] == q[3]));
+            if u.slots[2 * k + 1] != NO_BLOCK {
+                let (s0, s1) = (u.slots[2 * k] as usize, u.slots[2 * k + 1] as usize);
+                assert_eq!(w.col_idx()[s0], w.col_idx()[s1]);
+            }
+        }
+        assert!(seen.iter().all(|&c| c == 1));
+        // Neighbouring rows share most P blocks: 1.2-2 contributions per entry.
+        assert_eq!(u.entries() + merged, runs.contributions());
+        assert!(
+            merged * 3 > runs.contributions(),
+            "{merged} of {}",
+            runs.contributions()
+        );
+        // The P^T W stage: one slot per unit, its run interleaved.
+        let r = &s.rw;
+        let rw = &s.split.tiled.rw;
+        assert_eq!((r.width, r.units(), r.entries()), (1, rw.slots(), rw.contributions()));
+        assert!((0..rw.contributions()).all(|q| r.ent[2 * q] == rw.x[q] && r.ent[2 * q + 1] == rw.y[q]));
     }
 }
