@@ -286,84 +286,116 @@ impl PairedRuns {
             })
             .collect();
         let chunks = balanced_row_chunks(&work, default_chunk_count(pairs));
-        type Part = (Vec<u64>, Vec<u32>, Vec<u32>);
-        let parts: Vec<Part> = chunks
+        // Count first, then fill each chunk's disjoint slices of the final
+        // arrays (as `slot_runs` does): no per-chunk copies to concatenate.
+        let counts: Vec<(usize, usize)> = chunks
             .par_iter()
             .map(|rp| {
-                let (mut lens, mut slots, mut ent) = (Vec::new(), Vec::new(), Vec::new());
+                let (mut units, mut entries) = (0, 0);
                 for r in rp.clone() {
-                    let r0 = out.row_range(2 * r);
-                    let r1 = if 2 * r + 1 < out.nrows() {
-                        out.row_range(2 * r + 1)
-                    } else {
-                        0..0
-                    };
-                    let (c0, c1) = (&out.col_idx()[r0.clone()], &out.col_idx()[r1.clone()]);
-                    let (mut a, mut b) = (0, 0);
-                    while a < c0.len() || b < c1.len() {
-                        // Columns ascend in both rows: equal columns pair up.
-                        let (s0, s1) = match (c0.get(a), c1.get(b)) {
-                            (Some(x), Some(y)) if x == y => (Some(r0.start + a), Some(r1.start + b)),
-                            (Some(x), Some(y)) if x < y => (Some(r0.start + a), None),
-                            (Some(_), None) => (Some(r0.start + a), None),
-                            _ => (None, Some(r1.start + b)),
-                        };
-                        a += s0.is_some() as usize;
-                        b += s1.is_some() as usize;
-                        // A lone slot takes the first side (the second is absent).
-                        let (s0, s1) = if s0.is_none() { (s1, None) } else { (s0, s1) };
-                        let before = ent.len();
-                        let run = |s: Option<usize>| s.map_or(0..0, |s| runs.run(s));
-                        let (mut q0, mut q1) = (run(s0), run(s1));
-                        // An order-preserving merge of the two runs by `y` block.
-                        loop {
-                            let (y0, y1) = (
-                                q0.clone().next().map(|q| runs.y[q]),
-                                q1.clone().next().map(|q| runs.y[q]),
-                            );
-                            let (x0, x1, y) = match (y0, y1) {
-                                (None, None) => break,
-                                (Some(u), Some(v)) if u == v => {
-                                    (runs.x[q0.next().unwrap()], runs.x[q1.next().unwrap()], u)
-                                }
-                                (Some(u), Some(v)) if u < v => (runs.x[q0.next().unwrap()], NO_BLOCK, u),
-                                (Some(u), None) => (runs.x[q0.next().unwrap()], NO_BLOCK, u),
-                                (_, Some(v)) => (NO_BLOCK, runs.x[q1.next().unwrap()], v),
-                            };
-                            ent.extend_from_slice(&[x0, y, x1, y]);
-                        }
-                        lens.push(((ent.len() - before) / 4) as u64);
-                        let s0 = s0.map_or(NO_BLOCK, |s| s as u32);
-                        slots.extend_from_slice(&[s0, s1.map_or(NO_BLOCK, |s| s as u32)]);
-                    }
+                    merge_row_pair(runs, out, r, |_| units += 1, |_| entries += 1);
                 }
-                (lens, slots, ent)
+                (units, entries)
             })
             .collect();
-        let lens: Vec<Vec<u64>> = parts.iter().map(|p| p.0.clone()).collect();
-        let ptr = par_offsets(&lens);
+        let (units, entries) = counts.iter().fold((0, 0), |a, c| (a.0 + c.0, a.1 + c.1));
+        let (mut ptr, mut slots, mut ent) = (vec![0u64; units + 1], vec![0u32; 2 * units], vec![0u32; 4 * entries]);
+        let mut parts = Vec::with_capacity(chunks.len());
+        let (mut prest, mut srest, mut erest) = (&mut ptr[1..], &mut slots[..], &mut ent[..]);
+        let mut base = 0u64;
+        for &(u, e) in &counts {
+            let (ph, pt) = prest.split_at_mut(u);
+            let (sh, st) = srest.split_at_mut(2 * u);
+            let (eh, et) = erest.split_at_mut(4 * e);
+            parts.push((ph, sh, eh, base));
+            (prest, srest, erest) = (pt, st, et);
+            base += e as u64;
+        }
+        chunks.par_iter().zip(parts).for_each(|(rp, (ps, ss, es, base))| {
+            // Unit u's end pointer is written when unit u + 1 begins (and after the last).
+            let e = std::cell::Cell::new(0usize);
+            let mut u = 0;
+            for r in rp.clone() {
+                merge_row_pair(
+                    runs,
+                    out,
+                    r,
+                    |pair| {
+                        if u > 0 {
+                            ps[u - 1] = base + e.get() as u64;
+                        }
+                        ss[2 * u..2 * u + 2].copy_from_slice(&pair);
+                        u += 1;
+                    },
+                    |q| {
+                        let k = e.get();
+                        es[4 * k..4 * k + 4].copy_from_slice(&q);
+                        e.set(k + 1);
+                    },
+                );
+            }
+            if u > 0 {
+                ps[u - 1] = base + e.get() as u64;
+            }
+        });
         PairedRuns {
             width: 2,
             ptr: ptr.into(),
-            slots: concat(parts.iter().map(|p| &p.1[..])).into(),
-            ent: concat(parts.iter().map(|p| &p.2[..])).into(),
+            slots: slots.into(),
+            ent: ent.into(),
         }
     }
 }
 
-/// The slices concatenated, copied in parallel.
-fn concat<'a>(parts: impl Iterator<Item = &'a [u32]>) -> Vec<u32> {
-    let parts: Vec<&[u32]> = parts.collect();
-    let mut out = vec![0u32; parts.iter().map(|p| p.len()).sum()];
-    let mut dst = Vec::with_capacity(parts.len());
-    let mut rest = &mut out[..];
-    for p in &parts {
-        let (h, t) = rest.split_at_mut(p.len());
-        dst.push(h);
-        rest = t;
+/// Walks the units of output rows `2r`, `2r + 1` (see [`PairedRuns`]): for
+/// each, `unit([s0, s1])` and then `entry([x0, y, x1, y])` per merged entry.
+fn merge_row_pair(
+    runs: &SlotRuns,
+    out: &BlockPattern,
+    r: usize,
+    mut unit: impl FnMut([u32; 2]),
+    mut entry: impl FnMut([u32; 4]),
+) {
+    let r0 = out.row_range(2 * r);
+    let r1 = if 2 * r + 1 < out.nrows() {
+        out.row_range(2 * r + 1)
+    } else {
+        0..0
+    };
+    let (c0, c1) = (&out.col_idx()[r0.clone()], &out.col_idx()[r1.clone()]);
+    let (mut a, mut b) = (0, 0);
+    while a < c0.len() || b < c1.len() {
+        // Columns ascend in both rows: equal columns pair up; a lone slot takes the first side.
+        let (s0, s1) = match (c0.get(a), c1.get(b)) {
+            (Some(x), Some(y)) if x == y => (r0.start + a, Some(r1.start + b)),
+            (Some(x), Some(y)) if x < y => (r0.start + a, None),
+            (Some(_), None) => (r0.start + a, None),
+            _ => (r1.start + b, None),
+        };
+        if s0 < r0.end {
+            a += 1;
+            b += s1.is_some() as usize;
+        } else {
+            b += 1;
+        }
+        unit([s0 as u32, s1.map_or(NO_BLOCK, |s| s as u32)]);
+        // An order-preserving merge of the two runs by `y` block.
+        let (mut q0, mut q1) = (runs.run(s0), s1.map_or(0..0, |s| runs.run(s)));
+        loop {
+            let (y0, y1) = (
+                q0.clone().next().map(|q| runs.y[q]),
+                q1.clone().next().map(|q| runs.y[q]),
+            );
+            let (x0, x1, y) = match (y0, y1) {
+                (None, None) => break,
+                (Some(u), Some(v)) if u == v => (runs.x[q0.next().unwrap()], runs.x[q1.next().unwrap()], u),
+                (Some(u), Some(v)) if u < v => (runs.x[q0.next().unwrap()], NO_BLOCK, u),
+                (Some(u), None) => (runs.x[q0.next().unwrap()], NO_BLOCK, u),
+                (_, Some(v)) => (NO_BLOCK, runs.x[q1.next().unwrap()], v),
+            };
+            entry([x0, y, x1, y]);
+        }
     }
-    dst.into_par_iter().zip(parts).for_each(|(d, s)| d.copy_from_slice(s));
-    out
 }
 
 /// The tensor-pair schedule: column split's (which the CPU executes, and
