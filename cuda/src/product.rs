@@ -14,7 +14,7 @@ use ptap_codegen_core::gpu::{self, Stage};
 use ptap_codegen_core::ShapeSet;
 use ptap_codegen_core::{gpu_lane, gpu_mma};
 use ptap_runtime::KernelRegistry;
-use ptap_schedules::variants::{FlatRecords, RowSegments, SlotRuns};
+use ptap_schedules::variants::{FlatRecords, PairedRuns, RowSegments, SlotRuns};
 use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
 use ptap_sparse::BlockPattern;
 use std::sync::Arc;
@@ -53,6 +53,54 @@ impl DevRuns {
             y: dev.upload(&r.y)?,
             slots: r.slots(),
         })
+    }
+}
+
+/// The tensor-pair units of one stage.
+struct DevUnits {
+    ptr: CudaSlice<u32>,
+    slots: CudaSlice<u32>,
+    ent: CudaSlice<u32>,
+    units: usize,
+}
+
+impl DevUnits {
+    fn upload(dev: &Device, r: &PairedRuns) -> Result<Self, CudaError> {
+        Ok(Self {
+            ptr: dev.upload(&to_u32("tensor-pair unit pointers", &r.ptr)?)?,
+            slots: dev.upload(&r.slots)?,
+            ent: dev.upload(&r.ent)?,
+            units: r.units(),
+        })
+    }
+    fn bytes(&self) -> usize {
+        self.ptr.num_bytes() + self.slots.num_bytes() + self.ent.num_bytes()
+    }
+}
+
+/// One stage of the tensor-pair product: its units, or, where those do not pay
+/// ([`gpu_mma::mma_pair_fits`]), column split's runs under the tensor core's kernel.
+enum PairStage {
+    Units(DevUnits),
+    Runs { runs: DevRuns, order: CudaSlice<u32> },
+}
+
+impl PairStage {
+    fn upload(dev: &Device, st: Stage, units: &PairedRuns, runs: &SlotRuns, order: &[u32]) -> Result<Self, CudaError> {
+        Ok(if gpu_mma::mma_pair_fits(st) {
+            Self::Units(DevUnits::upload(dev, units)?)
+        } else {
+            Self::Runs {
+                runs: DevRuns::upload(dev, runs)?,
+                order: dev.upload(order)?,
+            }
+        })
+    }
+    fn bytes(&self) -> usize {
+        match self {
+            Self::Units(u) => u.bytes(),
+            Self::Runs { runs, order } => runs_bytes(runs) + order.num_bytes(),
+        }
     }
 }
 
@@ -171,6 +219,10 @@ enum Plan {
         ap_order: CudaSlice<u32>,
         rw_order: CudaSlice<u32>,
     },
+    TensorPair {
+        ap: PairStage,
+        rw: PairStage,
+    },
 }
 
 /// A numeric Galerkin product `A_c = P^T A P` of one variant on the device.
@@ -197,6 +249,16 @@ impl DeviceProduct {
         bc: usize,
     ) -> Result<Self, CudaError> {
         let shape = ShapeSet { bf, bc };
+        // The tensor pair carries column split's schedule and runs it where its MMA cannot
+        // (blocks past 8x8, or no FP64 MMA): so it can be the default for every block set.
+        if let VariantSchedule::TensorPair(s) = schedule {
+            let fits = [Stage::ap(shape), Stage::ptw(shape)]
+                .iter()
+                .all(|&st| gpu_mma::mma_fits(st));
+            if !fits || !mma_arch(dev.arch()) {
+                return Self::new(dev, kernels, &VariantSchedule::ColumnSplit(s.split.clone()), bf, bc);
+            }
+        }
         let kernels = crate::kernels::product(dev, kernels, bf, bc)?;
         // A window whose shared memory passes the limit would fail at launch: refuse it here.
         if let VariantSchedule::ColumnSplit(s) = schedule {
@@ -305,7 +367,10 @@ impl DeviceProduct {
                     .any(|&st| !gpu_mma::mma_fits(st)) =>
             {
                 return Err(CudaError::UnsupportedShape {
-                    what: format!("the tensor-core product of {bf}x{bf} / {bf}x{bc} blocks"),
+                    what: format!(
+                        "the {} product of {bf}x{bf} / {bf}x{bc} blocks",
+                        schedule.variant().name()
+                    ),
                     limit: "its output blocks must fit the 8x8 accumulator of the FP64 MMA".into(),
                     fix: "use the column-split or slot-tiled variant".into(),
                 });
@@ -317,6 +382,10 @@ impl DeviceProduct {
                     fix: "use the column-split variant".into(),
                 });
             }
+            VariantSchedule::TensorPair(s) => Plan::TensorPair {
+                ap: PairStage::upload(dev, Stage::ap(shape), &s.ap, &s.split.tiled.ap, &s.split.ap_order)?,
+                rw: PairStage::upload(dev, Stage::ptw(shape), &s.rw, &s.split.tiled.rw, &s.split.rw_order)?,
+            },
             VariantSchedule::TensorCore(s) => Plan::TensorCore {
                 ap: DevRuns::upload(dev, &s.tiled.ap)?,
                 rw: DevRuns::upload(dev, &s.tiled.rw)?,
@@ -556,6 +625,54 @@ impl DeviceProduct {
                     )?;
                 }
             }
+            Plan::TensorPair { ap: u1, rw: u2 } => {
+                for (st, u, x, y, out) in [
+                    (ap, &*u1, &a.values, &p.values, &self.w),
+                    (ptw, &*u2, &p.values, &self.w, &c.values),
+                ] {
+                    let (threads, per_block) = gpu_mma::mma_launch();
+                    let grid = |n: u32| LaunchConfig {
+                        grid_dim: (n.div_ceil(per_block).max(1), 1, 1),
+                        block_dim: (threads, 1, 1),
+                        shared_mem_bytes: 0,
+                    };
+                    match u {
+                        PairStage::Units(u) => {
+                            let n = u.units as u32;
+                            dev.launch(
+                                &self.kernels[&gpu_mma::mma_pair_name(st)],
+                                grid(n),
+                                &[
+                                    Arg::F64(x),
+                                    Arg::F64(y),
+                                    Arg::U32s(&u.ptr),
+                                    Arg::U32s(&u.slots),
+                                    Arg::U32s(&u.ent),
+                                    Arg::F64Mut(out),
+                                    Arg::U32(n),
+                                ],
+                            )?;
+                        }
+                        PairStage::Runs { runs, order } => {
+                            let n = runs.slots as u32;
+                            dev.launch(
+                                &self.kernels[&gpu_mma::mma_name(st)],
+                                grid(n),
+                                &[
+                                    Arg::F64(x),
+                                    Arg::F64(y),
+                                    Arg::U32s(&runs.ptr),
+                                    Arg::U32s(&runs.x),
+                                    Arg::U32s(&runs.y),
+                                    Arg::U32s(order),
+                                    Arg::F64Mut(out),
+                                    Arg::U32(n),
+                                ],
+                            )?;
+                        }
+                    }
+                }
+            }
             Plan::FlatStream {
                 ap: f1,
                 rw: f2,
@@ -692,6 +809,7 @@ impl DeviceProduct {
             }
             Plan::Scatter { p1, p2 } => rec_bytes(p1) + rec_bytes(p2),
             Plan::RowGustavson { ap, rw } => ap.bytes() + rw.bytes(),
+            Plan::TensorPair { ap, rw } => ap.bytes() + rw.bytes(),
         };
         w + sched
     }
@@ -733,22 +851,24 @@ fn rec_bytes(r: &DevRecords) -> usize {
     r.x.num_bytes() + r.y.num_bytes() + r.slot.num_bytes() + r.tile_rows.num_bytes() + r.tile_records.num_bytes()
 }
 
-/// The Galerkin-product variants the device executes, in order of preference
-/// among variants the model ties (`select` keeps the first): column split
-/// first, the paper's CUDA default (`sec:impl-cuda`). The model charges column
-/// split its slot-order arrays and so usually ranks V2b slightly ahead, while
-/// on the H200 at k = 16 column split measured 38.2 ms over all levels against
-/// V2b's 53.7 ms: the model has no term for V2b's shared-memory tile.
+/// The Galerkin-product variants the device executes, in order of preference;
+/// `auto` chooses among those [`device_candidates`] keeps.
 ///
-/// The tensor core (FP64 MMA on column split's schedule) measured faster than
-/// column split on every level of the H200 bench at k = 16 (natural
-/// aggregation, pf 0.03: 8.56 / 1.102 / 0.213 ms against 9.30 / 1.435 / 0.377;
-/// pf 0: 15.0 / 7.31 / 1.15 against 16.5 / 11.2 / 1.94; ledger step 3). The
-/// model gives it column split's bytes (it has no term for the L1 wavefronts
-/// that decide between them) and breaks such ties towards the variants
-/// bitwise equal to V0, so `auto` keeps column split until the model counts
-/// wavefronts; [`device_candidates`] drops it where the device has no FP64 MMA.
-pub const DEVICE_VARIANTS: [Variant; 6] = [
+/// The traffic model counts DRAM and L2 bytes. On the device it ranks V0
+/// first on every level (V0 moves the fewest bytes; the slot-run family, V2b,
+/// column split, the tensor core and the tensor pair, adds its schedule), and
+/// ranks the family's members by their schedule arrays alone. What decides on
+/// a GPU is the L1 and issue work per block multiply, which it does not count:
+/// on the H200 at k = 16 (natural aggregation, pf 0.03) `auto` among the
+/// tensor pair, two-pass, V3 and V4 picked two-pass on every level, 70.5 ms
+/// of products per matrix setup against the tensor pair's 7.2; per level (ms, levels 0 / 1 /
+/// 2) the tensor pair takes 5.76 / 1.08 / 0.21, the tensor core 8.42 / 1.09 /
+/// 0.21, column split 9.23 / 1.43 / 0.38 (ledger 2026-11-23, step 4). Hence
+/// the rule, until the model has a calibrated L1 term: on a device `auto`
+/// runs the fastest member of the family the device has, the tensor pair
+/// where it has FP64 MMA (sm_80 and later), column split before.
+pub const DEVICE_VARIANTS: [Variant; 7] = [
+    Variant::TensorPair,
     Variant::ColumnSplit,
     Variant::TensorCore,
     Variant::SlotTiled,
@@ -757,14 +877,17 @@ pub const DEVICE_VARIANTS: [Variant; 6] = [
     Variant::OuterProductScatter,
 ];
 
-/// [`DEVICE_VARIANTS`] less those `dev` cannot run: the tensor core needs FP64
-/// MMA (compute capability 8.0 or later). Its 8x8 accumulator also limits it to
-/// blocks of at most 8 (a larger set's product refuses it at construction).
+/// `auto`'s candidates on `dev` (see [`DEVICE_VARIANTS`] for the rule).
 pub fn device_candidates(dev: &Device) -> Vec<Variant> {
-    DEVICE_VARIANTS
-        .into_iter()
-        .filter(|&v| v != Variant::TensorCore || mma_arch(dev.arch()))
-        .collect()
+    candidates_for(dev.arch())
+}
+
+fn candidates_for(arch: &str) -> Vec<Variant> {
+    if mma_arch(arch) {
+        vec![Variant::TensorPair]
+    } else {
+        vec![Variant::ColumnSplit]
+    }
 }
 
 /// Every variant the device executes: [`DEVICE_VARIANTS`] and three executors
@@ -782,9 +905,10 @@ pub fn device_candidates(dev: &Device) -> Vec<Variant> {
 /// an `auto` candidate (the traffic model ties the first two with column
 /// split and ranks row Gustavson behind V0: V0's streams plus its schedule,
 /// and a segment's `x` block read on top of V0's reads).
-pub const DEVICE_EXECUTORS: [Variant; 9] = [
+pub const DEVICE_EXECUTORS: [Variant; 10] = [
     Variant::ColumnSplit,
     Variant::TensorCore,
+    Variant::TensorPair,
     Variant::KSplit,
     Variant::LaneTiled,
     Variant::RowGustavson,
@@ -797,6 +921,13 @@ pub const DEVICE_EXECUTORS: [Variant; 9] = [
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn auto_runs_the_fastest_slot_run_variant_the_device_has() {
+        assert_eq!(candidates_for("sm_90"), [Variant::TensorPair]);
+        assert_eq!(candidates_for("sm_80"), [Variant::TensorPair]);
+        assert_eq!(candidates_for("sm_75"), [Variant::ColumnSplit]);
+    }
 
     #[test]
     fn fp64_mma_needs_compute_capability_8() {

@@ -263,7 +263,7 @@ pub fn device_variants(asked: &[Variant]) -> Result<Vec<Variant>> {
     }
     if let Some(v) = asked.iter().find(|v| !DEVICE_EXECUTORS.contains(v)) {
         bail!(
-            "the device has no {} executor; choose among two-pass, slot-tiled, column-split, tensor-core, k-split, lane-tiled, row-gustavson, flat-stream, outer-product",
+            "the device has no {} executor; choose among two-pass, slot-tiled, column-split, tensor-core, tensor-pair, k-split, lane-tiled, row-gustavson, flat-stream, outer-product",
             v.name()
         );
     }

@@ -279,6 +279,63 @@ extern "C" __global__ void ptap_mma_1x1x1(const double* __restrict__ xv, const d
 #endif
 }
 
+// tensor-pair stage (1x1 by 1x1, Packed), one warp per unit of 2 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step
+extern "C" __global__ void ptap_mma2_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  u32 lane = threadIdx.x & 31;
+  u32 w = blockIdx.x * 8 + (threadIdx.x >> 5);
+  if (w >= nunits) return;
+  u32 r = lane >> 2, t = lane & 3;
+  const bool av0 = (r & 3) < 1 && (0 + t) < 1, bv0 = r < 1 && (0 + t) < 1;
+  const double* xl0 = xv + (av0 ? (r & 3) * 1 + (0 + t) : 0);
+  const double* yl0 = yv + (bv0 ? (0 + t) * 1 + r : 0);
+  asm("" : "+l"(xl0), "+l"(yl0));
+  const double ym0 = (0 + t) < 1 ? 1.0 : 0.0;
+  const uint2* ep = (const uint2*)ent;
+  double d0 = 0.0, d1 = 0.0;
+  u32 q = uptr[w], q1 = uptr[w + 1];
+  for (; q + 4 <= q1; q += 4) {
+    uint2 e0 = __ldg(ep + (2 * q + (r >> 2)) + 0 * 2);
+    uint2 e1 = __ldg(ep + (2 * q + (r >> 2)) + 1 * 2);
+    uint2 e2 = __ldg(ep + (2 * q + (r >> 2)) + 2 * 2);
+    uint2 e3 = __ldg(ep + (2 * q + (r >> 2)) + 3 * 2);
+    double b0_0 = __ldg(yl0 + (u64)e0.y * 1) * ym0;
+    double a0_0_0 = 0.0;
+    if (av0 && e0.x != 0xffffffffu) a0_0_0 = __ldg(xl0 + (u64)e0.x * 1);
+    double b1_0 = __ldg(yl0 + (u64)e1.y * 1) * ym0;
+    double a1_0_0 = 0.0;
+    if (av0 && e1.x != 0xffffffffu) a1_0_0 = __ldg(xl0 + (u64)e1.x * 1);
+    double b2_0 = __ldg(yl0 + (u64)e2.y * 1) * ym0;
+    double a2_0_0 = 0.0;
+    if (av0 && e2.x != 0xffffffffu) a2_0_0 = __ldg(xl0 + (u64)e2.x * 1);
+    double b3_0 = __ldg(yl0 + (u64)e3.y * 1) * ym0;
+    double a3_0_0 = 0.0;
+    if (av0 && e3.x != 0xffffffffu) a3_0_0 = __ldg(xl0 + (u64)e3.x * 1);
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0_0), "d"(b0_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0_0), "d"(b1_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0_0), "d"(b2_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a3_0_0), "d"(b3_0));
+  }
+  for (; q < q1; ++q) {
+    uint2 e0 = __ldg(ep + (2 * q + (r >> 2)) + 0 * 2);
+    double b0_0 = __ldg(yl0 + (u64)e0.y * 1) * ym0;
+    double a0_0_0 = 0.0;
+    if (av0 && e0.x != 0xffffffffu) a0_0_0 = __ldg(xl0 + (u64)e0.x * 1);
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0_0), "d"(b0_0));
+  }
+  u32 c0 = 2 * t;
+  {
+  u32 s = uslot[2 * w + (r >> 2)];
+  double* cb = cv + (u64)s * 1;
+  if (s != 0xffffffffu && (r & 3) < 1) {
+    if (c0 < 1) cb[(r & 3) * 1 + c0] = d0; if (c0 + 1 < 1) cb[(r & 3) * 1 + c0 + 1] = d1;
+  }
+  }
+#else
+  __trap();
+#endif
+}
+
 // row-Gustavson stage (1x1 by 1x1), one warp per chunk of 32 output slots, 4 warps per block
 extern "C" __global__ void ptap_row_gustavson_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
   __shared__ double rg_acc[4][32 * 1];
@@ -570,6 +627,58 @@ extern "C" __global__ void ptap_mma_1x1x1t(const double* __restrict__ xv, const 
   u32 c0 = 2 * t;
   double* cb = cv + (u64)s * 1;
   if (r < 1) { if (c0 < 1) cb[r * 1 + c0] = d0; if (c0 + 1 < 1) cb[r * 1 + c0 + 1] = d1; }
+#else
+  __trap();
+#endif
+}
+
+// tensor-pair stage (1x1 by 1x1, Single), one warp per unit of 1 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step
+extern "C" __global__ void ptap_mma2_1x1x1t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  u32 lane = threadIdx.x & 31;
+  u32 w = blockIdx.x * 8 + (threadIdx.x >> 5);
+  if (w >= nunits) return;
+  u32 r = lane >> 2, t = lane & 3;
+  const bool av0 = r < 1 && (0 + t) < 1, bv0 = r < 1 && (0 + t) < 1;
+  const double* xl0 = xv + (av0 ? (0 + t) * 1 + r : 0);
+  const double* yl0 = yv + (bv0 ? (0 + t) * 1 + r : 0);
+  asm("" : "+l"(xl0), "+l"(yl0));
+  const double ym0 = (0 + t) < 1 ? 1.0 : 0.0;
+  const uint2* ep = (const uint2*)ent;
+  double d0 = 0.0, d1 = 0.0;
+  u32 q = uptr[w], q1 = uptr[w + 1];
+  for (; q + 4 <= q1; q += 4) {
+    uint2 e0 = __ldg(ep + (q) + 0 * 1);
+    uint2 e1 = __ldg(ep + (q) + 1 * 1);
+    uint2 e2 = __ldg(ep + (q) + 2 * 1);
+    uint2 e3 = __ldg(ep + (q) + 3 * 1);
+    double b0_0 = __ldg(yl0 + (u64)e0.y * 1) * ym0;
+    double a0_0_0 = __ldg(xl0 + (u64)e0.x * 1);
+    double b1_0 = __ldg(yl0 + (u64)e1.y * 1) * ym0;
+    double a1_0_0 = __ldg(xl0 + (u64)e1.x * 1);
+    double b2_0 = __ldg(yl0 + (u64)e2.y * 1) * ym0;
+    double a2_0_0 = __ldg(xl0 + (u64)e2.x * 1);
+    double b3_0 = __ldg(yl0 + (u64)e3.y * 1) * ym0;
+    double a3_0_0 = __ldg(xl0 + (u64)e3.x * 1);
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0_0), "d"(b0_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0_0), "d"(b1_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0_0), "d"(b2_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a3_0_0), "d"(b3_0));
+  }
+  for (; q < q1; ++q) {
+    uint2 e0 = __ldg(ep + (q) + 0 * 1);
+    double b0_0 = __ldg(yl0 + (u64)e0.y * 1) * ym0;
+    double a0_0_0 = __ldg(xl0 + (u64)e0.x * 1);
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0_0), "d"(b0_0));
+  }
+  u32 c0 = 2 * t;
+  {
+  u32 s = uslot[1 * w + 0];
+  double* cb = cv + (u64)s * 1;
+  if (s != 0xffffffffu && r < 1) {
+    if (c0 < 1) cb[r * 1 + c0] = d0; if (c0 + 1 < 1) cb[r * 1 + c0 + 1] = d1;
+  }
+  }
 #else
   __trap();
 #endif

@@ -35,7 +35,7 @@ pub struct SolverOptions {
     /// CG's relative tolerance and iteration cap.
     pub cg: CgOptions,
     /// Galerkin-product variant on every level: `None` = the device's default
-    /// (two-pass on the CPU, column split on a GPU), `"auto"` = the traffic
+    /// (two-pass on the CPU, tensor pair on a GPU), `"auto"` = the traffic
     /// model's pick per level for this machine (measured), or a variant name.
     pub variant: Option<String>,
     pub device: DeviceChoice,

@@ -53,11 +53,12 @@ impl Target {
     }
 
     /// The product a backend runs when none is asked for: two-pass on the
-    /// CPU, column split (the paper's CUDA default) on a GPU.
+    /// CPU, the tensor pair on a GPU (column split's schedule where the
+    /// device has no FP64 MMA or the blocks pass 8x8; `ptap_cuda::DEVICE_VARIANTS` says why).
     pub fn default_variant(&self) -> Variant {
         match self {
             Target::Cpu => Variant::TwoPass,
-            Target::Cuda(_) => Variant::ColumnSplit,
+            Target::Cuda(_) => Variant::TensorPair,
         }
     }
 

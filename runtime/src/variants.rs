@@ -54,6 +54,10 @@ pub(crate) fn executor_with<K: ProductKernels>(schedule: &VariantSchedule) -> Bo
         VariantSchedule::TensorCore(s) => {
             Box::new(ColumnSplitExecutor::<K>::new(s.clone()).reporting(Variant::TensorCore))
         }
+        // The pairs merge column split's runs without reordering any slot's: its executor sums the same way.
+        VariantSchedule::TensorPair(s) => {
+            Box::new(ColumnSplitExecutor::<K>::new(s.split.clone()).reporting(Variant::TensorPair))
+        }
         VariantSchedule::RowGustavson(s) => Box::new(RowGustavsonExecutor::<K>::new(s.clone())),
         VariantSchedule::PanelTiled(s) => Box::new(PanelTiledExecutor::<K>::new(s.clone())),
         VariantSchedule::FlatStream(s) => Box::new(FlatStreamExecutor::<K>::new(s.clone())),

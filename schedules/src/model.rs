@@ -334,7 +334,10 @@ impl ModelRow {
     /// * **Column split**: V2b's schedule plus the slot permutation (an index
     ///   per slot); same touches. **Lane tiled**, **k-split** and **tensor core** run the same
     ///   schedule and move the same bytes (they differ in how a device's L1
-    ///   serves the touches, which this model does not count).
+    ///   serves the touches, which this model does not count). **Tensor pair**
+    ///   reads its merged entries instead of the runs: 16 bytes per entry of
+    ///   the `A P` stage (1.6 contributions at k = 16) and 8 per contribution
+    ///   of `P^T W`, within a few percent of the runs' bytes; counted as theirs.
     /// * **Row Gustavson**: V0's streams plus a position byte per
     ///   contribution and a segment header (two indices and a count) per `X`
     ///   block at least; the `X` block is read once per segment, the output
@@ -401,7 +404,12 @@ impl ModelRow {
                 }
                 row.flops = input.v1_flops();
             }
-            Variant::SlotTiled | Variant::ColumnSplit | Variant::LaneTiled | Variant::KSplit | Variant::TensorCore => {
+            Variant::SlotTiled
+            | Variant::ColumnSplit
+            | Variant::LaneTiled
+            | Variant::KSplit
+            | Variant::TensorCore
+            | Variant::TensorPair => {
                 row.schedule_bytes = slot_list;
                 if variant != Variant::SlotTiled {
                     row.schedule_bytes += INDEX_BYTES * (z_w + z_c);

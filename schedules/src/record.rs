@@ -32,14 +32,16 @@
 //! | fused, fused-rcm | `row_order` `chunks` |
 //! | slot-tiled | `{ap,rw}.ptr` `{ap,rw}.x` `{ap,rw}.y` `{ap,rw}.tiles` |
 //! | column-split, k-split, lane-tiled, tensor-core | slot-tiled's and `{ap,rw}.order` |
+//! | tensor-pair | column split's and `{ap,rw}.pair.{ptr,slots,ent}` (sizes `{ap,rw}.pair.width`) |
 //! | flat-stream | `{ap,rw}.{x,y,slot,tile_rows,tile_records}` |
 //! | outer-product | `{pass1,pass2}.{x,y,slot,tile_rows,tile_records}` |
 //! | panel-tiled | `tile_rows` `halo_ptr` `halo` `panel_offset` `r_panel_row` `groups` |
 use crate::file::{fingerprint, MappedBundle, NamedArray, RecordView, ScheduleFileError, ScheduleRecord};
 use crate::two_pass::{ProductStats, TwoPassSchedule};
 use crate::variants::{
-    ColumnSplitSchedule, FlatRecords, FlatStreamSchedule, FusedSchedule, OuterProductSchedule, PanelTiledSchedule,
-    RowGustavsonSchedule, SlotRuns, SlotTiledSchedule, VariantSchedule,
+    ColumnSplitSchedule, FlatRecords, FlatStreamSchedule, FusedSchedule, OuterProductSchedule, PairedRuns,
+    PanelTiledSchedule, RowGustavsonSchedule, SlotRuns, SlotTiledSchedule, TensorPairSchedule, VariantSchedule,
+    NO_BLOCK,
 };
 use crate::SharedArray;
 use crate::Variant;
@@ -79,6 +81,21 @@ fn push_flat(arrays: &mut Vec<NamedArray>, stage: &str, f: &FlatRecords) {
     ));
 }
 
+fn push_split(arrays: &mut Vec<NamedArray>, sizes: &mut Vec<(String, u64)>, s: &ColumnSplitSchedule) {
+    push_runs(arrays, "ap", &s.tiled.ap, &s.tiled.ap_tiles);
+    push_runs(arrays, "rw", &s.tiled.rw, &s.tiled.rw_tiles);
+    arrays.push(NamedArray::u32("ap.order", s.ap_order.to_vec()));
+    arrays.push(NamedArray::u32("rw.order", s.rw_order.to_vec()));
+    sizes.push(("window".into(), s.window as u64));
+}
+
+fn push_pairs(arrays: &mut Vec<NamedArray>, sizes: &mut Vec<(String, u64)>, stage: &str, r: &PairedRuns) {
+    arrays.push(NamedArray::u64(format!("{stage}.pair.ptr"), r.ptr.to_vec()));
+    arrays.push(NamedArray::u32(format!("{stage}.pair.slots"), r.slots.to_vec()));
+    arrays.push(NamedArray::u32(format!("{stage}.pair.ent"), r.ent.to_vec()));
+    sizes.push((format!("{stage}.pair.width"), r.width as u64));
+}
+
 fn ranges_to_bounds(r: &[Range<usize>]) -> Vec<u64> {
     let mut b = vec![r.first().map_or(0, |x| x.start as u64)];
     b.extend(r.iter().map(|x| x.end as u64));
@@ -114,11 +131,12 @@ impl VariantSchedule {
                 push_runs(&mut arrays, "rw", &s.rw, &s.rw_tiles);
             }
             Self::ColumnSplit(s) | Self::LaneTiled(s) | Self::KSplit(s) | Self::TensorCore(s) => {
-                push_runs(&mut arrays, "ap", &s.tiled.ap, &s.tiled.ap_tiles);
-                push_runs(&mut arrays, "rw", &s.tiled.rw, &s.tiled.rw_tiles);
-                arrays.push(NamedArray::u32("ap.order", s.ap_order.to_vec()));
-                arrays.push(NamedArray::u32("rw.order", s.rw_order.to_vec()));
-                sizes.push(("window".into(), s.window as u64));
+                push_split(&mut arrays, &mut sizes, s)
+            }
+            Self::TensorPair(s) => {
+                push_split(&mut arrays, &mut sizes, &s.split);
+                push_pairs(&mut arrays, &mut sizes, "ap", &s.ap);
+                push_pairs(&mut arrays, &mut sizes, "rw", &s.rw);
             }
             // Rebuilt from the stored patterns at load (see `from_record`): no arrays of its own.
             Self::RowGustavson(_) => {}
@@ -197,22 +215,14 @@ impl VariantSchedule {
             Variant::SlotTiled => Self::SlotTiled(Arc::new(l.slot_tiled()?)),
             // Segments are re-inspected from the validated patterns (one pass, no stored arrays to forge).
             Variant::RowGustavson => Self::RowGustavson(Arc::new(RowGustavsonSchedule::inspect(base))),
+            Variant::TensorPair => {
+                let split = Arc::new(l.column_split()?);
+                let ap = l.pairs("ap", &split.tiled.ap, &base.w, 2)?;
+                let rw = l.pairs("rw", &split.tiled.rw, &base.c, 1)?;
+                Self::TensorPair(Arc::new(TensorPairSchedule { split, ap, rw }))
+            }
             Variant::ColumnSplit | Variant::LaneTiled | Variant::KSplit | Variant::TensorCore => {
-                let tiled = l.slot_tiled()?;
-                let window = l.size("window")? as usize;
-                if window == 0 {
-                    return Err(rec.invalid("the column-split window is 0".into()));
-                }
-                let ap_order = l.u32("ap.order")?;
-                l.permutation("ap.order", &ap_order, tiled.ap.slots(), window)?;
-                let rw_order = l.u32("rw.order")?;
-                l.permutation("rw.order", &rw_order, tiled.rw.slots(), window)?;
-                let s = Arc::new(ColumnSplitSchedule {
-                    tiled,
-                    window,
-                    ap_order,
-                    rw_order,
-                });
+                let s = Arc::new(l.column_split()?);
                 match variant {
                     Variant::LaneTiled => Self::LaneTiled(s),
                     Variant::KSplit => Self::KSplit(s),
@@ -452,6 +462,96 @@ impl Loader<'_, '_> {
         }
         check_ptr(self.rec, &tn, &tiles, tiles.len() - 1, slots)?;
         Ok((runs, tiles))
+    }
+
+    fn column_split(&self) -> Result<ColumnSplitSchedule> {
+        let tiled = self.slot_tiled()?;
+        let window = self.size("window")? as usize;
+        if window == 0 {
+            return Err(self.rec.invalid("the column-split window is 0".into()));
+        }
+        let ap_order = self.u32("ap.order")?;
+        self.permutation("ap.order", &ap_order, tiled.ap.slots(), window)?;
+        let rw_order = self.u32("rw.order")?;
+        self.permutation("rw.order", &rw_order, tiled.rw.slots(), window)?;
+        Ok(ColumnSplitSchedule {
+            tiled,
+            window,
+            ap_order,
+            rw_order,
+        })
+    }
+
+    /// The tensor-pair units of `stage` over the validated `runs` (which fill
+    /// `out`'s slots): `width` slots per unit (2 pairs rows `2r`, `2r + 1`), every
+    /// slot in exactly one unit, and each unit's entries, read side by side,
+    /// exactly its slots' runs (so every index is in range, each output sums
+    /// in its run's order, and the two sides of an entry name one `y` block).
+    fn pairs(&self, stage: &str, runs: &SlotRuns, out: &BlockPattern, width: usize) -> Result<PairedRuns> {
+        let name = |s: &str| format!("{stage}.pair.{s}");
+        let stored = self.size(&name("width"))? as usize;
+        if stored != width {
+            return Err(self.rec.invalid(format!(
+                "`{}` is {stored}, but this build pairs {width} slot(s) per unit there",
+                name("width")
+            )));
+        }
+        let r = PairedRuns {
+            width,
+            ptr: self.u64(&name("ptr"))?,
+            slots: self.u32(&name("slots"))?,
+            ent: self.u32(&name("ent"))?,
+        };
+        let units = r.ptr.len().saturating_sub(1);
+        if r.ptr.is_empty() || r.slots.len() != width * units || r.ent.len() % (2 * width) != 0 {
+            return Err(self
+                .rec
+                .invalid(format!("the `{stage}.pair` arrays have inconsistent lengths")));
+        }
+        check_ptr(self.rec, &name("ptr"), &r.ptr, units, r.entries())?;
+        // Every slot once: the first slot of a unit always, the second unless absent.
+        let mut seen = vec![false; runs.slots()];
+        let once = r.slots.chunks(width).all(|u| {
+            u.iter().enumerate().all(|(side, &s)| {
+                (side > 0 && s == NO_BLOCK)
+                    || ((s as usize) < seen.len() && !std::mem::replace(&mut seen[s as usize], true))
+            })
+        }) && seen.iter().all(|&b| b);
+        let rp = out.row_ptr();
+        let row_of = |s: usize| rp.partition_point(|&x| x <= s) - 1;
+        let sides_match = (0..units).into_par_iter().all(|u| {
+            let us = &r.slots[width * u..width * (u + 1)];
+            let e = &r.ent[2 * width * r.ptr[u] as usize..2 * width * r.ptr[u + 1] as usize];
+            // A pair is one column in rows 2r, 2r + 1.
+            let shape = width == 1
+                || us[1] == NO_BLOCK
+                || (row_of(us[0] as usize) % 2 == 0
+                    && row_of(us[1] as usize) == row_of(us[0] as usize) + 1
+                    && out.col_idx()[us[0] as usize] == out.col_idx()[us[1] as usize]);
+            let uniform_y = e
+                .chunks(2 * width)
+                .all(|q| q.chunks(2).all(|xy| xy[1] == q[1]) && q.chunks(2).any(|xy| xy[0] != NO_BLOCK));
+            let side = |k: usize| {
+                let got = e
+                    .chunks(2 * width)
+                    .map(|q| (q[2 * k], q[2 * k + 1]))
+                    .filter(|q| q.0 != NO_BLOCK);
+                let want = if us[k] == NO_BLOCK {
+                    0..0
+                } else {
+                    runs.run(us[k] as usize)
+                };
+                got.eq(want.map(|q| (runs.x[q], runs.y[q])))
+            };
+            shape && uniform_y && (0..width).all(side)
+        });
+        if once && sides_match {
+            Ok(r)
+        } else {
+            Err(self.rec.invalid(format!(
+                "the `{stage}.pair` units do not merge each slot's run exactly once"
+            )))
+        }
     }
 
     fn slot_tiled(&self) -> Result<SlotTiledSchedule> {

@@ -43,10 +43,16 @@ pub enum Variant {
     /// (one warp per slot, the blocks as `8 x 8 x 4` fragments). Deterministic,
     /// not bitwise V0 (the unit sums four products at once; equal to rounding).
     TensorCore,
+    /// The tensor core with the `A P` stage's slots paired: slots `(i, K)` and
+    /// `(i + 1, K)` of `W` (rows `2r`, `2r + 1`) share every `P[l, K]` both rows
+    /// reach, so one `B` fragment (and one MMA where the `A` blocks fit half of
+    /// the accumulator) serves both; the merged entries are the inspector's.
+    /// Deterministic, not bitwise V0 (equal to rounding, as the tensor core).
+    TensorPair,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 12] = [
+    pub const ALL: [Variant; 13] = [
         Variant::TwoPass,
         Variant::FusedRowWise,
         Variant::FusedReordered,
@@ -59,6 +65,7 @@ impl Variant {
         Variant::LaneTiled,
         Variant::KSplit,
         Variant::TensorCore,
+        Variant::TensorPair,
     ];
 
     /// The paper's label.
@@ -76,6 +83,7 @@ impl Variant {
             Variant::LaneTiled => "lanetile",
             Variant::KSplit => "ksplit",
             Variant::TensorCore => "dmma",
+            Variant::TensorPair => "dmma2",
         }
     }
 
@@ -94,6 +102,7 @@ impl Variant {
             Variant::LaneTiled => "lane-tiled",
             Variant::KSplit => "k-split",
             Variant::TensorCore => "tensor-core",
+            Variant::TensorPair => "tensor-pair",
         }
     }
 

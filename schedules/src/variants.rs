@@ -222,6 +222,202 @@ impl ColumnSplitSchedule {
     }
 }
 
+/// An absent slot or `x` block in [`PairedRuns`].
+pub const NO_BLOCK: u32 = u32::MAX;
+
+/// The work units of one stage of the tensor-pair executor, built from the
+/// stage's slot runs. With `width` 1 a unit is one slot and its entries are
+/// the run's `(x, y)` pairs, interleaved so that a warp reads an entry with
+/// one uniform 8-byte load. With `width` 2 a unit is the slots of one column
+/// `K` in output rows `2r` and `2r + 1` (the second [`NO_BLOCK`] where only
+/// one row has the column), and its entries `(x1, y, x2, y)` merge the two
+/// runs by their `y` block: an entry where both runs hold `y` serves two
+/// contributions with one `y` load; an absent side's `x` is [`NO_BLOCK`].
+/// Each slot's own entries are its run in order, so each output element
+/// still sums in V0's order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PairedRuns {
+    /// Slots per unit: 1 or 2.
+    pub width: usize,
+    /// Per unit its entries `ptr[u]..ptr[u + 1]`.
+    pub ptr: SharedArray<u64>,
+    /// `width` slots per unit.
+    pub slots: SharedArray<u32>,
+    /// `2 width` indices per entry.
+    pub ent: SharedArray<u32>,
+}
+
+impl PairedRuns {
+    pub fn units(&self) -> usize {
+        self.ptr.len().saturating_sub(1)
+    }
+    pub fn entries(&self) -> usize {
+        self.ent.len() / (2 * self.width.max(1))
+    }
+
+    /// One unit per slot of `runs`, its `(x, y)` interleaved.
+    pub fn single(runs: &SlotRuns) -> Self {
+        let mut ent = vec![0u32; 2 * runs.contributions()];
+        ent.par_chunks_mut(2 << 16)
+            .zip(runs.x.par_chunks(1 << 16).zip(runs.y.par_chunks(1 << 16)))
+            .for_each(|(e, (xs, ys))| {
+                for (q, (&x, &y)) in xs.iter().zip(ys).enumerate() {
+                    e[2 * q] = x;
+                    e[2 * q + 1] = y;
+                }
+            });
+        PairedRuns {
+            width: 1,
+            ptr: runs.ptr.clone(),
+            slots: (0..runs.slots() as u32).collect::<Vec<_>>().into(),
+            ent: ent.into(),
+        }
+    }
+
+    /// Units of the slots of one column in rows `2r`, `2r + 1` of `out` (the pattern `runs` fills).
+    pub fn paired(runs: &SlotRuns, out: &BlockPattern) -> Self {
+        let pairs = out.nrows().div_ceil(2);
+        let work: Vec<usize> = (0..pairs)
+            .into_par_iter()
+            .map(|r| {
+                let rows = 2 * r..(2 * r + 2).min(out.nrows());
+                let slots = out.row_ptr()[rows.start]..out.row_ptr()[rows.end];
+                (runs.ptr[slots.end] - runs.ptr[slots.start]) as usize
+            })
+            .collect();
+        let chunks = balanced_row_chunks(&work, default_chunk_count(pairs));
+        // Count first, then fill each chunk's disjoint slices of the final
+        // arrays (as `slot_runs` does): no per-chunk copies to concatenate.
+        let counts: Vec<(usize, usize)> = chunks
+            .par_iter()
+            .map(|rp| {
+                let (mut units, mut entries) = (0, 0);
+                for r in rp.clone() {
+                    merge_row_pair(runs, out, r, |_| units += 1, |_| entries += 1);
+                }
+                (units, entries)
+            })
+            .collect();
+        let (units, entries) = counts.iter().fold((0, 0), |a, c| (a.0 + c.0, a.1 + c.1));
+        let (mut ptr, mut slots, mut ent) = (vec![0u64; units + 1], vec![0u32; 2 * units], vec![0u32; 4 * entries]);
+        let mut parts = Vec::with_capacity(chunks.len());
+        let (mut prest, mut srest, mut erest) = (&mut ptr[1..], &mut slots[..], &mut ent[..]);
+        let mut base = 0u64;
+        for &(u, e) in &counts {
+            let (ph, pt) = prest.split_at_mut(u);
+            let (sh, st) = srest.split_at_mut(2 * u);
+            let (eh, et) = erest.split_at_mut(4 * e);
+            parts.push((ph, sh, eh, base));
+            (prest, srest, erest) = (pt, st, et);
+            base += e as u64;
+        }
+        chunks.par_iter().zip(parts).for_each(|(rp, (ps, ss, es, base))| {
+            // Unit u's end pointer is written when unit u + 1 begins (and after the last).
+            let e = std::cell::Cell::new(0usize);
+            let mut u = 0;
+            for r in rp.clone() {
+                merge_row_pair(
+                    runs,
+                    out,
+                    r,
+                    |pair| {
+                        if u > 0 {
+                            ps[u - 1] = base + e.get() as u64;
+                        }
+                        ss[2 * u..2 * u + 2].copy_from_slice(&pair);
+                        u += 1;
+                    },
+                    |q| {
+                        let k = e.get();
+                        es[4 * k..4 * k + 4].copy_from_slice(&q);
+                        e.set(k + 1);
+                    },
+                );
+            }
+            if u > 0 {
+                ps[u - 1] = base + e.get() as u64;
+            }
+        });
+        PairedRuns {
+            width: 2,
+            ptr: ptr.into(),
+            slots: slots.into(),
+            ent: ent.into(),
+        }
+    }
+}
+
+/// Walks the units of output rows `2r`, `2r + 1` (see [`PairedRuns`]): for
+/// each, `unit([s0, s1])` and then `entry([x0, y, x1, y])` per merged entry.
+fn merge_row_pair(
+    runs: &SlotRuns,
+    out: &BlockPattern,
+    r: usize,
+    mut unit: impl FnMut([u32; 2]),
+    mut entry: impl FnMut([u32; 4]),
+) {
+    let r0 = out.row_range(2 * r);
+    let r1 = if 2 * r + 1 < out.nrows() {
+        out.row_range(2 * r + 1)
+    } else {
+        0..0
+    };
+    let (c0, c1) = (&out.col_idx()[r0.clone()], &out.col_idx()[r1.clone()]);
+    let (mut a, mut b) = (0, 0);
+    while a < c0.len() || b < c1.len() {
+        // Columns ascend in both rows: equal columns pair up; a lone slot takes the first side.
+        let (s0, s1) = match (c0.get(a), c1.get(b)) {
+            (Some(x), Some(y)) if x == y => (r0.start + a, Some(r1.start + b)),
+            (Some(x), Some(y)) if x < y => (r0.start + a, None),
+            (Some(_), None) => (r0.start + a, None),
+            _ => (r1.start + b, None),
+        };
+        if s0 < r0.end {
+            a += 1;
+            b += s1.is_some() as usize;
+        } else {
+            b += 1;
+        }
+        unit([s0 as u32, s1.map_or(NO_BLOCK, |s| s as u32)]);
+        // An order-preserving merge of the two runs by `y` block.
+        let (mut q0, mut q1) = (runs.run(s0), s1.map_or(0..0, |s| runs.run(s)));
+        loop {
+            let (y0, y1) = (
+                q0.clone().next().map(|q| runs.y[q]),
+                q1.clone().next().map(|q| runs.y[q]),
+            );
+            let (x0, x1, y) = match (y0, y1) {
+                (None, None) => break,
+                (Some(u), Some(v)) if u == v => (runs.x[q0.next().unwrap()], runs.x[q1.next().unwrap()], u),
+                (Some(u), Some(v)) if u < v => (runs.x[q0.next().unwrap()], NO_BLOCK, u),
+                (Some(u), None) => (runs.x[q0.next().unwrap()], NO_BLOCK, u),
+                (_, Some(v)) => (NO_BLOCK, runs.x[q1.next().unwrap()], v),
+            };
+            entry([x0, y, x1, y]);
+        }
+    }
+}
+
+/// The tensor-pair schedule: column split's (which the CPU executes, and
+/// which the pairs are built from) and the device's work units: the `A P`
+/// stage's slots paired by column ([`PairedRuns::paired`]), the `P^T W`
+/// stage's one per unit with interleaved indices.
+#[derive(Clone, Debug)]
+pub struct TensorPairSchedule {
+    pub split: Arc<ColumnSplitSchedule>,
+    pub ap: PairedRuns,
+    pub rw: PairedRuns,
+}
+
+impl TensorPairSchedule {
+    pub fn inspect(base: Arc<TwoPassSchedule>) -> Self {
+        let split = Arc::new(ColumnSplitSchedule::inspect(base, COLUMN_SPLIT_WINDOW));
+        let ap = PairedRuns::paired(&split.tiled.ap, &split.tiled.base.w);
+        let rw = PairedRuns::single(&split.tiled.rw);
+        Self { split, ap, rw }
+    }
+}
+
 /// V3: one record per block multiply, `(x, y, slot)`, in V0's traversal order,
 /// cut into tiles of whole output rows. The executor sweeps records and
 /// accumulates into the slot each names. Since the order per slot is V0's,
@@ -588,6 +784,7 @@ pub enum VariantSchedule {
     KSplit(Arc<ColumnSplitSchedule>),
     /// Column split's schedule, executed with tensor-core MMA on the device.
     TensorCore(Arc<ColumnSplitSchedule>),
+    TensorPair(Arc<TensorPairSchedule>),
 }
 
 /// Staged `W` panel budget of V2c, in bytes (about one core's L2).
@@ -620,6 +817,7 @@ impl VariantSchedule {
             V::LaneTiled => Self::LaneTiled(Arc::new(ColumnSplitSchedule::inspect(base, COLUMN_SPLIT_WINDOW))),
             V::KSplit => Self::KSplit(Arc::new(ColumnSplitSchedule::inspect(base, COLUMN_SPLIT_WINDOW))),
             V::TensorCore => Self::TensorCore(Arc::new(ColumnSplitSchedule::inspect(base, COLUMN_SPLIT_WINDOW))),
+            V::TensorPair => Self::TensorPair(Arc::new(TensorPairSchedule::inspect(base))),
         }
     }
 
@@ -638,6 +836,7 @@ impl VariantSchedule {
             Self::LaneTiled(_) => V::LaneTiled,
             Self::KSplit(_) => V::KSplit,
             Self::TensorCore(_) => V::TensorCore,
+            Self::TensorPair(_) => V::TensorPair,
         }
     }
 
@@ -651,6 +850,7 @@ impl VariantSchedule {
             Self::FlatStream(s) => &s.base,
             Self::OuterProduct(s) => &s.base,
             Self::ColumnSplit(s) | Self::LaneTiled(s) | Self::KSplit(s) | Self::TensorCore(s) => &s.tiled.base,
+            Self::TensorPair(s) => &s.split.tiled.base,
             Self::RowGustavson(s) => &s.base,
         }
     }
@@ -810,5 +1010,80 @@ impl RowGustavsonSchedule {
         let src = &base.r_source;
         let rw = RowSegments::inspect(&base.r, &base.w, &base.c, &|kx| src[kx]);
         Self { base, ap, rw }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 1-D chain coupled to its neighbours, aggregated in threes, with every
+    /// fourth row also in the next aggregate.
+    fn base() -> Arc<TwoPassSchedule> {
+        let n = 40usize;
+        let a: Vec<Vec<u32>> = (0..n)
+            .map(|i| (i.saturating_sub(2)..(i + 3).min(n)).map(|c| c as u32).collect())
+            .collect();
+        let m = n.div_ceil(3);
+        let p: Vec<Vec<u32>> = (0..n)
+            .map(|i| {
+                let c = (i / 3) as u32;
+                if i % 4 == 0 && (c as usize) + 1 < m {
+                    vec![c, c + 1]
+                } else {
+                    vec![c]
+                }
+            })
+            .collect();
+        let a = Arc::new(BlockPattern::from_rows(n, &a).unwrap());
+        let p = Arc::new(BlockPattern::from_rows(m, &p).unwrap());
+        Arc::new(TwoPassSchedule::inspect(a, p).unwrap())
+    }
+
+    #[test]
+    fn paired_units_merge_each_slots_run_in_order() {
+        let s = TensorPairSchedule::inspect(base());
+        let (runs, w) = (&s.split.tiled.ap, &s.split.tiled.base.w);
+        let u = &s.ap;
+        assert_eq!(u.width, 2);
+        let mut seen = vec![0u32; runs.slots()];
+        let mut merged = 0;
+        for k in 0..u.units() {
+            let e = &u.ent[4 * u.ptr[k] as usize..4 * u.ptr[k + 1] as usize];
+            for side in 0..2 {
+                let slot = u.slots[2 * k + side];
+                let got: Vec<(u32, u32)> = e
+                    .chunks(4)
+                    .map(|q| (q[2 * side], q[2 * side + 1]))
+                    .filter(|q| q.0 != NO_BLOCK)
+                    .collect();
+                if slot == NO_BLOCK {
+                    assert!(got.is_empty());
+                    continue;
+                }
+                seen[slot as usize] += 1;
+                let want: Vec<(u32, u32)> = runs.run(slot as usize).map(|q| (runs.x[q], runs.y[q])).collect();
+                assert_eq!(got, want, "unit {k} side {side}");
+            }
+            merged += e.chunks(4).filter(|q| q[0] != NO_BLOCK && q[2] != NO_BLOCK).count();
+            assert!(e.chunks(4).all(|q| q[1] == q[3]));
+            if u.slots[2 * k + 1] != NO_BLOCK {
+                let (s0, s1) = (u.slots[2 * k] as usize, u.slots[2 * k + 1] as usize);
+                assert_eq!(w.col_idx()[s0], w.col_idx()[s1]);
+            }
+        }
+        assert!(seen.iter().all(|&c| c == 1));
+        // Neighbouring rows share most P blocks: 1.2-2 contributions per entry.
+        assert_eq!(u.entries() + merged, runs.contributions());
+        assert!(
+            merged * 3 > runs.contributions(),
+            "{merged} of {}",
+            runs.contributions()
+        );
+        // The P^T W stage: one slot per unit, its run interleaved.
+        let r = &s.rw;
+        let rw = &s.split.tiled.rw;
+        assert_eq!((r.width, r.units(), r.entries()), (1, rw.slots(), rw.contributions()));
+        assert!((0..rw.contributions()).all(|q| r.ent[2 * q] == rw.x[q] && r.ent[2 * q + 1] == rw.y[q]));
     }
 }

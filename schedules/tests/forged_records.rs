@@ -152,3 +152,24 @@ fn a_zero_window_and_an_oversized_panel_are_refused() {
         "{e}"
     );
 }
+
+#[test]
+fn tensor_pair_entries_that_do_not_merge_the_runs_are_refused() {
+    let key = TagKey::from_bytes(KEY);
+    let (bytes, a, p) = written(Variant::TensorPair);
+    let VariantSchedule::TensorPair(s) = load(&bytes, &a, &p).expect("the intact file loads") else {
+        panic!("not a tensor-pair schedule")
+    };
+    // Rows 2r and 2r + 1 of W share columns: some entries serve two slots.
+    assert!(s.ap.entries() < s.split.tiled.ap.contributions());
+    for (name, bound) in [("ap.pair.ent", 200), ("rw.pair.ent", 200), ("ap.pair.slots", 100)] {
+        let mut b = bytes.clone();
+        edit_u32(&mut b, name, bound);
+        seal_for_testing(&mut b, &key);
+        let e = load(&b, &a, &p).unwrap_err().to_string();
+        assert!(
+            e.contains("units do not merge each slot's run exactly once"),
+            "{name}: {e}"
+        );
+    }
+}

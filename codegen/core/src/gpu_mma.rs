@@ -226,6 +226,192 @@ pub(crate) fn mma_stage(out: &mut String, st: Stage) -> KernelEntry {
     e
 }
 
+/// How the tensor-pair stage lays a unit's slots over the accumulator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PairMode {
+    /// One slot per unit (`P^T W`); entries `(x, y)`.
+    Single,
+    /// Two slots per unit whose `M x N` blocks both fit half the accumulator
+    /// (`M <= 4`): rows 0-3 serve the first slot, rows 4-7 the second, one
+    /// MMA per entry and inner step for both.
+    Packed,
+}
+
+/// Whether the tensor-pair product runs stage `st` on its units: `P^T W`
+/// wherever the tensor core runs (its runs, interleaved), `A P` where two
+/// output blocks fit the accumulator (`M <= 4`: the fine stages). Elsewhere
+/// (the 6x6 levels' `A P`) it runs column split's runs with the tensor core's
+/// kernel: there a unit of two 6-row slots needs two accumulators and an MMA
+/// per side, which measured slower on the H200 (k = 16, pf 0.03: level 1
+/// 1.210 ms against 1.079, level 2 0.236 against 0.208; ledger step 4).
+pub fn mma_pair_fits(st: Stage) -> bool {
+    mma_fits(st) && (st.xt || 2 * st.m <= 8)
+}
+
+pub fn mma_pair_name(st: Stage) -> String {
+    format!("ptap_mma2_{}", st.tag())
+}
+
+/// The tensor-pair stage `C = X Y` of `st` (one of [`mma_pair_fits`]) over
+/// the units of `ptap_schedules::variants::PairedRuns`, one warp per unit:
+/// pairs of slots for `A P` (rows 0-3 of the fragments serve the first, 4-7
+/// the second), single slots for `P^T W`. Each lane reads its side of an
+/// entry with one uniform 8-byte load, instead of the tensor core's
+/// coalesced chunk and two shuffles per contribution; an entry that holds
+/// both sides loads the shared `y` block and issues the MMA once for two
+/// contributions. An absent side (`x` = `u32::MAX`) loads nothing: its `A`
+/// rows are 0 and add nothing.
+pub(crate) fn mma_pair_stage(out: &mut String, st: Stage) -> KernelEntry {
+    use ParamTy::*;
+    assert!(
+        mma_pair_fits(st),
+        "the tensor-pair stage needs M, N <= 8 (M <= 4 for A P)"
+    );
+    let mode = if st.xt { PairMode::Single } else { PairMode::Packed };
+    let (m, k, n) = (st.m, st.k, st.n);
+    let (mk, kn, mn) = (m * k, k * n, m * n);
+    let steps = k.div_ceil(4);
+    let unroll = mma_unroll(st);
+    let width = if mode == PairMode::Single { 1 } else { 2 };
+    let e = KernelEntry {
+        name: mma_pair_name(st),
+        params: vec![
+            p("xv", PtrF64),
+            p("yv", PtrF64),
+            p("uptr", PtrU32),
+            p("uslot", PtrU32),
+            p("ent", PtrU32),
+            p("cv", PtrMutF64),
+            p("nunits", U32),
+        ],
+        doc: format!(
+            "tensor-pair stage ({m}x{k} by {k}x{n}, {mode:?}), one warp per unit of {width} slot(s), {steps} FP64 \
+             m8n8k4 MMA per entry and side, {unroll} entries per step"
+        ),
+    };
+    e.write_signature(out, " {");
+    writeln!(
+        out,
+        "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n  \
+         u32 lane = threadIdx.x & 31;\n  u32 w = blockIdx.x * {MMA_WARPS} + (threadIdx.x >> 5);\n  \
+         if (w >= nunits) return;\n  u32 r = lane >> 2, t = lane & 3;"
+    )
+    .unwrap();
+    // Packed: lane row r is row r % 4 of side r / 4's block.
+    let (rr, half) = if mode == PairMode::Packed {
+        ("(r & 3)", "(r >> 2)")
+    } else {
+        ("r", "0")
+    };
+    let predicated = mma_predicated(st);
+    for h in 0..steps {
+        let kk = format!("({} + t)", 4 * h);
+        let aoff = if st.xt {
+            format!("{kk} * {m} + {rr}")
+        } else {
+            format!("{rr} * {k} + {kk}")
+        };
+        writeln!(
+            out,
+            "  const bool av{h} = {rr} < {m} && {kk} < {k}, bv{h} = r < {n} && {kk} < {k};\n  \
+             const double* xl{h} = xv + (av{h} ? {aoff} : 0);\n  \
+             const double* yl{h} = yv + (bv{h} ? {kk} * {n} + r : 0);\n  \
+             asm(\"\" : \"+l\"(xl{h}), \"+l\"(yl{h}));"
+        )
+        .unwrap();
+        if !predicated && 4 * h + 4 > k {
+            writeln!(out, "  const double ym{h} = {kk} < {k} ? 1.0 : 0.0;").unwrap();
+        }
+    }
+    // The lane's side of an entry, as a uint2: entry q is uint2 q (single) or 2q + side (packed).
+    let (eidx, estride) = match mode {
+        PairMode::Single => ("q".to_string(), 1),
+        PairMode::Packed => (format!("2 * q + {half}"), 2),
+    };
+    writeln!(
+        out,
+        "  const uint2* ep = (const uint2*)ent;\n  double d0 = 0.0, d1 = 0.0;\n  u32 q = uptr[w], q1 = uptr[w + 1];"
+    )
+    .unwrap();
+    for (loop_head, count) in [
+        (format!("for (; q + {unroll} <= q1; q += {unroll})"), unroll),
+        ("for (; q < q1; ++q)".to_string(), 1),
+    ] {
+        writeln!(out, "  {loop_head} {{").unwrap();
+        for c in 0..count {
+            writeln!(out, "    uint2 e{c} = __ldg(ep + ({eidx}) + {c} * {estride});").unwrap();
+        }
+        for c in 0..count {
+            for h in 0..steps {
+                if predicated {
+                    writeln!(
+                        out,
+                        "    double b{c}_{h} = 0.0;\n    if (bv{h}) b{c}_{h} = __ldg(yl{h} + (u64)e{c}.y * {kn});"
+                    )
+                    .unwrap();
+                } else {
+                    let mask = if 4 * h + 4 > k {
+                        format!(" * ym{h}")
+                    } else {
+                        String::new()
+                    };
+                    writeln!(out, "    double b{c}_{h} = __ldg(yl{h} + (u64)e{c}.y * {kn}){mask};").unwrap();
+                }
+                // Single units never name an absent block; a paired side may.
+                let cond = match (mode, predicated) {
+                    (PairMode::Packed, _) => format!("av{h} && e{c}.x != 0xffffffffu"),
+                    (PairMode::Single, true) => format!("av{h}"),
+                    (PairMode::Single, false) => String::new(),
+                };
+                if cond.is_empty() {
+                    writeln!(out, "    double a{c}_{h}_0 = __ldg(xl{h} + (u64)e{c}.x * {mk});").unwrap();
+                } else {
+                    writeln!(
+                        out,
+                        "    double a{c}_{h}_0 = 0.0;\n    if ({cond}) a{c}_{h}_0 = __ldg(xl{h} + (u64)e{c}.x * {mk});"
+                    )
+                    .unwrap();
+                }
+            }
+        }
+        for c in 0..count {
+            for h in 0..steps {
+                writeln!(
+                    out,
+                    "    asm volatile(\"mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {{%0, %1}}, {{%2}}, {{%3}}, {{%0, %1}};\" \
+                     : \"+d\"(d0), \"+d\"(d1) : \"d\"(a{c}_{h}_0), \"d\"(b{c}_{h}));"
+                )
+                .unwrap();
+            }
+        }
+        writeln!(out, "  }}").unwrap();
+    }
+    // Packed: lanes of rows 4-7 store the second slot (absent: u32::MAX, nothing stored).
+    let side = if mode == PairMode::Packed { half } else { "0" };
+    writeln!(
+        out,
+        "  u32 c0 = 2 * t;\n  {{\n  u32 s = uslot[{width} * w + {side}];\n  double* cb = cv + (u64)s * {mn};\n  \
+         if (s != 0xffffffffu && {rr} < {m}) {{"
+    )
+    .unwrap();
+    if n % 2 == 0 {
+        writeln!(
+            out,
+            "    if (c0 < {n}) *(double2*)(cb + {rr} * {n} + c0) = make_double2(d0, d1);"
+        )
+        .unwrap();
+    } else {
+        writeln!(
+            out,
+            "    if (c0 < {n}) cb[{rr} * {n} + c0] = d0; if (c0 + 1 < {n}) cb[{rr} * {n} + c0 + 1] = d1;"
+        )
+        .unwrap();
+    }
+    writeln!(out, "  }}\n  }}").unwrap();
+    writeln!(out, "#else\n  __trap();\n#endif\n}}\n").unwrap();
+    e
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -251,6 +437,32 @@ mod tests {
         assert!(src.contains("if (av1) a0_1 = __ldg(xl1") && !src.contains("const double ym"));
         assert_eq!(src.matches("mma.sync.aligned.m8n8k4").count(), 2 * (2 + 1));
         assert!(!mma_fits(Stage::ap(ShapeSet { bf: 4, bc: 10 })));
+        assert_eq!(src.matches('{').count(), src.matches('}').count());
+    }
+
+    #[test]
+    fn pairs_share_the_b_fragment_on_the_fine_a_p_stage_only() {
+        let fine = ShapeSet { bf: 3, bc: 6 };
+        let coarse = ShapeSet { bf: 6, bc: 6 };
+        assert!(mma_pair_fits(Stage::ap(fine)) && mma_pair_fits(Stage::ptw(fine)));
+        assert!(!mma_pair_fits(Stage::ap(coarse)) && mma_pair_fits(Stage::ptw(coarse)));
+        let mut src = String::new();
+        let e = mma_pair_stage(&mut src, Stage::ap(fine));
+        assert_eq!(e.name, "ptap_mma2_3x3x6");
+        // Rows 4-7 of the fragments are row r - 4 of the second slot; its side of entry q is uint2 2q + 1.
+        assert!(src.contains("const bool av0 = (r & 3) < 3 && (0 + t) < 3"));
+        assert!(src.contains("uint2 e0 = __ldg(ep + (2 * q + (r >> 2)) + 0 * 2);"));
+        assert!(src.contains("if (av0 && e0.x != 0xffffffffu) a0_0_0 = __ldg(xl0 + (u64)e0.x * 9);"));
+        assert!(src.contains("u32 s = uslot[2 * w + (r >> 2)];"));
+        // One MMA per entry serves both slots.
+        assert_eq!(
+            src.matches("mma.sync.aligned.m8n8k4").count(),
+            mma_unroll(Stage::ap(fine)) + 1
+        );
+        let mut src = String::new();
+        mma_pair_stage(&mut src, Stage::ptw(coarse));
+        assert!(src.contains("uint2 e1 = __ldg(ep + (q) + 1 * 1);") && src.contains("uslot[1 * w + 0]"));
+        assert!(src.contains("if (av1) a0_1_0 = __ldg(xl1"));
         assert_eq!(src.matches('{').count(), src.matches('}').count());
     }
 }
