@@ -75,6 +75,15 @@ fn every_device_product_variant_and_the_spmv_run_the_declared_shapes() {
             let schedule = VariantSchedule::inspect(v, base.clone(), bf * bc);
             let mut prod = match DeviceProduct::new(&dev, kernels, &schedule, bf, bc) {
                 Ok(p) => p,
+                // The tensor core's accumulator is 8x8: it refuses larger
+                // blocks in one sentence (the tensor pair falls back to
+                // column split instead and must run). Every other variant runs.
+                Err(e @ ptap_cuda::CudaError::UnsupportedShape { .. })
+                    if v == ptap_schedules::Variant::TensorCore && bc > 8 =>
+                {
+                    eprintln!("level {l} {v} refused as expected: {e}");
+                    continue;
+                }
                 Err(e) => panic!("level {l} {v} ({bf}x{bf} / {bf}x{bc}) refused: {e}"),
             };
             let mut dc = DeviceBlockCsr::upload_pattern(&dev, &base.c, bc, bc).unwrap();
