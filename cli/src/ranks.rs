@@ -105,8 +105,8 @@ mod with_mpi {
     }
 
     /// The hierarchy options from the flags both commands share; the default
-    /// product is two-pass on CPU ranks and column split (the device's
-    /// product, as a single-process `--device cuda` run's) on GPU ranks.
+    /// product is two-pass on CPU ranks and the tensor pair (the device's
+    /// default, as a single-process `--device cuda` run's) on GPU ranks.
     fn hierarchy(
         gpus: bool,
         variant: Option<&str>,
@@ -120,15 +120,15 @@ mod with_mpi {
         }
         if agg != ptap_amg::Aggregation::default() {
             bail!(
-                "under mpirun aggregates come from the parallel MIS (priorities hashed from global numbers, the same \
-                 on any rank count); --aggregation {} is single-process only",
+                "under mpirun the aggregates are {}; --aggregation {} is single-process only",
+                ptap_dist::setup::aggregation_description(ptap_amg::Aggregation::default()),
                 format!("{agg:?}").to_lowercase()
             );
         }
         let mut o = HierarchyOptions::default();
         (o.amg.pf, o.amg.pf_scale) = (pf, pf_scale);
         match variant {
-            None | Some("default") if gpus => o.variant = Some(ptap_schedules::Variant::ColumnSplit),
+            None | Some("default") if gpus => o.variant = Some(ptap_schedules::Variant::TensorPair),
             None | Some("default") => {}
             Some("auto") => o.variant = None,
             Some(v) => o.variant = Some(v.parse().map_err(|e| anyhow!("--variant {v}: {e}"))?),

@@ -644,7 +644,7 @@ fn what_does_not_run_over_ranks_is_refused_in_one_sentence_on_every_rank() {
     );
     fails_on_every_rank(
         &["run", "--k", "2", "--aggregation", "petsc"],
-        "under mpirun aggregates come from the parallel MIS",
+        "under mpirun the aggregates are the single-process greedy MIS in natural order",
     );
     fails_on_every_rank(
         &["solve", "--k", "2", "--dim", "2"],
