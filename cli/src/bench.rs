@@ -244,13 +244,15 @@ fn print_cuda_report(rep: &CudaBenchReport, dev: &Device) {
             bw / 1e9
         );
     }
+    // A variant left out of `--variants` has a total of 0: print `-`, not a time.
+    let total = |s: f64| if s > 0.0 { format!("{:.3} ms", 1e3 * s) } else { "-".into() };
     outln!(
-        "all levels: best per level {:.3} ms = {:.2}x the V0 floor ({:.3} ms); column split {:.3} ms; two-pass {:.3} ms",
+        "all levels: best per level {:.3} ms = {:.2}x the V0 floor ({:.3} ms); column split {}; two-pass {}",
         1e3 * rep.total_best_s,
         rep.total_best_s / rep.total_v0_floor_s,
         1e3 * rep.total_v0_floor_s,
-        1e3 * rep.total_column_split_s,
-        1e3 * rep.total_two_pass_s
+        total(rep.total_column_split_s),
+        total(rep.total_two_pass_s)
     );
     outln!(
         "{:<6} {:<4} {:>6} {:>10} {:>10} {:>10} {:>9} {:>12} {:>9}",
