@@ -245,7 +245,13 @@ fn print_cuda_report(rep: &CudaBenchReport, dev: &Device) {
         );
     }
     // A variant left out of `--variants` has a total of 0: print `-`, not a time.
-    let total = |s: f64| if s > 0.0 { format!("{:.3} ms", 1e3 * s) } else { "-".into() };
+    let total = |s: f64| {
+        if s > 0.0 {
+            format!("{:.3} ms", 1e3 * s)
+        } else {
+            "-".into()
+        }
+    };
     outln!(
         "all levels: best per level {:.3} ms = {:.2}x the V0 floor ({:.3} ms); column split {}; two-pass {}",
         1e3 * rep.total_best_s,
