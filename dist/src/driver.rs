@@ -546,29 +546,10 @@ pub fn run<C: Comm + ?Sized>(comm: &C, opts: &DriverOptions, progress: &mut dyn 
     }
     let json = cold.map(|cold| {
         let first = &step_json[0];
-        let hot: Vec<&Value> = step_json.iter().skip(1).collect();
-        let hot_mean: serde_json::Map<String, Value> = PHASES
-            .iter()
-            .map(|p| {
-                let mean = |k: &str| {
-                    hot.iter()
-                        .map(|s| s["phases"][p][k].as_f64().unwrap_or(0.0))
-                        .sum::<f64>()
-                };
-                let n = hot.len().max(1) as f64;
-                (
-                    p.to_string(),
-                    json!({ "max_s": mean("max_s") / n, "mean_s": mean("mean_s") / n }),
-                )
-            })
-            .collect();
         let mut out = json!({
             "ranks": size,
             "problem": cold["problem"],
-            "k": match &opts.operator { Operator::Beam { k, .. } => Some(*k), Operator::Files { .. } => None },
-            "length": match &opts.operator { Operator::Beam { length, .. } => Some(*length), Operator::Files { .. } => None },
             "solver": match opts.solver { Solver::Amg => "amg", Solver::Jacobi => "jacobi" },
-            "aggregation": crate::setup::aggregation_description(opts.hierarchy.amg.aggregation),
             "block_rows": cold["block_rows"],
             "block_size": cold["block_size"],
             "unknowns": cold["unknowns"],
@@ -576,18 +557,10 @@ pub fn run<C: Comm + ?Sized>(comm: &C, opts: &DriverOptions, progress: &mut dyn 
             "owned_rows": cold["owned_rows"],
             "assembled_elements": cold["assembled_elements"],
             "reduction": "allgather, summed in rank order",
-            "rtol": opts.cg.rtol,
-            "iterations": first["iterations"],
-            "converged": first["converged"],
-            "residual_norm": first["residual_norm"],
-            "rhs_norm": first["rhs_norm"],
-            "tip_displacement": first["tip_displacement"],
-            "phases": first["phases"],
-            "levels": levels,
-            "steps": step_json,
-            "hot_mean": if hot.is_empty() { Value::Null } else { Value::Object(hot_mean) },
-            "files": files,
         });
+        if let Some(o) = out.as_object_mut() {
+            o.extend(shared_keys(opts, &step_json, levels, files));
+        }
         if let (Some(o), Some(Value::Object(e))) = (out.as_object_mut(), step_json_first_extra(first)) {
             o.extend(e);
         }
@@ -599,6 +572,59 @@ pub fn run<C: Comm + ?Sized>(comm: &C, opts: &DriverOptions, progress: &mut dyn 
         json,
         solutions,
     })
+}
+
+/// The report keys the CPU and the GPU ranks' drivers share: the operator,
+/// the aggregation, the first step's solve, every step, and the mean over the
+/// hot steps (all but the first) of each phase's max and mean over ranks.
+fn shared_keys(
+    opts: &DriverOptions,
+    step_json: &[Value],
+    levels: Value,
+    files: bool,
+) -> serde_json::Map<String, Value> {
+    let first = &step_json[0];
+    let hot = &step_json[1..];
+    let hot_mean: serde_json::Map<String, Value> = PHASES
+        .iter()
+        .map(|p| {
+            let mean = |k: &str| {
+                hot.iter()
+                    .map(|s| s["phases"][p][k].as_f64().unwrap_or(0.0))
+                    .sum::<f64>()
+                    / hot.len().max(1) as f64
+            };
+            (
+                p.to_string(),
+                json!({ "max_s": mean("max_s"), "mean_s": mean("mean_s") }),
+            )
+        })
+        .collect();
+    let beam = match &opts.operator {
+        Operator::Beam { k, length, .. } => Some((*k, *length)),
+        Operator::Files { .. } => None,
+    };
+    let out = json!({
+        "k": beam.map(|b| b.0),
+        "length": beam.map(|b| b.1),
+        "aggregation": crate::setup::aggregation_description(opts.hierarchy.amg.aggregation),
+        "rtol": opts.cg.rtol,
+        "iterations": first["iterations"],
+        "converged": first["converged"],
+        "residual_norm": first["residual_norm"],
+        "rhs_norm": first["rhs_norm"],
+        "tip_displacement": first["tip_displacement"],
+        "phases": first["phases"],
+        "levels": levels,
+        "steps": step_json,
+        "hot_mean": if hot.is_empty() { Value::Null } else { Value::Object(hot_mean) },
+        "files": files,
+    });
+    if let Value::Object(m) = out {
+        m
+    } else {
+        serde_json::Map::new()
+    }
 }
 
 /// The step-level keys the top level repeats (`plan_matches_global`,
@@ -892,35 +918,16 @@ mod gpu {
                     }
                     Value::Object(m)
                 };
-                let hot: Vec<&Value> = step_json.iter().skip(1).collect();
-                let mean_of =
-                    |f: &dyn Fn(&Value) -> f64| hot.iter().map(|s| f(s)).sum::<f64>() / hot.len().max(1) as f64;
-                let hot_mean: serde_json::Map<String, Value> = PHASES
-                    .iter()
-                    .map(|p| {
-                        (
-                            p.to_string(),
-                            json!({
-                                "max_s": mean_of(&|s| s["phases"][p]["max_s"].as_f64().unwrap_or(0.0)),
-                                "mean_s": mean_of(&|s| s["phases"][p]["mean_s"].as_f64().unwrap_or(0.0)),
-                            }),
-                        )
-                    })
-                    .collect();
-                let first = &step_json[0];
                 let n = loaded.part.nrows();
                 let b = first_pattern.b;
-                Some(json!({
+                let mut out = json!({
                     "ranks": size,
                     "device": format!("cuda ({}), one rank per GPU", dev.name()),
                     "gpu_of_rank": gpus,
                     "device_memory_used_bytes": memory,
                     "problem": loaded.what,
-                    "k": match &opts.operator { Operator::Beam { k, .. } => Some(*k), Operator::Files { .. } => None },
-                    "length": match &opts.operator { Operator::Beam { length, .. } => Some(*length), Operator::Files { .. } => None },
                     "solver": "amg",
                     "variant": opts.hierarchy.variant.map(|v| v.name()),
-                    "aggregation": "parallel MIS, priorities hashed from global numbers (independent of the rank count)",
                     "block_rows": n,
                     "block_size": b,
                     "unknowns": n * b,
@@ -929,20 +936,13 @@ mod gpu {
                     "assembled_elements": if files { Value::Null } else { json!(elements) },
                     "hot_assembly": if files { "host read, values uploaded" } else { "on each rank's GPU (its slab)" },
                     "reduction": "ncclAllGather, summed in rank order on the device",
-                    "rtol": opts.cg.rtol,
-                    "iterations": first["iterations"],
-                    "converged": first["converged"],
-                    "residual_norm": first["residual_norm"],
-                    "rhs_norm": first["rhs_norm"],
-                    "tip_displacement": first["tip_displacement"],
-                    "phases": first["phases"],
-                    "levels": levels,
-                    "steps": step_json,
-                    "hot_mean": if hot.is_empty() { Value::Null } else { Value::Object(hot_mean) },
-                    "files": files,
                     "transfers_per_hot_step_max_over_ranks": if hot_steps == 0 { Value::Null } else { transfers(&hot_t) },
                     "transfers_cold_step_max_over_ranks": transfers(&cold_t),
-                }))
+                });
+                if let Some(o) = out.as_object_mut() {
+                    o.extend(shared_keys(opts, &step_json, levels, files));
+                }
+                Some(out)
             }
             _ => None,
         };
