@@ -419,7 +419,13 @@ pub fn merge_rank_deficient(
             break;
         }
     }
-    // Renumber densely, keeping the old order.
+    renumber_densely(aggs, &members);
+    merges
+}
+
+/// Numbers the aggregates that kept members `0..` in their old order (a
+/// merge or a dissolution empties some).
+fn renumber_densely(aggs: &mut Aggregates, members: &[Vec<u32>]) {
     let mut new_id = vec![UNAGGREGATED; members.len()];
     let mut count = 0u32;
     for (a, m) in members.iter().enumerate() {
@@ -434,7 +440,6 @@ pub fn merge_rank_deficient(
         }
     }
     aggs.count = count as usize;
-    merges
 }
 
 #[cfg(test)]
@@ -780,20 +785,7 @@ mod tests {
                 break;
             }
         }
-        let mut new_id = vec![UNAGGREGATED; members.len()];
-        let mut count = 0u32;
-        for (a, m) in members.iter().enumerate() {
-            if !m.is_empty() {
-                new_id[a] = count;
-                count += 1;
-            }
-        }
-        for x in aggs.of_node.iter_mut() {
-            if *x != UNAGGREGATED {
-                *x = new_id[*x as usize];
-            }
-        }
-        aggs.count = count as usize;
+        renumber_densely(aggs, &members);
         merges
     }
 
