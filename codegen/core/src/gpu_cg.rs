@@ -267,7 +267,6 @@ pub(crate) fn common(src: &mut String) -> Vec<KernelEntry> {
 /// `ptap_jacobi_update_{b}`.
 pub(crate) fn jacobi_update_at(src: &mut String, b: usize) -> KernelEntry {
     use ParamTy::*;
-    let bb = b * b;
     let e = KernelEntry {
         name: jacobi_update_at_name(b),
         params: vec![
@@ -286,10 +285,29 @@ pub(crate) fn jacobi_update_at(src: &mut String, b: usize) -> KernelEntry {
         ),
     };
     e.write_signature(src, " {");
+    dinv_row_times_r(
+        src,
+        b,
+        "double alpha = coef[alpha_at], beta = beta_at == 0xffffffffu ? 0.0 : coef[beta_at];",
+    );
+    writeln!(
+        src,
+        "  double v = alpha * y + (beta != 0.0 ? beta * t[s] : 0.0);\n  x[s] = x[s] + v;\n}}\n"
+    )
+    .unwrap();
+    e
+}
+
+/// The body both one-thread-per-scalar Jacobi kernels open with: the
+/// thread's scalar `s` (row `i`, entry `q`), the coefficients (`coefs`, a C
+/// declaration), and `y`, row `q` of row `i`'s block of `D^-1` times `r`'s
+/// block, summed in column order.
+fn dinv_row_times_r(src: &mut String, b: usize, coefs: &str) {
+    let bb = b * b;
     writeln!(
         src,
         "  u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (s >= (u64)nrows * {b}) return;\n  \
-         double alpha = coef[alpha_at], beta = beta_at == 0xffffffffu ? 0.0 : coef[beta_at];\n  \
+         {coefs}\n  \
          u64 i = s / {b}; u32 q = (u32)(s % {b});\n  \
          const double* d = dinv + i * {bb} + q * {b};\n  const double* ri = r + i * {b};\n  double y = 0.0;"
     )
@@ -297,12 +315,6 @@ pub(crate) fn jacobi_update_at(src: &mut String, b: usize) -> KernelEntry {
     for c in 0..b {
         writeln!(src, "  y = y + d[{c}] * ri[{c}];").unwrap();
     }
-    writeln!(
-        src,
-        "  double v = alpha * y + (beta != 0.0 ? beta * t[s] : 0.0);\n  x[s] = x[s] + v;\n}}\n"
-    )
-    .unwrap();
-    e
 }
 
 /// Chebyshev's first step after its residual `r`, one thread per scalar:
@@ -312,7 +324,6 @@ pub(crate) fn jacobi_update_at(src: &mut String, b: usize) -> KernelEntry {
 /// that reads `D^-1`, `r` (and `x`) once and writes `t` and `x`.
 pub(crate) fn jacobi_step(src: &mut String, b: usize) -> KernelEntry {
     use ParamTy::*;
-    let bb = b * b;
     let e = KernelEntry {
         name: jacobi_step_name(b),
         params: vec![
@@ -328,17 +339,7 @@ pub(crate) fn jacobi_step(src: &mut String, b: usize) -> KernelEntry {
         doc: format!("t = coef[alpha_at] D^-1 r; x = t (zero != 0) or x += t ({b}x{b} blocks), one thread per scalar"),
     };
     e.write_signature(src, " {");
-    writeln!(
-        src,
-        "  u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (s >= (u64)nrows * {b}) return;\n  \
-         double alpha = coef[alpha_at];\n  \
-         u64 i = s / {b}; u32 q = (u32)(s % {b});\n  \
-         const double* d = dinv + i * {bb} + q * {b};\n  const double* ri = r + i * {b};\n  double y = 0.0;"
-    )
-    .unwrap();
-    for c in 0..b {
-        writeln!(src, "  y = y + d[{c}] * ri[{c}];").unwrap();
-    }
+    dinv_row_times_r(src, b, "double alpha = coef[alpha_at];");
     // `0.0 + ...`: t was zeroed, then updated; x starts from 0 when zero.
     writeln!(
         src,
