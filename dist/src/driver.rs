@@ -292,7 +292,20 @@ struct Source<'a> {
     near_null: Option<(Vec<f64>, usize)>,
 }
 
-impl Source<'_> {
+impl<'a> Source<'a> {
+    /// The operator source of `opts` and its number of steps (at least one).
+    fn open(opts: &'a DriverOptions) -> Res<(Self, usize)> {
+        let src = Source {
+            opts,
+            beam: None,
+            near_null: None,
+        };
+        match src.steps() {
+            0 => Err("no operator to solve".into()),
+            steps => Ok((src, steps)),
+        }
+    }
+
     fn steps(&self) -> usize {
         match &self.opts.operator {
             Operator::Beam { steps, .. } => *steps,
@@ -368,15 +381,7 @@ impl Source<'_> {
 /// every rank: the caller shows rank 0's).
 pub fn run<C: Comm + ?Sized>(comm: &C, opts: &DriverOptions, progress: &mut dyn FnMut(&str)) -> Res<DriverReport> {
     let (rank, size) = (comm.rank(), comm.size());
-    let mut src = Source {
-        opts,
-        beam: None,
-        near_null: None,
-    };
-    let steps = src.steps();
-    if steps == 0 {
-        return Err("no operator to solve".into());
-    }
+    let (mut src, steps) = Source::open(opts)?;
     if opts.solver == Solver::Jacobi && steps > 1 {
         return Err("point-block Jacobi CG (--solver jacobi) solves one step; drop --steps or give one file".into());
     }
@@ -723,15 +728,7 @@ mod gpu {
                 "--schedule-cache keeps CPU ranks' mesh setups; drop it with --device cuda under mpirun".into(),
             );
         }
-        let mut src = Source {
-            opts,
-            beam: None,
-            near_null: None,
-        };
-        let steps = src.steps();
-        if steps == 0 {
-            return Err("no operator to solve".into());
-        }
+        let (mut src, steps) = Source::open(opts)?;
         progress("opening this rank's GPU and joining NCCL");
         let (dev, ordinal) = nccl::agree(comm, open_gpu(rank))?;
         let nccl = NcclComm::init(comm, dev.context())?;
