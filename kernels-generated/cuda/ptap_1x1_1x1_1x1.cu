@@ -279,7 +279,7 @@ extern "C" __global__ void ptap_mma_1x1x1(const double* __restrict__ xv, const d
 #endif
 }
 
-// tensor-pair stage (1x1 by 1x1, Packed), one warp per unit of 2 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step
+// tensor-pair stage (1x1 by 1x1, Packed), one warp per unit of 2 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step, the last ones as one guarded step
 extern "C" __global__ void ptap_mma2_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
@@ -288,40 +288,51 @@ extern "C" __global__ void ptap_mma2_1x1x1(const double* __restrict__ xv, const 
   u32 r = lane >> 2, t = lane & 3;
   const bool av0 = (r & 3) < 1 && (0 + t) < 1, bv0 = r < 1 && (0 + t) < 1;
   const double* xl0 = xv + (av0 ? (r & 3) * 1 + (0 + t) : 0);
-  const double* yl0 = yv + (bv0 ? (0 + t) * 1 + r : 0);
+  const double* yl0 = yv + (bv0 ? (0 + t) * 1 + r : (r < 1 ? r : 0));
   asm("" : "+l"(xl0), "+l"(yl0));
   const double ym0 = (0 + t) < 1 ? 1.0 : 0.0;
   const uint2* ep = (const uint2*)ent;
   double d0 = 0.0, d1 = 0.0;
   u32 q = uptr[w], q1 = uptr[w + 1];
   for (; q + 4 <= q1; q += 4) {
-    uint2 e0 = __ldg(ep + (2 * q + (r >> 2)) + 0 * 2);
-    uint2 e1 = __ldg(ep + (2 * q + (r >> 2)) + 1 * 2);
-    uint2 e2 = __ldg(ep + (2 * q + (r >> 2)) + 2 * 2);
-    uint2 e3 = __ldg(ep + (2 * q + (r >> 2)) + 3 * 2);
-    double b0_0 = __ldg(yl0 + (u64)e0.y * 1) * ym0;
-    double a0_0_0 = 0.0;
-    if (av0 && e0.x != 0xffffffffu) a0_0_0 = __ldg(xl0 + (u64)e0.x * 1);
-    double b1_0 = __ldg(yl0 + (u64)e1.y * 1) * ym0;
-    double a1_0_0 = 0.0;
-    if (av0 && e1.x != 0xffffffffu) a1_0_0 = __ldg(xl0 + (u64)e1.x * 1);
-    double b2_0 = __ldg(yl0 + (u64)e2.y * 1) * ym0;
-    double a2_0_0 = 0.0;
-    if (av0 && e2.x != 0xffffffffu) a2_0_0 = __ldg(xl0 + (u64)e2.x * 1);
-    double b3_0 = __ldg(yl0 + (u64)e3.y * 1) * ym0;
-    double a3_0_0 = 0.0;
-    if (av0 && e3.x != 0xffffffffu) a3_0_0 = __ldg(xl0 + (u64)e3.x * 1);
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0_0), "d"(b0_0));
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0_0), "d"(b1_0));
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0_0), "d"(b2_0));
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a3_0_0), "d"(b3_0));
+    uint2 e0 = __ldg(ep + (2 * q + (r >> 2)) + 0);
+    uint2 e1 = __ldg(ep + (2 * q + (r >> 2)) + 2);
+    uint2 e2 = __ldg(ep + (2 * q + (r >> 2)) + 4);
+    uint2 e3 = __ldg(ep + (2 * q + (r >> 2)) + 6);
+    double b0_0 = 0.0, a0_0 = 0.0;
+    b0_0 = __ldg(yl0 + (u64)e0.y * 1) * ym0;
+    if (av0 && e0.x != 0xffffffffu) a0_0 = __ldg(xl0 + (u64)e0.x * 1);
+    double b1_0 = 0.0, a1_0 = 0.0;
+    b1_0 = __ldg(yl0 + (u64)e1.y * 1) * ym0;
+    if (av0 && e1.x != 0xffffffffu) a1_0 = __ldg(xl0 + (u64)e1.x * 1);
+    double b2_0 = 0.0, a2_0 = 0.0;
+    b2_0 = __ldg(yl0 + (u64)e2.y * 1) * ym0;
+    if (av0 && e2.x != 0xffffffffu) a2_0 = __ldg(xl0 + (u64)e2.x * 1);
+    double b3_0 = 0.0, a3_0 = 0.0;
+    b3_0 = __ldg(yl0 + (u64)e3.y * 1) * ym0;
+    if (av0 && e3.x != 0xffffffffu) a3_0 = __ldg(xl0 + (u64)e3.x * 1);
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a3_0), "d"(b3_0));
   }
-  for (; q < q1; ++q) {
-    uint2 e0 = __ldg(ep + (2 * q + (r >> 2)) + 0 * 2);
-    double b0_0 = __ldg(yl0 + (u64)e0.y * 1) * ym0;
-    double a0_0_0 = 0.0;
-    if (av0 && e0.x != 0xffffffffu) a0_0_0 = __ldg(xl0 + (u64)e0.x * 1);
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0_0), "d"(b0_0));
+  if (q < q1) {
+    u32 rem = q1 - q;
+    uint2 e0 = __ldg(ep + (2 * q + (r >> 2)) + 0);
+    uint2 e1 = make_uint2(0, 0);
+    if (1 < rem) e1 = __ldg(ep + (2 * q + (r >> 2)) + 2);
+    uint2 e2 = make_uint2(0, 0);
+    if (2 < rem) e2 = __ldg(ep + (2 * q + (r >> 2)) + 4);
+    double b0_0 = 0.0, a0_0 = 0.0;
+    b0_0 = __ldg(yl0 + (u64)e0.y * 1) * ym0;
+    if (av0 && e0.x != 0xffffffffu) a0_0 = __ldg(xl0 + (u64)e0.x * 1);
+    double b1_0 = 0.0, a1_0 = 0.0;
+    if (1 < rem) { b1_0 = __ldg(yl0 + (u64)e1.y * 1) * ym0; if (av0 && e1.x != 0xffffffffu) a1_0 = __ldg(xl0 + (u64)e1.x * 1); }
+    double b2_0 = 0.0, a2_0 = 0.0;
+    if (2 < rem) { b2_0 = __ldg(yl0 + (u64)e2.y * 1) * ym0; if (av0 && e2.x != 0xffffffffu) a2_0 = __ldg(xl0 + (u64)e2.x * 1); }
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+    if (1 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
+    if (2 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
   }
   u32 c0 = 2 * t;
   {
@@ -632,7 +643,7 @@ extern "C" __global__ void ptap_mma_1x1x1t(const double* __restrict__ xv, const 
 #endif
 }
 
-// tensor-pair stage (1x1 by 1x1, Single), one warp per unit of 1 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step
+// tensor-pair stage (1x1 by 1x1, Single), one warp per unit of 1 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step, the last ones as one guarded step
 extern "C" __global__ void ptap_mma2_1x1x1t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
@@ -640,36 +651,52 @@ extern "C" __global__ void ptap_mma2_1x1x1t(const double* __restrict__ xv, const
   if (w >= nunits) return;
   u32 r = lane >> 2, t = lane & 3;
   const bool av0 = r < 1 && (0 + t) < 1, bv0 = r < 1 && (0 + t) < 1;
-  const double* xl0 = xv + (av0 ? (0 + t) * 1 + r : 0);
-  const double* yl0 = yv + (bv0 ? (0 + t) * 1 + r : 0);
+  const double* xl0 = xv + (av0 ? (0 + t) * 1 + r : (r < 1 ? r : 0));
+  const double* yl0 = yv + (bv0 ? (0 + t) * 1 + r : (r < 1 ? r : 0));
   asm("" : "+l"(xl0), "+l"(yl0));
   const double ym0 = (0 + t) < 1 ? 1.0 : 0.0;
   const uint2* ep = (const uint2*)ent;
   double d0 = 0.0, d1 = 0.0;
   u32 q = uptr[w], q1 = uptr[w + 1];
   for (; q + 4 <= q1; q += 4) {
-    uint2 e0 = __ldg(ep + (q) + 0 * 1);
-    uint2 e1 = __ldg(ep + (q) + 1 * 1);
-    uint2 e2 = __ldg(ep + (q) + 2 * 1);
-    uint2 e3 = __ldg(ep + (q) + 3 * 1);
-    double b0_0 = __ldg(yl0 + (u64)e0.y * 1) * ym0;
-    double a0_0_0 = __ldg(xl0 + (u64)e0.x * 1);
-    double b1_0 = __ldg(yl0 + (u64)e1.y * 1) * ym0;
-    double a1_0_0 = __ldg(xl0 + (u64)e1.x * 1);
-    double b2_0 = __ldg(yl0 + (u64)e2.y * 1) * ym0;
-    double a2_0_0 = __ldg(xl0 + (u64)e2.x * 1);
-    double b3_0 = __ldg(yl0 + (u64)e3.y * 1) * ym0;
-    double a3_0_0 = __ldg(xl0 + (u64)e3.x * 1);
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0_0), "d"(b0_0));
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0_0), "d"(b1_0));
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0_0), "d"(b2_0));
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a3_0_0), "d"(b3_0));
+    uint2 e0 = __ldg(ep + q + 0);
+    uint2 e1 = __ldg(ep + q + 1);
+    uint2 e2 = __ldg(ep + q + 2);
+    uint2 e3 = __ldg(ep + q + 3);
+    double b0_0 = 0.0, a0_0 = 0.0;
+    b0_0 = __ldg(yl0 + (u64)e0.y * 1) * ym0;
+    a0_0 = __ldg(xl0 + (u64)e0.x * 1);
+    double b1_0 = 0.0, a1_0 = 0.0;
+    b1_0 = __ldg(yl0 + (u64)e1.y * 1) * ym0;
+    a1_0 = __ldg(xl0 + (u64)e1.x * 1);
+    double b2_0 = 0.0, a2_0 = 0.0;
+    b2_0 = __ldg(yl0 + (u64)e2.y * 1) * ym0;
+    a2_0 = __ldg(xl0 + (u64)e2.x * 1);
+    double b3_0 = 0.0, a3_0 = 0.0;
+    b3_0 = __ldg(yl0 + (u64)e3.y * 1) * ym0;
+    a3_0 = __ldg(xl0 + (u64)e3.x * 1);
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a3_0), "d"(b3_0));
   }
-  for (; q < q1; ++q) {
-    uint2 e0 = __ldg(ep + (q) + 0 * 1);
-    double b0_0 = __ldg(yl0 + (u64)e0.y * 1) * ym0;
-    double a0_0_0 = __ldg(xl0 + (u64)e0.x * 1);
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0_0), "d"(b0_0));
+  if (q < q1) {
+    u32 rem = q1 - q;
+    uint2 e0 = __ldg(ep + q + 0);
+    uint2 e1 = make_uint2(0, 0);
+    if (1 < rem) e1 = __ldg(ep + q + 1);
+    uint2 e2 = make_uint2(0, 0);
+    if (2 < rem) e2 = __ldg(ep + q + 2);
+    double b0_0 = 0.0, a0_0 = 0.0;
+    b0_0 = __ldg(yl0 + (u64)e0.y * 1) * ym0;
+    a0_0 = __ldg(xl0 + (u64)e0.x * 1);
+    double b1_0 = 0.0, a1_0 = 0.0;
+    if (1 < rem) { b1_0 = __ldg(yl0 + (u64)e1.y * 1) * ym0; a1_0 = __ldg(xl0 + (u64)e1.x * 1); }
+    double b2_0 = 0.0, a2_0 = 0.0;
+    if (2 < rem) { b2_0 = __ldg(yl0 + (u64)e2.y * 1) * ym0; a2_0 = __ldg(xl0 + (u64)e2.x * 1); }
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+    if (1 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
+    if (2 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
   }
   u32 c0 = 2 * t;
   {
