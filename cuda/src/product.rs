@@ -630,7 +630,7 @@ impl DeviceProduct {
                     (ap, &*u1, &a.values, &p.values, &self.w),
                     (ptw, &*u2, &p.values, &self.w, &c.values),
                 ] {
-                    let (threads, per_block) = gpu_mma::mma_launch();
+                    let (threads, per_block) = gpu_mma::mma_pair_launch();
                     let grid = |n: u32| LaunchConfig {
                         grid_dim: (n.div_ceil(per_block).max(1), 1, 1),
                         block_dim: (threads, 1, 1),

@@ -235,7 +235,7 @@ extern "C" __global__ void ptap_k_split_1x1x1(const double* __restrict__ xv, con
 extern "C" __global__ void ptap_mma_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
-  u32 w = blockIdx.x * 8 + (threadIdx.x >> 5);
+  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
   if (w >= nslots) return;
   u32 s = order[w];
   u32 r = lane >> 2, t = lane & 3;
@@ -283,7 +283,7 @@ extern "C" __global__ void ptap_mma_1x1x1(const double* __restrict__ xv, const d
 extern "C" __global__ void ptap_mma2_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
-  u32 w = blockIdx.x * 8 + (threadIdx.x >> 5);
+  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
   if (w >= nunits) return;
   u32 r = lane >> 2, t = lane & 3;
   const bool av0 = (r & 3) < 1 && (0 + t) < 1, bv0 = r < 1 && (0 + t) < 1;
@@ -599,7 +599,7 @@ extern "C" __global__ void ptap_k_split_1x1x1t(const double* __restrict__ xv, co
 extern "C" __global__ void ptap_mma_1x1x1t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
-  u32 w = blockIdx.x * 8 + (threadIdx.x >> 5);
+  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
   if (w >= nslots) return;
   u32 s = order[w];
   u32 r = lane >> 2, t = lane & 3;
@@ -647,7 +647,7 @@ extern "C" __global__ void ptap_mma_1x1x1t(const double* __restrict__ xv, const 
 extern "C" __global__ void ptap_mma2_1x1x1t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
-  u32 w = blockIdx.x * 8 + (threadIdx.x >> 5);
+  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
   if (w >= nunits) return;
   u32 r = lane >> 2, t = lane & 3;
   const bool av0 = r < 1 && (0 + t) < 1, bv0 = r < 1 && (0 + t) < 1;

@@ -316,7 +316,7 @@ extern "C" __global__ void ptap_k_split_2x2x3(const double* __restrict__ xv, con
 extern "C" __global__ void ptap_mma_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
-  u32 w = blockIdx.x * 8 + (threadIdx.x >> 5);
+  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
   if (w >= nslots) return;
   u32 s = order[w];
   u32 r = lane >> 2, t = lane & 3;
@@ -364,7 +364,7 @@ extern "C" __global__ void ptap_mma_2x2x3(const double* __restrict__ xv, const d
 extern "C" __global__ void ptap_mma2_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
-  u32 w = blockIdx.x * 8 + (threadIdx.x >> 5);
+  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
   if (w >= nunits) return;
   u32 r = lane >> 2, t = lane & 3;
   const bool av0 = (r & 3) < 2 && (0 + t) < 2, bv0 = r < 3 && (0 + t) < 2;
@@ -782,7 +782,7 @@ extern "C" __global__ void ptap_k_split_3x2x3t(const double* __restrict__ xv, co
 extern "C" __global__ void ptap_mma_3x2x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
-  u32 w = blockIdx.x * 8 + (threadIdx.x >> 5);
+  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
   if (w >= nslots) return;
   u32 s = order[w];
   u32 r = lane >> 2, t = lane & 3;
@@ -830,7 +830,7 @@ extern "C" __global__ void ptap_mma_3x2x3t(const double* __restrict__ xv, const 
 extern "C" __global__ void ptap_mma2_3x2x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
-  u32 w = blockIdx.x * 8 + (threadIdx.x >> 5);
+  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
   if (w >= nunits) return;
   u32 r = lane >> 2, t = lane & 3;
   const bool av0 = r < 3 && (0 + t) < 2, bv0 = r < 3 && (0 + t) < 2;
@@ -1328,7 +1328,7 @@ extern "C" __global__ void ptap_k_split_3x3x3(const double* __restrict__ xv, con
 extern "C" __global__ void ptap_mma_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
-  u32 w = blockIdx.x * 8 + (threadIdx.x >> 5);
+  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
   if (w >= nslots) return;
   u32 s = order[w];
   u32 r = lane >> 2, t = lane & 3;
@@ -1376,7 +1376,7 @@ extern "C" __global__ void ptap_mma_3x3x3(const double* __restrict__ xv, const d
 extern "C" __global__ void ptap_mma2_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
-  u32 w = blockIdx.x * 8 + (threadIdx.x >> 5);
+  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
   if (w >= nunits) return;
   u32 r = lane >> 2, t = lane & 3;
   const bool av0 = (r & 3) < 3 && (0 + t) < 3, bv0 = r < 3 && (0 + t) < 3;
@@ -1850,7 +1850,7 @@ extern "C" __global__ void ptap_k_split_3x3x3t(const double* __restrict__ xv, co
 extern "C" __global__ void ptap_mma_3x3x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
-  u32 w = blockIdx.x * 8 + (threadIdx.x >> 5);
+  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
   if (w >= nslots) return;
   u32 s = order[w];
   u32 r = lane >> 2, t = lane & 3;
@@ -1898,7 +1898,7 @@ extern "C" __global__ void ptap_mma_3x3x3t(const double* __restrict__ xv, const 
 extern "C" __global__ void ptap_mma2_3x3x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
-  u32 w = blockIdx.x * 8 + (threadIdx.x >> 5);
+  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
   if (w >= nunits) return;
   u32 r = lane >> 2, t = lane & 3;
   const bool av0 = r < 3 && (0 + t) < 3, bv0 = r < 3 && (0 + t) < 3;
