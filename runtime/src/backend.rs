@@ -213,6 +213,16 @@ pub trait Backend: Sized {
         }
         .into())
     }
+    /// [`Backend::lower`], its range check left to [`Backend::check_lowered`]
+    /// where the backend queues work; the default checks at once.
+    fn lower_queued(&self, a: &Self::Matrix, lo: &mut Self::Lowered, level: usize) -> Result<(), Self::Error> {
+        self.lower(a, lo, level)
+    }
+    /// The check [`Backend::lower_queued`] left (after it has run).
+    fn check_lowered(&self, lo: &Self::Lowered, level: usize) -> Result<(), Self::Error> {
+        let _ = (lo, level);
+        Ok(())
+    }
     /// `y = A x` with `A`'s values read from `lo`: the sums of
     /// [`Backend::spmv`] on the values rounded to `f32`.
     fn spmv_lowered(
@@ -259,6 +269,30 @@ pub trait Backend: Sized {
     fn end_capture(&self, discard: bool) -> Result<Option<Self::Graph>, Self::Error>;
     /// Runs a recorded sequence once more.
     fn replay(&self, graph: &Self::Graph) -> Result<(), Self::Error>;
+    /// Lanes this backend replays recordings on beside its main order
+    /// ([`Backend::replay_beside`]); 0 (the default) where everything runs
+    /// in one order.
+    fn lanes(&self) -> usize {
+        0
+    }
+    /// The lane whose scratch (reduction partials) the operations that follow
+    /// use, until `None` (the main order's): a recording meant for
+    /// [`Backend::replay_beside`] on `lane` is made with it, so that two lanes
+    /// never share scratch.
+    fn use_lane(&self, lane: Option<usize>) {
+        let _ = lane;
+    }
+    /// Replays `graph` after everything queued so far but beside what is
+    /// queued after it, on lane `lane` (after that lane's earlier replays),
+    /// until [`Backend::join_lanes`]. The default replays it in order.
+    fn replay_beside(&self, graph: &Self::Graph, lane: usize) -> Result<(), Self::Error> {
+        let _ = lane;
+        self.replay(graph)
+    }
+    /// Operations queued from now on wait for every lane's replays.
+    fn join_lanes(&self) -> Result<(), Self::Error> {
+        Ok(())
+    }
     /// A number that tells `v`'s storage apart from every other live vector's
     /// (what a recording is keyed on).
     fn storage_id(&self, v: &Self::Vector) -> usize;
@@ -269,6 +303,17 @@ pub trait Backend: Sized {
     fn jacobi(&self, a: &BlockCsr) -> Result<Self::Jacobi, Self::Error>;
     /// Inverts every diagonal block of `a`'s current values.
     fn jacobi_invert(&self, a: &Self::Matrix, j: &mut Self::Jacobi, level: usize) -> Result<(), Self::Error>;
+    /// [`Backend::jacobi_invert`], its check left to [`Backend::check_jacobi`]
+    /// where the backend queues work (so it can be recorded); the default
+    /// checks at once.
+    fn jacobi_invert_queued(&self, a: &Self::Matrix, j: &mut Self::Jacobi, level: usize) -> Result<(), Self::Error> {
+        self.jacobi_invert(a, j, level)
+    }
+    /// The check [`Backend::jacobi_invert_queued`] left (after it has run).
+    fn check_jacobi(&self, j: &Self::Jacobi, level: usize) -> Result<(), Self::Error> {
+        let _ = (j, level);
+        Ok(())
+    }
     /// `x += alpha D^-1 r + beta t` (`t` unread when `beta == 0`).
     fn jacobi_update(
         &self,
@@ -359,6 +404,17 @@ pub trait Backend: Sized {
     fn coarse(&self, a: &BlockCsr) -> Result<Self::Coarse, Self::Error>;
     /// Factors `a`'s current values (dense Cholesky).
     fn coarse_factor(&self, a: &Self::Matrix, c: &mut Self::Coarse, level: usize) -> Result<(), Self::Error>;
+    /// [`Backend::coarse_factor`], its pivot check left to
+    /// [`Backend::check_coarse`] where the backend queues work (so it can be
+    /// recorded); the default checks at once.
+    fn coarse_factor_queued(&self, a: &Self::Matrix, c: &mut Self::Coarse, level: usize) -> Result<(), Self::Error> {
+        self.coarse_factor(a, c, level)
+    }
+    /// The check [`Backend::coarse_factor_queued`] left (after it has run).
+    fn check_coarse(&self, c: &Self::Coarse, level: usize) -> Result<(), Self::Error> {
+        let _ = (c, level);
+        Ok(())
+    }
     /// `x = A_coarse^-1 x`.
     fn coarse_solve(&self, c: &Self::Coarse, x: &mut Self::Vector) -> Result<(), Self::Error>;
 }

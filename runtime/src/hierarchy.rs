@@ -79,6 +79,28 @@ impl std::str::FromStr for SmootherPrecision {
     }
 }
 
+/// How a matrix setup orders the work after each product: each smoothed
+/// level's Jacobi inverse, `f32` copy and eigen-estimate, and the coarse
+/// factorization, read only their own level's operator. On the H200 at
+/// k = 16 the three orders on lanes took 13.1-13.3 ms against the serial
+/// 14.6 ms: level 0's estimate is bound by the bandwidth of its SpMVs, and
+/// beside the products it slows them about as much as it gains.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SetupBeside {
+    /// One after the other after the products, each timed on its own.
+    Serial,
+    /// On lanes, concurrently with each other, after the products.
+    #[default]
+    AfterProducts,
+    /// On lanes: level 0's after the fine product (beside the coarser
+    /// products), every other as soon as its operator is queued.
+    AfterFineProduct,
+    /// On lanes, each as soon as its operator is queued: level 0's beside
+    /// the products.
+    WithProducts,
+}
+
 /// Options of the whole hierarchy: the mesh setup's plus the smoother's.
 #[derive(Clone, Debug)]
 pub struct HierarchyOptions {
@@ -98,6 +120,10 @@ pub struct HierarchyOptions {
     pub machine: Option<MachineParams>,
     /// Variants the model may pick (the ones the target backend runs).
     pub candidates: Vec<Variant>,
+    /// Where a matrix setup queues each smoothed level's Jacobi inverse and
+    /// eigen-estimate, and the coarse factorization, on a backend with lanes
+    /// ([`Backend::lanes`]) and recordings on.
+    pub setup_beside: SetupBeside,
     /// Generated kernels the products and smoothers use, by block shape: the
     /// shipped sets, plus any a user declares with `ptap_kernels::kernels!` and
     /// registers (`KernelRegistry::shipped().clone().with::<my::Set>()`).
@@ -128,6 +154,7 @@ impl Default for HierarchyOptions {
             variant: Some(Variant::TwoPass),
             machine: None,
             candidates: Variant::ALL.to_vec(),
+            setup_beside: SetupBeside::default(),
             kernels: KernelRegistry::shipped().clone(),
         }
     }
@@ -182,6 +209,10 @@ pub struct UploadTimings {
 
 /// One matrix setup phase by phase, each phase ended by one synchronize
 /// (the products' time is also [`SetupTimings::galerkin_numeric_s`]).
+/// With the smoothers and the coarse factorization on lanes
+/// ([`HierarchyOptions::setup_beside`]), `products_s` is until the products
+/// end, `beside_s` the wait after them for the rest, and the per-level and
+/// coarse times only the checks and reads that follow.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct MatrixSetupTimings {
     /// The numeric Galerkin products of every level.
@@ -190,6 +221,9 @@ pub struct MatrixSetupTimings {
     pub levels: Vec<SmootherTimings>,
     /// The coarsest operator's factorization.
     pub coarse_factor_s: f64,
+    /// From the products' end until the work beside them has ended (0 when
+    /// nothing ran beside them).
+    pub beside_s: f64,
 }
 
 impl MatrixSetupTimings {
@@ -608,6 +642,11 @@ pub(crate) const RECORDING_KEY: usize = 6;
 /// The first kind of recording an eigen-estimate is keyed on (`+ level`;
 /// the solve's kinds are below).
 const EIGEN_RECORDING: usize = 100;
+/// The first kind of a smoothed level's recording for a lane (its Jacobi
+/// inverse, `f32` copy and eigen-estimate; `+ level`).
+const SMOOTHER_RECORDING: usize = 200;
+/// The coarse factorization's recording for a lane.
+const COARSE_RECORDING: usize = 300;
 pub(crate) type RecordingKey = [usize; RECORDING_KEY];
 
 /// An AMG hierarchy resident on backend `B` (the CPU by default).
@@ -1000,6 +1039,10 @@ impl<B: Backend> Hierarchy<B> {
         let nl = self.levels.len();
         let mut phases = std::mem::take(&mut self.timings.matrix);
         phases.levels.clear();
+        phases.beside_s = 0.0;
+        if self.options.setup_beside != SetupBeside::Serial && self.recording && self.backend.lanes() > 0 {
+            return self.run_matrix_setup_beside(t, phases);
+        }
         self.run_products()?;
         let numeric = t.elapsed().as_secs_f64();
         phases.products_s = numeric;
@@ -1026,22 +1069,108 @@ impl<B: Backend> Hierarchy<B> {
         Ok((numeric, t.elapsed().as_secs_f64()))
     }
 
+    /// [`Self::run_matrix_setup`] with each smoothed level's Jacobi inverse,
+    /// `f32` copy and eigen-estimate, and the coarse factorization, recorded
+    /// and replayed on lanes: after the products, or each as soon as its own
+    /// operator is queued (level 0's at once; [`SetupBeside`]). The checks
+    /// and the reads of the estimates follow, level by level, after
+    /// everything has run.
+    fn run_matrix_setup_beside(&mut self, t: Instant, mut phases: MatrixSetupTimings) -> Result<(f64, f64), B::Error> {
+        let nl = self.levels.len();
+        // Level l's work is queued once `start(l)` products are.
+        let first = match self.options.setup_beside {
+            SetupBeside::AfterProducts => nl - 1,
+            SetupBeside::AfterFineProduct => 1,
+            _ => 0,
+        };
+        let start = |l: usize| l.max(first).min(nl - 1);
+        for p in 0..nl {
+            if p > 0 {
+                self.run_product(p - 1)?;
+            }
+            for l in (0..nl).filter(|&l| start(l) == p) {
+                if l + 1 < nl {
+                    self.queue_smoother_beside(l)?;
+                } else {
+                    self.queue_coarse_beside(l)?;
+                }
+            }
+        }
+        // The main order holds the products only.
+        self.backend.synchronize()?;
+        let numeric = t.elapsed().as_secs_f64();
+        phases.products_s = numeric;
+        self.backend.join_lanes()?;
+        self.backend.synchronize()?;
+        phases.beside_s = t.elapsed().as_secs_f64() - numeric;
+        for l in 0..nl - 1 {
+            let t0 = Instant::now();
+            let sm = self.levels[l].smoother.as_ref().expect("a smoothed level");
+            self.backend.check_jacobi(&sm.jacobi, l)?;
+            if let Some(lo) = sm.lowered.as_ref() {
+                self.backend.check_lowered(lo, l)?;
+            }
+            let jacobi_s = t0.elapsed().as_secs_f64();
+            self.finish_eigen(l, jacobi_s, Instant::now(), &mut phases)?;
+        }
+        let t0 = Instant::now();
+        self.backend.check_coarse(&self.coarse, nl - 1)?;
+        phases.coarse_factor_s = t0.elapsed().as_secs_f64();
+        self.timings.matrix = phases;
+        Ok((numeric, t.elapsed().as_secs_f64()))
+    }
+
+    /// Level `l`'s Jacobi inverse, `f32` copy and eigen-estimate, recorded
+    /// with lane `l`'s scratch and replayed on that lane.
+    fn queue_smoother_beside(&mut self, l: usize) -> Result<(), B::Error> {
+        let key = {
+            let sm = self.levels[l].smoother.as_ref().expect("a smoothed level");
+            self.key(SMOOTHER_RECORDING + l, &[&sm.eig])
+        };
+        self.backend.use_lane(Some(l));
+        let queued = self.recorded_on(key, Some(l), |h| {
+            let be = &h.backend;
+            let lev = &mut h.levels[l];
+            let sm = lev.smoother.as_mut().expect("a smoothed level");
+            be.jacobi_invert_queued(&lev.a, &mut sm.jacobi, l)?;
+            if let Some(lo) = sm.lowered.as_mut() {
+                be.lower_queued(&lev.a, lo, l)?;
+            }
+            h.queue_eigen(l)
+        });
+        self.backend.use_lane(None);
+        queued
+    }
+
+    /// The coarse factorization of level `l` (the coarsest), recorded and
+    /// replayed on lane `l`.
+    fn queue_coarse_beside(&mut self, l: usize) -> Result<(), B::Error> {
+        let key = self.key(COARSE_RECORDING, &[]);
+        self.recorded_on(key, Some(l), |h| {
+            h.backend.coarse_factor_queued(&h.levels[l].a, &mut h.coarse, l)
+        })
+    }
+
     /// Every level's numeric product (those not already fresh), then one synchronize.
     fn run_products(&mut self) -> Result<(), B::Error> {
-        let be = &self.backend;
         for l in 0..self.levels.len() - 1 {
-            let (fine, coarse) = self.levels.split_at_mut(l + 1);
-            let (lev, next) = (&mut fine[l], &mut coarse[0]);
-            if std::mem::take(&mut next.fresh) {
-                continue;
-            }
-            let tr = lev
-                .transfer
-                .as_mut()
-                .expect("every level but the coarsest has a transfer");
-            be.galerkin(&mut tr.product, &lev.a, &tr.p, &mut next.a)?;
+            self.run_product(l)?;
         }
-        be.synchronize()
+        self.backend.synchronize()
+    }
+
+    /// The numeric product that builds level `l + 1` (none when it is already fresh).
+    fn run_product(&mut self, l: usize) -> Result<(), B::Error> {
+        let (fine, coarse) = self.levels.split_at_mut(l + 1);
+        let (lev, next) = (&mut fine[l], &mut coarse[0]);
+        if std::mem::take(&mut next.fresh) {
+            return Ok(());
+        }
+        let tr = lev
+            .transfer
+            .as_mut()
+            .expect("every level but the coarsest has a transfer");
+        self.backend.galerkin(&mut tr.product, &lev.a, &tr.p, &mut next.a)
     }
 
     /// [`Self::queue_eigen`] through a recording (a CUDA graph on the device;
@@ -1113,6 +1242,10 @@ impl<B: Backend> Hierarchy<B> {
     }
     pub fn options(&self) -> &HierarchyOptions {
         &self.options
+    }
+    /// [`HierarchyOptions::setup_beside`] for later matrix setups.
+    pub fn set_setup_beside(&mut self, order: SetupBeside) {
+        self.options.setup_beside = order;
     }
     /// Near-null modes (the coarse block size).
     pub fn modes(&self) -> usize {

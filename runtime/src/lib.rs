@@ -68,7 +68,7 @@ pub use cpu::Cpu;
 pub use executor::TwoPassExecutor;
 pub use hierarchy::{
     Hierarchy, HierarchyOptions, LevelParts, LevelSummary, MatrixSetupTimings, MeshLevelTimings, MeshSetup,
-    SetupTimings, SmootherPrecision, SmootherTimings, UploadTimings,
+    SetupBeside, SetupTimings, SmootherPrecision, SmootherTimings, UploadTimings,
 };
 pub use registry::executor_for;
 pub use registry::KernelRegistry;

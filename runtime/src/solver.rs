@@ -285,11 +285,26 @@ impl<B: Backend> Hierarchy<B> {
         key: RecordingKey,
         f: impl FnOnce(&mut Self) -> Result<(), B::Error>,
     ) -> Result<(), B::Error> {
+        self.recorded_on(key, None, f)
+    }
+
+    /// [`Self::recorded`], the recording replayed beside later work on `lane`
+    /// ([`Backend::replay_beside`]) where one is given.
+    pub(crate) fn recorded_on(
+        &mut self,
+        key: RecordingKey,
+        lane: Option<usize>,
+        f: impl FnOnce(&mut Self) -> Result<(), B::Error>,
+    ) -> Result<(), B::Error> {
         if !self.recording {
             return f(self);
         }
+        let replay = |be: &B, g: &B::Graph| match lane {
+            Some(lane) => be.replay_beside(g, lane),
+            None => be.replay(g),
+        };
         if let Some((_, g)) = self.graphs.iter().find(|(k, _)| *k == key) {
-            return self.backend.replay(g);
+            return replay(&self.backend, g);
         }
         if !self.backend.begin_capture()? {
             return f(self);
@@ -301,7 +316,7 @@ impl<B: Backend> Hierarchy<B> {
         let Some(g) = self.backend.end_capture(false)? else {
             return Ok(());
         };
-        self.backend.replay(&g)?;
+        replay(&self.backend, &g)?;
         // A few keys at most (the V-cycle, the two CG halves, per workspace;
         // each smoothed level's eigen-estimate).
         if self.graphs.len() >= 32 {

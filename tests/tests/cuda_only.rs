@@ -11,7 +11,7 @@ use ptap_cuda::{Cuda, Device, DeviceBlockCsr, DeviceOptions};
 use ptap_fem::device::{DeviceAssembler, Modulus};
 use ptap_fem::{modulus_from_fn, BeamProblem, POISSON_RATIO};
 use ptap_runtime::solver::CgWorkspace;
-use ptap_runtime::{CgOptions, Hierarchy, HierarchyOptions, MeshSetup};
+use ptap_runtime::{CgOptions, Hierarchy, HierarchyOptions, MeshSetup, SetupBeside, SmootherPrecision};
 use ptap_schedules::Variant;
 use ptap_sparse::dense::relative_frobenius;
 use ptap_sparse::BlockCsr;
@@ -172,6 +172,66 @@ fn recorded_eigen_estimates_give_the_bits_launched_one_by_one() {
     }
     assert_eq!(replayed.2, eager.2);
     Exactness::Bitwise.assert_matches(&replayed.3, &eager.3, "solution");
+    dev.synchronize().unwrap();
+}
+
+/// The smoothers and the coarse factor on lanes (after the products, level
+/// 0's after the fine one, and beside them; lanes at the main stream's
+/// priority and at the greatest) give the bits of the serial matrix setup: eigen-estimates,
+/// Jacobi inverses, coarse factor and solve, with `f64` and `f32` smoothers;
+/// and the estimates are the host's to 1e-12.
+#[test]
+fn matrix_setup_on_lanes_gives_the_bits_of_the_serial_one() {
+    let Some(dev) = device(true) else { return };
+    for precision in SmootherPrecision::ALL {
+        let problem = BeamProblem::build(4).unwrap();
+        let mut opts = HierarchyOptions::default();
+        opts.amg.coarse_eq_limit = 100;
+        opts.smoother_precision = precision;
+        let h = Hierarchy::build(problem.a, &problem.near_null, 6, &opts, &mut |_| {}).unwrap();
+        let mut dh = on_device(&dev, &h);
+        let cg = CgOptions::default();
+        let mut ws = dh.workspace(cg.max_iterations).unwrap();
+        let mut run = |dh: &mut Hierarchy<Cuda>, order: SetupBeside| {
+            dh.set_setup_beside(order);
+            // Twice: the first records, the second replays.
+            dh.matrix_setup().unwrap();
+            dh.matrix_setup().unwrap();
+            let mut x = vec![0.0; problem.rhs.len()];
+            let rep = dh.solve(&problem.rhs, &mut x, &cg, &mut ws).unwrap();
+            let jacobi: Vec<Vec<f64>> = (0..dh.num_levels() - 1)
+                .map(|l| dh.jacobi_inverses(l).unwrap())
+                .collect();
+            let factor = dh.coarse().factor(&dev).unwrap();
+            (dh.lambda_max(), jacobi, factor, rep.iterations, x)
+        };
+        let serial = run(&mut dh, SetupBeside::Serial);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for (l, (w, g)) in h.lambda_max().iter().zip(&serial.0).enumerate() {
+            assert!(
+                (g - w).abs() <= 1e-12 * w.abs(),
+                "{precision} level {l}: {g} against {w}"
+            );
+        }
+        let lanes_runs = [
+            (SetupBeside::AfterProducts, None),
+            (SetupBeside::AfterFineProduct, Some(1)),
+            (SetupBeside::WithProducts, None),
+            (SetupBeside::WithProducts, Some(0)),
+        ];
+        for (order, urgent) in lanes_runs {
+            dh.backend().set_lane_priority(urgent);
+            let lanes = run(&mut dh, order);
+            assert!(dh.timings.matrix.beside_s > 0.0, "{order:?}: the lanes were used");
+            assert_eq!(bits(&lanes.0), bits(&serial.0), "{precision} {order:?}: lambda_max");
+            for (l, (a, b)) in lanes.1.iter().zip(&serial.1).enumerate() {
+                assert_eq!(bits(a), bits(b), "{precision} {order:?} level {l}: Jacobi inverses");
+            }
+            assert_eq!(bits(&lanes.2), bits(&serial.2), "{precision} {order:?}: coarse factor");
+            assert_eq!(lanes.3, serial.3, "{precision} {order:?}: iterations");
+            Exactness::Bitwise.assert_matches(&lanes.4, &serial.4, &format!("{precision} {order:?}: solution"));
+        }
+    }
     dev.synchronize().unwrap();
 }
 
