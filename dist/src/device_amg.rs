@@ -375,6 +375,8 @@ pub struct DevProduct {
     out: DevOutput,
     dist: Kernels,
     start: CudaEvent,
+    /// After the local product (before any exchange): this rank's own work.
+    local_end: CudaEvent,
     end: CudaEvent,
 }
 
@@ -441,6 +443,7 @@ impl DevProduct {
             out,
             dist: dev.module(&dist_module())?,
             start: dev.event()?,
+            local_end: dev.event()?,
             end: dev.event()?,
         })
     }
@@ -449,6 +452,13 @@ impl DevProduct {
     /// events around it; call after a synchronization).
     pub fn last_seconds(&self) -> Result<f64, DeviceError> {
         Ok(f64::from(self.start.elapsed_ms(&self.end)?) / 1e3)
+    }
+
+    /// Device seconds of the last product's local part on this rank (the
+    /// gather of `A_ext` and the executor, no exchange; after a
+    /// synchronization).
+    pub fn last_local_seconds(&self) -> Result<f64, DeviceError> {
+        Ok(f64::from(self.start.elapsed_ms(&self.local_end)?) / 1e3)
     }
 
     fn numeric<C: Comm + ?Sized>(
@@ -481,6 +491,7 @@ impl DevProduct {
         if let Some(exec) = self.exec.as_mut() {
             exec.numeric(&self.a_ext, &self.p_ext, &mut self.c_ext)?;
         }
+        self.local_end.record(st)?;
         let lc = self.c_ext.br * self.c_ext.bc;
         let scatter = |src: &CudaSlice<f64>, off: usize, map: &CudaSlice<u32>, n: usize, acc: &CudaSlice<f64>| {
             dev.launch(
@@ -1158,6 +1169,63 @@ pub fn product_seconds<C: Comm + ?Sized>(h: &Hierarchy<DeviceDistBackend<'_, C>>
         .filter_map(|l| l.transfer.as_ref())
         .map(|t| t.product.last_seconds())
         .collect()
+}
+
+/// SpMVs timed per level by [`measure_balance`].
+const BALANCE_SPMVS: usize = 3;
+
+/// Fills each distributed level's balance (`crate::setup::LevelBalance`) on
+/// rank 0 from this rank's device time, as the CPU ranks do from theirs:
+/// the local part of the level's last Galerkin product (events around the
+/// executor, [`DevProduct::last_local_seconds`]) and the mean of a few local
+/// SpMVs of its rows (no exchange; events around them all, one
+/// synchronization for every level). Run it after a matrix setup, outside
+/// the timed phases: it allocates one output vector per level. Collective.
+pub fn measure_balance<C: Comm + ?Sized>(
+    h: &Hierarchy<DeviceDistBackend<'_, C>>,
+    levels: &mut [crate::setup::DistLevelSummary],
+) -> Result<(), DeviceError> {
+    let be = h.backend();
+    let dev = &be.dev;
+    let timed = (|| {
+        let mut runs = Vec::new();
+        for lev in h.levels() {
+            let DevMat::Rows(r) = &lev.a else {
+                runs.push(None);
+                continue;
+            };
+            if r.m.output_len() == 0 {
+                runs.push(None);
+                continue;
+            }
+            let mut y = dev.zeros::<f64>(r.m.output_len())?;
+            let (t0, t1) = (dev.event()?, dev.event()?);
+            r.m.local_rows(dev, &r.x, &mut y)?;
+            t0.record(dev.stream())?;
+            for _ in 0..BALANCE_SPMVS {
+                r.m.local_rows(dev, &r.x, &mut y)?;
+            }
+            t1.record(dev.stream())?;
+            runs.push(Some((r.m.output_len() / r.m.block_shape().0, t0, t1, y)));
+        }
+        dev.synchronize()?;
+        let mut mine = Vec::with_capacity(3 * runs.len());
+        for (lev, run) in h.levels().iter().zip(&runs) {
+            let product = match &lev.transfer {
+                Some(t) => t.product.last_local_seconds()?,
+                None => 0.0,
+            };
+            let (rows, spmv) = match run {
+                Some((rows, t0, t1, _)) => (*rows as f64, f64::from(t0.elapsed_ms(t1)?) / 1e3 / BALANCE_SPMVS as f64),
+                None => (0.0, 0.0),
+            };
+            mine.extend([rows, product, spmv]);
+        }
+        Ok(mine)
+    })();
+    let mine = agree_on(be.comm, timed)?;
+    crate::setup::reduce_balance(be.comm, &mine, levels);
+    Ok(())
 }
 
 /// New fine-operator values written on the device by `write` (a device

@@ -658,7 +658,7 @@ pub use gpu::run_on_gpus;
 #[cfg(feature = "nccl")]
 mod gpu {
     use super::*;
-    use crate::device_amg::{build_device_hierarchy, product_seconds, write_fine_values};
+    use crate::device_amg::{build_device_hierarchy, measure_balance, product_seconds, write_fine_values};
     use crate::mpi_comm::MpiComm;
     use crate::nccl::{self, node_local_rank, DeviceError, NcclComm};
     use mpi::collective::CommunicatorCollectives;
@@ -754,8 +754,7 @@ mod gpu {
             modes,
         };
         dev.reset_counters();
-        let (mut h, setup) = build_device_hierarchy(comm, &nccl, &dev, dp, &opts.hierarchy, &opts.dist, progress)?;
-        let levels = serde_json::to_value(&setup.setup.levels)?;
+        let (mut h, mut setup) = build_device_hierarchy(comm, &nccl, &dev, dp, &opts.hierarchy, &opts.dist, progress)?;
         let cold_matrix_setup_s = h.timings.matrix_setup_s;
         dev.set_phase("assembly setup");
         let mut dasm = match &src.beam {
@@ -845,6 +844,11 @@ mod gpu {
         }
         let hot_counters = dev.counters();
         let hot_steps = done.len() - 1;
+        // Each level's time per rank, from the last matrix setup's products
+        // and SpMVs timed now (outside every timed phase).
+        dev.set_phase("balance");
+        measure_balance(&h, &mut setup.setup.levels)?;
+        let levels = serde_json::to_value(&setup.setup.levels)?;
         // Device memory in use on this rank's GPU after the steps (its context: every level, the maps).
         let used = dev.context().mem_get_info().map_or(0, |(free, total)| total - free);
         let memory = gathered_counts(comm, used);
