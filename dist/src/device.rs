@@ -178,6 +178,9 @@ pub struct DeviceDistMatrix {
     n_owned_cols: usize,
     n_rows: usize,
     input_len: usize,
+    /// Every row has a block in one of the halves: the two launches write
+    /// every output row, so nothing is zeroed (or copied) before them.
+    all_rows_stored: bool,
     interior: DeviceBlockCsr,
     interior_spmv: DeviceSpmv,
     boundary: DeviceBlockCsr,
@@ -288,6 +291,7 @@ impl DeviceDistMatrix {
             n_owned_cols: local.n_owned_cols(),
             n_rows: local.n_rows(),
             input_len: a.input_len(),
+            all_rows_stored: local.row_ptr().windows(2).all(|w| w[1] > w[0]),
             interior_spmv: DeviceSpmv::new(dev, registry, &interior)?,
             interior,
             boundary_spmv: DeviceSpmv::new(dev, registry, &boundary)?,
@@ -388,13 +392,60 @@ impl DeviceDistMatrix {
     ) -> Result<(), DeviceError> {
         assert!(x.len() >= self.input_len && y.len() >= self.output_len());
         let halo = self.start_exchange(dev, nccl, x)?;
-        dev.memset_zero(y)?;
-        self.interior_spmv.apply(dev, &self.interior, x, y)?;
+        if !self.all_rows_stored {
+            dev.memset_zero(y)?;
+        }
+        self.halves(dev, x, None, y, halo)
+    }
+
+    /// `r = b - A x` on this rank's rows, the halo exchanged as in
+    /// [`Self::spmv`]: one fused pass per half where every row has a block
+    /// and the blocks are square (the single-process residual's kernel),
+    /// else the SpMV and `r = b - r`.
+    pub fn residual(
+        &self,
+        dev: &Device,
+        nccl: &NcclComm,
+        x: &CudaSlice<f64>,
+        b: &CudaSlice<f64>,
+        r: &mut CudaSlice<f64>,
+        vec: &Kernels,
+    ) -> Result<(), DeviceError> {
+        assert!(x.len() >= self.input_len && r.len() >= self.output_len() && b.len() >= self.output_len());
+        if !(self.all_rows_stored && self.br == self.bc) {
+            self.spmv(dev, nccl, x, r)?;
+            return axpby(dev, vec, 1.0, b, -1.0, r, self.output_len());
+        }
+        let halo = self.start_exchange(dev, nccl, x)?;
+        self.halves(dev, x, Some(b), r, halo)
+    }
+
+    /// The interior rows, then (after the halo, where there is one) the
+    /// boundary rows: `y = A x`, or `y = b - A x` with `b`; a half without
+    /// blocks launches nothing.
+    fn halves(
+        &self,
+        dev: &Device,
+        x: &CudaSlice<f64>,
+        b: Option<&CudaSlice<f64>>,
+        y: &CudaSlice<f64>,
+        halo: bool,
+    ) -> Result<(), DeviceError> {
+        let half = |spmv: &DeviceSpmv, m: &DeviceBlockCsr| -> Result<(), DeviceError> {
+            if m.nnzb == 0 {
+                return Ok(());
+            }
+            match b {
+                Some(b) => spmv.residual(dev, m, x, b, y)?,
+                None => spmv.apply(dev, m, x, y)?,
+            }
+            Ok(())
+        };
+        half(&self.interior_spmv, &self.interior)?;
         if halo {
             dev.stream().wait(&self.arrived)?;
         }
-        self.boundary_spmv.apply(dev, &self.boundary, x, y)?;
-        Ok(())
+        half(&self.boundary_spmv, &self.boundary)
     }
 
     /// Fills the ghost tail of `x` from the neighbours, nothing overlapped:
@@ -412,10 +463,10 @@ impl DeviceDistMatrix {
     /// interior and boundary rows back to back.
     pub fn local_rows(&self, dev: &Device, x: &CudaSlice<f64>, y: &mut CudaSlice<f64>) -> Result<(), DeviceError> {
         assert!(x.len() >= self.input_len && y.len() >= self.output_len());
-        dev.memset_zero(y)?;
-        self.interior_spmv.apply(dev, &self.interior, x, y)?;
-        self.boundary_spmv.apply(dev, &self.boundary, x, y)?;
-        Ok(())
+        if !self.all_rows_stored {
+            dev.memset_zero(y)?;
+        }
+        self.halves(dev, x, None, y, false)
     }
 
     /// Packs the send lists on the compute stream and posts the halo's NCCL

@@ -56,7 +56,9 @@ use cudarc::driver::{CudaEvent, CudaSlice, DevicePtr, LaunchConfig};
 use ptap_codegen_core::gpu::{vector, DOT_THREADS};
 use ptap_codegen_core::gpu_cg as gc;
 use ptap_codegen_core::gpu_solve as gs;
-use ptap_cuda::{grid_for, Arg, Cuda, CudaCoarse, CudaMatrix, Device, DeviceBlockCsr, DeviceProduct, Kernels};
+use ptap_cuda::{
+    grid_for, Arg, Cuda, CudaCoarse, CudaMatrix, Device, DeviceBlockCsr, DeviceGraph, DeviceProduct, Kernels,
+};
 use ptap_runtime::backend::cg_slot;
 use ptap_runtime::hierarchy::Transfer;
 use ptap_runtime::{Backend, Hierarchy, HierarchyOptions, KernelRegistry, LevelParts, RuntimeError};
@@ -86,6 +88,15 @@ pub struct DeviceDistBackend<'c, C: Comm + ?Sized> {
     gathered: CudaSlice<f64>,
     /// The reduced dot [`Backend::dot`] reads back.
     scal: CudaSlice<f64>,
+    /// Run every operation at once, recording nothing ([`record_off`]).
+    no_record: bool,
+}
+
+/// Whether `PTAP_RANKS_RECORD=0` turns the GPU ranks' recording of the
+/// solve into CUDA graphs off (for measuring what the graphs buy, or as a
+/// way around an NCCL that cannot be captured).
+pub fn record_off() -> bool {
+    std::env::var("PTAP_RANKS_RECORD").is_ok_and(|v| v == "0")
 }
 
 impl<'c, C: Comm + ?Sized> DeviceDistBackend<'c, C> {
@@ -119,6 +130,7 @@ impl<'c, C: Comm + ?Sized> DeviceDistBackend<'c, C> {
             mine: dev.zeros(1)?,
             gathered: dev.zeros(nccl.size())?,
             scal: dev.zeros(1)?,
+            no_record: record_off(),
             dev: dev.clone(),
             registry,
         })
@@ -277,6 +289,21 @@ impl DevRows {
     /// The rows' device matrix (halves, halo).
     pub fn matrix(&self) -> &DeviceDistMatrix {
         &self.m
+    }
+    /// The SpMV's input for the owned scalars `x`: `x` itself where the rows
+    /// have no ghost column (one rank), else `x` copied ahead of the ghost
+    /// tail the halo fills.
+    fn input<'a>(
+        &'a self,
+        dev: &Device,
+        vec: &Kernels,
+        x: &'a CudaSlice<f64>,
+    ) -> Result<&'a CudaSlice<f64>, DeviceError> {
+        if self.x.len() == self.n_in {
+            return Ok(x);
+        }
+        axpby(dev, vec, 1.0, x, 0.0, &self.x, self.n_in)?;
+        Ok(&self.x)
     }
 }
 
@@ -591,7 +618,7 @@ const BUILT_OVER_RANKS: &str =
 impl<C: Comm + ?Sized> Backend for DeviceDistBackend<'_, C> {
     type Vector = CudaSlice<f64>;
     type Matrix = DevMat;
-    type Graph = ();
+    type Graph = DeviceGraph;
     type Product = DevProduct;
     type Jacobi = DevJacobi;
     type Coarse = CudaCoarse;
@@ -688,8 +715,7 @@ impl<C: Comm + ?Sized> Backend for DeviceDistBackend<'_, C> {
                 if r.m.output_len() == 0 {
                     return Ok(());
                 }
-                axpby(&self.dev, &self.vec, 1.0, x, 0.0, &r.x, r.n_in)?;
-                r.m.spmv(&self.dev, self.nccl, &r.x, y)
+                r.m.spmv(&self.dev, self.nccl, r.input(&self.dev, &self.vec, x)?, y)
             }
             DevMat::Restriction(r) => {
                 let st = self.dev.stream();
@@ -762,6 +788,13 @@ impl<C: Comm + ?Sized> Backend for DeviceDistBackend<'_, C> {
         b: &CudaSlice<f64>,
         r: &mut CudaSlice<f64>,
     ) -> Result<(), DeviceError> {
+        if let DevMat::Rows(rows) = a {
+            if rows.m.output_len() == 0 {
+                return Ok(());
+            }
+            let xin = rows.input(&self.dev, &self.vec, x)?;
+            return rows.m.residual(&self.dev, self.nccl, xin, b, r, &self.vec);
+        }
         self.spmv(a, x, r)?;
         Ok(self.cuda.xpby(b, -1.0, r)?)
     }
@@ -834,13 +867,22 @@ impl<C: Comm + ?Sized> Backend for DeviceDistBackend<'_, C> {
     ) -> Result<(), DeviceError> {
         Ok(self.cuda.xpby_ratio(s, num, den, x, y)?)
     }
-    /// Nothing is recorded: NCCL calls inside a graph would need every rank
-    /// to capture alike.
-    fn end_capture(&self, _discard: bool) -> Result<Option<()>, DeviceError> {
-        Ok(None)
+    /// The CUDA backend's stream capture: NCCL's calls (the halos on their
+    /// stream, forked and joined by events, and the reductions) are captured
+    /// with the kernels. Every rank records and replays the same sequence in
+    /// the same order (the solver's keys are the same on every rank), which
+    /// is what NCCL asks of captured calls. Off where [`record_off`] says.
+    fn begin_capture(&self) -> Result<bool, DeviceError> {
+        if self.no_record {
+            return Ok(false);
+        }
+        Ok(self.cuda.begin_capture()?)
     }
-    fn replay(&self, _graph: &()) -> Result<(), DeviceError> {
-        Ok(())
+    fn end_capture(&self, discard: bool) -> Result<Option<DeviceGraph>, DeviceError> {
+        Ok(self.cuda.end_capture(discard)?)
+    }
+    fn replay(&self, graph: &DeviceGraph) -> Result<(), DeviceError> {
+        Ok(self.cuda.replay(graph)?)
     }
     fn storage_id(&self, v: &CudaSlice<f64>) -> usize {
         let (ptr, _sync) = v.device_ptr(self.dev.stream());
@@ -937,6 +979,36 @@ impl<C: Comm + ?Sized> Backend for DeviceDistBackend<'_, C> {
                 Arg::F64(r),
                 Arg::F64(t),
                 Arg::F64Mut(x),
+                Arg::U32(j.nrows as u32),
+            ],
+        )?)
+    }
+    /// The CUDA backend's one pass ([`gc::jacobi_step_name`]) on this
+    /// rank's rows: the default's four operations' bits.
+    fn jacobi_first_step(
+        &self,
+        j: &DevJacobi,
+        coef: &CudaSlice<f64>,
+        alpha_at: usize,
+        r: &CudaSlice<f64>,
+        t: &mut CudaSlice<f64>,
+        x: &mut CudaSlice<f64>,
+        zero_guess: bool,
+    ) -> Result<(), DeviceError> {
+        if j.nrows == 0 {
+            return Ok(());
+        }
+        Ok(self.dev.launch(
+            &j.kernels[&gc::jacobi_step_name(j.b)],
+            grid_for((j.nrows * j.b) as u64, 256),
+            &[
+                Arg::F64(&j.dinv),
+                Arg::F64(coef),
+                Arg::U32(alpha_at as u32),
+                Arg::F64(r),
+                Arg::F64Mut(t),
+                Arg::F64Mut(x),
+                Arg::U32(zero_guess as u32),
                 Arg::U32(j.nrows as u32),
             ],
         )?)
