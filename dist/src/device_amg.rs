@@ -718,6 +718,10 @@ impl<C: Comm + ?Sized> Backend for DeviceDistBackend<'_, C> {
                 r.m.spmv(&self.dev, self.nccl, r.input(&self.dev, &self.vec, x)?, y)
             }
             DevMat::Restriction(r) => {
+                // No ghost coarse rows (one rank): straight into `y`.
+                if r.sends.is_empty() && r.recvs.is_empty() && r.z.borrow().len() == r.n_owned {
+                    return self.plain_spmv(&r.r, x, y);
+                }
                 let st = self.dev.stream();
                 let mut zm = r.z.borrow_mut();
                 self.plain_spmv(&r.r, x, &mut zm)?;
