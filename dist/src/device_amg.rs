@@ -1056,7 +1056,14 @@ pub struct DeviceSetupReport {
     pub setup: DistSetupReport,
     /// Seconds of the one upload of every level (after the mesh setup).
     pub upload_s: f64,
+    /// Where the upload's seconds go on this rank: `[backend, operators and
+    /// smoothers, transfers and products, NCCL warm-up]` (the backend: its
+    /// kernel modules, compiled where the kernel cache lacks them).
+    pub upload_parts_s: [f64; 4],
 }
+
+/// The names of [`DeviceSetupReport::upload_parts_s`], as JSON keys.
+pub const UPLOAD_PARTS: [&str; 4] = ["backend_s", "operators_s", "transfers_s", "nccl_warm_up_s"];
 
 /// The AMG hierarchy on the GPU ranks (module docs): the CPU ranks' mesh
 /// setup, one upload, then the matrix setup on the devices. Collective over
@@ -1080,7 +1087,9 @@ pub fn build_device_hierarchy<'c, C: Comm + ?Sized>(
     progress("uploading every level to the GPU ranks");
     let t = Instant::now();
     dev.set_phase("upload");
+    let mut parts_s = [0.0; 4];
     let be = DeviceDistBackend::new(comm, nccl, dev, options.kernels.clone());
+    parts_s[0] = t.elapsed().as_secs_f64();
     let uploaded = be.and_then(|be| {
         let mut dparts = Vec::with_capacity(parts.len());
         let mut coarse = None;
@@ -1092,6 +1101,7 @@ pub fn build_device_hierarchy<'c, C: Comm + ?Sized>(
                 transfer,
                 smoother,
             } = part;
+            let t1 = Instant::now();
             if let DistMat::Whole(c) = &a {
                 coarse = Some(be.cuda.coarse(c)?);
             }
@@ -1114,6 +1124,9 @@ pub fn build_device_hierarchy<'c, C: Comm + ?Sized>(
                 (None, _) => None,
                 (Some(_), other) => return Err(mismatch("a smoother", other)),
             };
+            dev.synchronize()?;
+            parts_s[1] += t1.elapsed().as_secs_f64();
+            let t2 = Instant::now();
             let transfer = match transfer {
                 None => None,
                 Some(t) => {
@@ -1143,6 +1156,8 @@ pub fn build_device_hierarchy<'c, C: Comm + ?Sized>(
                     })
                 }
             };
+            dev.synchronize()?;
+            parts_s[2] += t2.elapsed().as_secs_f64();
             dparts.push(LevelParts {
                 a,
                 pattern,
@@ -1154,14 +1169,23 @@ pub fn build_device_hierarchy<'c, C: Comm + ?Sized>(
         let coarse = coarse.ok_or_else(|| DistError::Matrix {
             why: "the mesh setup ended without a whole coarsest level".into(),
         })?;
+        let t3 = Instant::now();
         warm_up(&be, &dparts)?;
         dev.synchronize()?;
+        parts_s[3] = t3.elapsed().as_secs_f64();
         Ok((be, dparts, coarse))
     });
     let (be, dparts, coarse) = agree_on(comm, uploaded)?;
     let upload_s = t.elapsed().as_secs_f64();
     let h = Hierarchy::from_levels(be, dparts, coarse, options.clone(), modes, mesh_setup_s, progress)?;
-    Ok((h, DeviceSetupReport { setup, upload_s }))
+    Ok((
+        h,
+        DeviceSetupReport {
+            setup,
+            upload_s,
+            upload_parts_s: parts_s,
+        },
+    ))
 }
 
 /// Scalars per message of [`warm_up`] (1 MiB).
