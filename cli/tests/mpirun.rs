@@ -19,8 +19,9 @@
 //!   1, tip to 1e-8 relative), the hot steps assembled on the GPUs with only
 //!   the slab's modulus field going up, matrix setup and solve moving only
 //!   scalars; every distributed level's time balance over the ranks (CPU and
-//!   GPU ranks alike: its keys, max / mean at least 1); more ranks than GPUs
-//!   refused in one sentence.
+//!   GPU ranks alike: its keys, max / mean at least 1); the f32 smoothers on
+//!   GPU ranks against their f64 run; more ranks than GPUs refused in one
+//!   sentence.
 use ptap_dist::{reference, CgOptions};
 use ptap_fem::BeamProblem;
 use ptap_io::BlockSpec;
@@ -683,6 +684,10 @@ fn what_does_not_run_over_ranks_is_refused_in_one_sentence_on_every_rank() {
         "under mpirun the aggregates are the single-process greedy MIS in natural order",
     );
     fails_on_every_rank(
+        &["run", "--k", "2", "--smoother-precision", "f32"],
+        "CPU ranks' smoothers apply the f64 values",
+    );
+    fails_on_every_rank(
         &["solve", "--k", "2", "--dim", "2"],
         "under mpirun the beam is the 3D one",
     );
@@ -902,6 +907,29 @@ fn gpu_ranks_run_the_steps_as_the_cpu_ranks_do_with_device_assembly() {
         assert_eq!(t["assembly"]["h2d_bytes"].as_f64().unwrap(), 8.0 * most, "{t}");
         assert_eq!(t["assembly"]["d2h_bytes"].as_f64().unwrap(), 0.0, "{t}");
         assert_eq!(t["fine values upload"]["h2d_bytes"].as_f64().unwrap(), 0.0, "{t}");
+
+        // The smoothers on the f32 copies of the distributed levels: the same
+        // solve to the f64 run's tolerance, scalars only in the hot phases.
+        let f32 = mpirun(
+            np,
+            &[&args[..], &["--device", "cuda", "--smoother-precision", "f32"]].concat(),
+            &dir,
+            "gpus-f32",
+        );
+        let f = &f32.report;
+        for (g, s) in gs.iter().zip(f["steps"].as_array().unwrap()) {
+            let (ig, is) = (g["iterations"].as_u64().unwrap(), s["iterations"].as_u64().unwrap());
+            let (tg, ts) = (
+                g["tip_displacement"].as_f64().unwrap(),
+                s["tip_displacement"].as_f64().unwrap(),
+            );
+            assert!(is <= ig + 2, "np {np} f32: {is} against {ig} iterations");
+            assert!((tg - ts).abs() <= 1e-6 * tg, "np {np} f32: tips {ts:e} against {tg:e}");
+        }
+        let t = &f["transfers_per_hot_step_max_over_ranks"];
+        for phase in ["matrix setup", "solve"] {
+            assert_eq!(t[phase]["scalars_only"], true, "np {np} f32 {phase}: {t}");
+        }
     }
     // One rank per GPU: one more is refused on every rank that has none.
     let out = Command::new("timeout")

@@ -201,6 +201,12 @@ pub struct DeviceDistMatrix {
     pack: Arc<Kernel>,
 }
 
+/// A [`DeviceDistMatrix`]'s interior and boundary values rounded to `f32`.
+pub struct LoweredHalves {
+    interior: CudaSlice<f32>,
+    boundary: CudaSlice<f32>,
+}
+
 /// Rows `keep(i)` of `a`'s local rows as a device matrix over all local
 /// columns (other rows empty), entries in the local matrix's order, with
 /// each stored block's index among the local matrix's blocks.
@@ -395,7 +401,95 @@ impl DeviceDistMatrix {
         if !self.all_rows_stored {
             dev.memset_zero(y)?;
         }
-        self.halves(dev, x, None, y, halo)
+        self.halves(dev, x, None, y, halo, None)
+    }
+
+    /// [`Self::spmv`] with the values of `lo` (the halves rounded to `f32`:
+    /// the smoothers' operator under smoother precision f32).
+    pub fn spmv_f32(
+        &self,
+        dev: &Device,
+        nccl: &NcclComm,
+        lo: &LoweredHalves,
+        x: &CudaSlice<f64>,
+        y: &mut CudaSlice<f64>,
+    ) -> Result<(), DeviceError> {
+        assert!(x.len() >= self.input_len && y.len() >= self.output_len());
+        let halo = self.start_exchange(dev, nccl, x)?;
+        if !self.all_rows_stored {
+            dev.memset_zero(y)?;
+        }
+        self.halves(dev, x, None, y, halo, Some(lo))
+    }
+
+    /// [`Self::residual`] with the values of `lo`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn residual_f32(
+        &self,
+        dev: &Device,
+        nccl: &NcclComm,
+        lo: &LoweredHalves,
+        x: &CudaSlice<f64>,
+        b: &CudaSlice<f64>,
+        r: &mut CudaSlice<f64>,
+        vec: &Kernels,
+    ) -> Result<(), DeviceError> {
+        assert!(x.len() >= self.input_len && r.len() >= self.output_len() && b.len() >= self.output_len());
+        if !self.all_rows_stored {
+            self.spmv_f32(dev, nccl, lo, x, r)?;
+            return axpby(dev, vec, 1.0, b, -1.0, r, self.output_len());
+        }
+        let halo = self.start_exchange(dev, nccl, x)?;
+        self.halves(dev, x, Some(b), r, halo, Some(lo))
+    }
+
+    /// Storage for the halves' values rounded to `f32` (square blocks).
+    pub fn lowered(&self, dev: &Device) -> Result<LoweredHalves, DeviceError> {
+        if self.br != self.bc {
+            return Err(DistError::Matrix {
+                why: format!("f32 smoother operators need square blocks, got {}x{}", self.br, self.bc),
+            }
+            .into());
+        }
+        let l = self.br * self.bc;
+        Ok(LoweredHalves {
+            interior: dev.zeros(self.interior.nnzb * l)?,
+            boundary: dev.zeros(self.boundary.nnzb * l)?,
+        })
+    }
+
+    /// `lo` = the halves' current values rounded to `f32` (`to_f32`: the
+    /// common module's conversion), `overflow` set where one is beyond
+    /// `f32`'s range. Queued; the caller reads `overflow`.
+    pub fn lower(
+        &self,
+        dev: &Device,
+        to_f32: &Kernel,
+        lo: &mut LoweredHalves,
+        overflow: &CudaSlice<u32>,
+    ) -> Result<(), DeviceError> {
+        for (half, out) in [(&self.interior, &lo.interior), (&self.boundary, &lo.boundary)] {
+            let n = half.values.len().min(out.len());
+            if n == 0 {
+                continue;
+            }
+            let cfg = LaunchConfig {
+                grid_dim: ((n as u64).div_ceil(256).min(dev.sm_count() as u64 * 16) as u32, 1, 1),
+                block_dim: (256, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            dev.launch(
+                to_f32,
+                cfg,
+                &[
+                    Arg::F64(&half.values),
+                    Arg::F32Mut(out),
+                    Arg::U32sMut(overflow),
+                    Arg::U64(n as u64),
+                ],
+            )?;
+        }
+        Ok(())
     }
 
     /// `r = b - A x` on this rank's rows, the halo exchanged as in
@@ -417,12 +511,12 @@ impl DeviceDistMatrix {
             return axpby(dev, vec, 1.0, b, -1.0, r, self.output_len());
         }
         let halo = self.start_exchange(dev, nccl, x)?;
-        self.halves(dev, x, Some(b), r, halo)
+        self.halves(dev, x, Some(b), r, halo, None)
     }
 
     /// The interior rows, then (after the halo, where there is one) the
-    /// boundary rows: `y = A x`, or `y = b - A x` with `b`; a half without
-    /// blocks launches nothing.
+    /// boundary rows: `y = A x`, or `y = b - A x` with `b`, from the `f32`
+    /// values of `lo` where given; a half without blocks launches nothing.
     fn halves(
         &self,
         dev: &Device,
@@ -430,22 +524,25 @@ impl DeviceDistMatrix {
         b: Option<&CudaSlice<f64>>,
         y: &CudaSlice<f64>,
         halo: bool,
+        lo: Option<&LoweredHalves>,
     ) -> Result<(), DeviceError> {
-        let half = |spmv: &DeviceSpmv, m: &DeviceBlockCsr| -> Result<(), DeviceError> {
+        let half = |spmv: &DeviceSpmv, m: &DeviceBlockCsr, v: Option<&CudaSlice<f32>>| -> Result<(), DeviceError> {
             if m.nnzb == 0 {
                 return Ok(());
             }
-            match b {
-                Some(b) => spmv.residual(dev, m, x, b, y)?,
-                None => spmv.apply(dev, m, x, y)?,
+            match (b, v) {
+                (Some(b), None) => spmv.residual(dev, m, x, b, y)?,
+                (None, None) => spmv.apply(dev, m, x, y)?,
+                (Some(b), Some(v)) => spmv.residual_f32(dev, m, v, x, b, y)?,
+                (None, Some(v)) => spmv.apply_f32(dev, m, v, x, y)?,
             }
             Ok(())
         };
-        half(&self.interior_spmv, &self.interior)?;
+        half(&self.interior_spmv, &self.interior, lo.map(|l| &l.interior))?;
         if halo {
             dev.stream().wait(&self.arrived)?;
         }
-        half(&self.boundary_spmv, &self.boundary)
+        half(&self.boundary_spmv, &self.boundary, lo.map(|l| &l.boundary))
     }
 
     /// Fills the ghost tail of `x` from the neighbours, nothing overlapped:
@@ -466,7 +563,7 @@ impl DeviceDistMatrix {
         if !self.all_rows_stored {
             dev.memset_zero(y)?;
         }
-        self.halves(dev, x, None, y, false)
+        self.halves(dev, x, None, y, false, None)
     }
 
     /// Packs the send lists on the compute stream and posts the halo's NCCL

@@ -45,7 +45,8 @@
 use crate::backend::{DistMat, DistProduct};
 use crate::comm::{Comm, Link};
 use crate::device::{
-    addr, axpby, dist_module, DeviceDistMatrix, GATHER_BLOCKS, SCATTER_ADD, SUM_RANKS, SUM_RANKS_INTO, UNPACK_ADD,
+    addr, axpby, dist_module, DeviceDistMatrix, LoweredHalves, GATHER_BLOCKS, SCATTER_ADD, SUM_RANKS, SUM_RANKS_INTO,
+    UNPACK_ADD,
 };
 use crate::local::DistMatrix;
 use crate::nccl::{DeviceError, NcclComm};
@@ -318,6 +319,13 @@ pub struct DevRestriction {
     recvs: Vec<Link>,
     n_owned: usize,
     bc: usize,
+}
+
+/// The `f32` copy of a distributed level's operator (its halves) and the
+/// flag its conversion sets on a value beyond `f32`'s range.
+pub struct DevLowered {
+    halves: LoweredHalves,
+    overflow: CudaSlice<u32>,
 }
 
 /// The restriction onto the whole level: partial products summed over ranks.
@@ -622,8 +630,8 @@ impl<C: Comm + ?Sized> Backend for DeviceDistBackend<'_, C> {
     type Product = DevProduct;
     type Jacobi = DevJacobi;
     type Coarse = CudaCoarse;
-    /// No f32 smoother operators over GPU ranks: the defaults refuse.
-    type Lowered = ();
+    /// A distributed level's halves rounded to `f32` (smoother precision f32).
+    type Lowered = DevLowered;
     type Error = DeviceError;
 
     fn name(&self) -> &'static str {
@@ -804,6 +812,67 @@ impl<C: Comm + ?Sized> Backend for DeviceDistBackend<'_, C> {
     }
     fn axpy(&self, alpha: f64, x: &CudaSlice<f64>, y: &mut CudaSlice<f64>) -> Result<(), DeviceError> {
         Ok(self.cuda.axpy(alpha, x, y)?)
+    }
+    fn lowered(&self, a: &DevMat) -> Result<DevLowered, DeviceError> {
+        let DevMat::Rows(r) = a else {
+            return Err(mismatch("an f32 smoother operator", a));
+        };
+        Ok(DevLowered {
+            halves: r.m.lowered(&self.dev)?,
+            overflow: self.dev.zeros(1)?,
+        })
+    }
+    /// The halves' conversion on the device, then a 4-byte read of the
+    /// overflow flag (agreed over the ranks).
+    fn lower(&self, a: &DevMat, lo: &mut DevLowered, level: usize) -> Result<(), DeviceError> {
+        let DevMat::Rows(r) = a else {
+            return Err(mismatch("an f32 smoother operator", a));
+        };
+        let mine = (|| {
+            self.dev.upload_into(&[0u32], &mut lo.overflow)?;
+            r.m.lower(&self.dev, &self.vec[vector::TO_F32], &mut lo.halves, &lo.overflow)?;
+            let mut flag = [0u32];
+            self.dev.download_into(&lo.overflow, &mut flag)?;
+            if flag[0] != 0 {
+                return Err(DeviceError::from(ptap_runtime::cpu::f32_overflow(level)));
+            }
+            Ok(())
+        })();
+        self.agree(mine)
+    }
+    fn spmv_lowered(
+        &self,
+        a: &DevMat,
+        lo: &DevLowered,
+        x: &CudaSlice<f64>,
+        y: &mut CudaSlice<f64>,
+    ) -> Result<(), DeviceError> {
+        let DevMat::Rows(r) = a else {
+            return Err(mismatch("an f32 smoother operator", a));
+        };
+        if r.m.output_len() == 0 {
+            return Ok(());
+        }
+        let xin = r.input(&self.dev, &self.vec, x)?;
+        r.m.spmv_f32(&self.dev, self.nccl, &lo.halves, xin, y)
+    }
+    fn residual_lowered(
+        &self,
+        a: &DevMat,
+        lo: &DevLowered,
+        x: &CudaSlice<f64>,
+        b: &CudaSlice<f64>,
+        r: &mut CudaSlice<f64>,
+    ) -> Result<(), DeviceError> {
+        let DevMat::Rows(rows) = a else {
+            return Err(mismatch("an f32 smoother operator", a));
+        };
+        if rows.m.output_len() == 0 {
+            return Ok(());
+        }
+        let xin = rows.input(&self.dev, &self.vec, x)?;
+        rows.m
+            .residual_f32(&self.dev, self.nccl, &lo.halves, xin, b, r, &self.vec)
     }
     fn xpby(&self, x: &CudaSlice<f64>, beta: f64, y: &mut CudaSlice<f64>) -> Result<(), DeviceError> {
         Ok(self.cuda.xpby(x, beta, y)?)
