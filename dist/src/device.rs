@@ -209,11 +209,14 @@ pub struct LoweredHalves {
 
 /// Rows `keep(i)` of `a`'s local rows as a device matrix over all local
 /// columns (other rows empty), entries in the local matrix's order, with
-/// each stored block's index among the local matrix's blocks.
+/// each stored block's index among the local matrix's blocks. Without
+/// `with_values` the values are left zero on the device (no host copy of
+/// them): the caller gathers them there.
 fn upload_rows(
     dev: &Device,
     a: &crate::LocalMatrix,
     keep: impl Fn(usize) -> bool,
+    with_values: bool,
 ) -> Result<(DeviceBlockCsr, Vec<u32>), ptap_cuda::CudaError> {
     let (br, bc) = a.block_shape();
     let l = br * bc;
@@ -230,7 +233,9 @@ fn upload_rows(
             col_idx.extend_from_slice(&ci[r.clone()]);
             block_row.extend(std::iter::repeat_n(i as u32, r.len()));
             src.extend(r.clone().map(|k| k as u32));
-            values.extend_from_slice(&vals[r.start * l..r.end * l]);
+            if with_values {
+                values.extend_from_slice(&vals[r.start * l..r.end * l]);
+            }
         }
         row_ptr.push(col_idx.len());
     }
@@ -256,7 +261,11 @@ fn upload_rows(
         row_ptr: dev.upload(&to_u32("row pointers", &row_ptr)?)?,
         col_idx: dev.upload(&col_idx)?,
         block_row: dev.upload(&block_row)?,
-        values: dev.upload(&values)?,
+        values: if with_values {
+            dev.upload(&values)?
+        } else {
+            dev.zeros(nnzb * l)?
+        },
     };
     Ok((m, src))
 }
@@ -278,10 +287,34 @@ impl DeviceDistMatrix {
         a: &DistMatrix,
         high: bool,
     ) -> Result<Self, DeviceError> {
+        Self::build(dev, registry, a, high, None)
+    }
+
+    /// As [`Self::new`], the halves' values gathered on the device from
+    /// `full`, the rank's values already there in the local matrix's order
+    /// (what a refresh does): the host neither copies the values into the
+    /// halves nor uploads them a second time.
+    pub fn from_device_values(
+        dev: &Device,
+        registry: &KernelRegistry,
+        a: &DistMatrix,
+        full: &CudaSlice<f64>,
+    ) -> Result<Self, DeviceError> {
+        Self::build(dev, registry, a, true, Some(full))
+    }
+
+    fn build(
+        dev: &Device,
+        registry: &KernelRegistry,
+        a: &DistMatrix,
+        high: bool,
+        full: Option<&CudaSlice<f64>>,
+    ) -> Result<Self, DeviceError> {
         let local = &a.local;
         let (br, bc) = local.block_shape();
-        let (interior, interior_src) = upload_rows(dev, local, |i| !local.is_boundary(i))?;
-        let (boundary, boundary_src) = upload_rows(dev, local, |i| local.is_boundary(i))?;
+        let host = full.is_none();
+        let (interior, interior_src) = upload_rows(dev, local, |i| !local.is_boundary(i), host)?;
+        let (boundary, boundary_src) = upload_rows(dev, local, |i| local.is_boundary(i), host)?;
         let plan = &a.plan;
         let mut cols = Vec::new();
         for s in 0..plan.sends().len() {
@@ -291,7 +324,7 @@ impl DeviceDistMatrix {
         let ctx = dev.context();
         let event = || ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING));
         let module = dev.module(&dist_module())?;
-        Ok(Self {
+        let mut m = Self {
             br,
             bc,
             n_owned_cols: local.n_owned_cols(),
@@ -319,7 +352,11 @@ impl DeviceDistMatrix {
             packed: event()?,
             arrived: event()?,
             pack: module[PACK].clone(),
-        })
+        };
+        if let Some(full) = full {
+            m.refresh_from(dev, &module[GATHER_BLOCKS], full)?;
+        }
+        Ok(m)
     }
 
     /// Scalars of an input vector: owned then ghost columns.

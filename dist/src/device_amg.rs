@@ -277,9 +277,10 @@ impl DevRows {
         } else {
             Vec::new()
         };
+        let full = dev.upload(local.values())?;
         Ok(Self {
-            m: DeviceDistMatrix::new(dev, registry, d)?,
-            full: dev.upload(local.values())?,
+            m: DeviceDistMatrix::from_device_values(dev, registry, d, &full)?,
+            full,
             nnzb: local.nnzb(),
             x: dev.zeros(d.input_len())?,
             n_in: local.n_owned_cols() * bc,
