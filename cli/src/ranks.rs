@@ -115,8 +115,11 @@ mod with_mpi {
         precision: ptap_runtime::SmootherPrecision,
     ) -> Result<HierarchyOptions> {
         crate::common::validate_pf(&[pf], pf_scale)?;
-        if precision != ptap_runtime::SmootherPrecision::F64 {
-            bail!("under mpirun the smoothers apply the f64 values; --smoother-precision {precision} is single-process only");
+        if !gpus && precision != ptap_runtime::SmootherPrecision::F64 {
+            bail!(
+                "CPU ranks' smoothers apply the f64 values; --smoother-precision {precision} runs single-process or \
+                 on GPU ranks (--device cuda)"
+            );
         }
         if agg != ptap_amg::Aggregation::default() {
             bail!(
@@ -127,6 +130,7 @@ mod with_mpi {
         }
         let mut o = HierarchyOptions::default();
         (o.amg.pf, o.amg.pf_scale) = (pf, pf_scale);
+        o.smoother_precision = precision;
         match variant {
             None | Some("default") if gpus => o.variant = Some(ptap_schedules::Variant::TensorPair),
             None | Some("default") => {}

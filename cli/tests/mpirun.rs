@@ -18,7 +18,10 @@
 //!   driver and NCCL): every step against the CPU ranks (iterations within
 //!   1, tip to 1e-8 relative), the hot steps assembled on the GPUs with only
 //!   the slab's modulus field going up, matrix setup and solve moving only
-//!   scalars; more ranks than GPUs refused in one sentence.
+//!   scalars; every distributed level's time balance over the ranks (CPU and
+//!   GPU ranks alike: its keys, max / mean at least 1); the f32 smoothers on
+//!   GPU ranks against their f64 run; more ranks than GPUs refused in one
+//!   sentence.
 use ptap_dist::{reference, CgOptions};
 use ptap_fem::BeamProblem;
 use ptap_io::BlockSpec;
@@ -105,6 +108,39 @@ fn bitwise(x: &[f64], y: &[f64]) -> bool {
     x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
 }
 
+/// Every distributed level of `report` has its time balance over the `np`
+/// ranks: the CPU ranks' keys, positive times, max at least mean, and a
+/// max / mean ratio of at least 1 (to rounding: the mean of equal times may
+/// round a last bit up); the replicated coarsest level has none.
+fn assert_balance(report: &serde_json::Value, np: usize) {
+    for l in report["levels"].as_array().unwrap() {
+        let b = &l["balance"];
+        if l["replicated"] == true {
+            assert!(b.is_null(), "np {np}: {l}");
+            continue;
+        }
+        let f = |k: &str| b[k].as_f64().unwrap_or_else(|| panic!("np {np}: no {k} in {l}"));
+        let holding = l["rows_per_rank"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r.as_u64() > Some(0))
+            .count();
+        assert_eq!(b["ranks_with_rows"].as_u64(), Some(holding as u64), "np {np}: {l}");
+        for (max, mean) in [("product_max_s", "product_mean_s"), ("spmv_max_s", "spmv_mean_s")] {
+            assert!(f(mean) > 0.0 && f(max) >= f(mean) * (1.0 - 1e-12), "np {np}: {l}");
+        }
+        let ratio = f("time_max_over_mean");
+        assert!(
+            ratio.is_finite() && ratio >= 1.0 - 1e-12,
+            "np {np}: ratio {ratio} in {l}"
+        );
+        if np == 1 {
+            assert_eq!(ratio, 1.0, "one rank: {l}");
+        }
+    }
+}
+
 /// AMG-CG on 1, 2 and 3 ranks (and 3 again): the runs agree as the module
 /// docs say; returns the runs.
 fn amg_runs_agree(args: &[&str], tag: &str, a: &BlockCsr, b: &[f64]) -> Vec<Run> {
@@ -146,6 +182,7 @@ fn amg_runs_agree(args: &[&str], tag: &str, a: &BlockCsr, b: &[f64]) -> Vec<Run>
             rel_diff(&run.solution, &one.solution)
         );
         assert_eq!(run.report["solver"], "amg");
+        assert_balance(&run.report, np);
         for l in run.report["levels"].as_array().unwrap() {
             assert!(l["rank_deficient_aggregates"].as_u64().unwrap_or(0) == 0, "{tag}: {l}");
         }
@@ -647,6 +684,10 @@ fn what_does_not_run_over_ranks_is_refused_in_one_sentence_on_every_rank() {
         "under mpirun the aggregates are the single-process greedy MIS in natural order",
     );
     fails_on_every_rank(
+        &["run", "--k", "2", "--smoother-precision", "f32"],
+        "CPU ranks' smoothers apply the f64 values",
+    );
+    fails_on_every_rank(
         &["solve", "--k", "2", "--dim", "2"],
         "under mpirun the beam is the 3D one",
     );
@@ -841,6 +882,8 @@ fn gpu_ranks_run_the_steps_as_the_cpu_ranks_do_with_device_assembly() {
         let gpu = mpirun(np, &[&args[..], &["--device", "cuda"]].concat(), &dir, "gpus-cuda");
         let r = &gpu.report;
         assert_eq!(r["length"], np, "{r}");
+        // The GPU ranks' per-level balance, measured on the devices.
+        assert_balance(r, np);
         let (cs, gs) = (cpu.report["steps"].as_array().unwrap(), r["steps"].as_array().unwrap());
         assert_eq!(gs.len(), 3);
         for (c, g) in cs.iter().zip(gs) {
@@ -864,6 +907,29 @@ fn gpu_ranks_run_the_steps_as_the_cpu_ranks_do_with_device_assembly() {
         assert_eq!(t["assembly"]["h2d_bytes"].as_f64().unwrap(), 8.0 * most, "{t}");
         assert_eq!(t["assembly"]["d2h_bytes"].as_f64().unwrap(), 0.0, "{t}");
         assert_eq!(t["fine values upload"]["h2d_bytes"].as_f64().unwrap(), 0.0, "{t}");
+
+        // The smoothers on the f32 copies of the distributed levels: the same
+        // solve to the f64 run's tolerance, scalars only in the hot phases.
+        let f32 = mpirun(
+            np,
+            &[&args[..], &["--device", "cuda", "--smoother-precision", "f32"]].concat(),
+            &dir,
+            "gpus-f32",
+        );
+        let f = &f32.report;
+        for (g, s) in gs.iter().zip(f["steps"].as_array().unwrap()) {
+            let (ig, is) = (g["iterations"].as_u64().unwrap(), s["iterations"].as_u64().unwrap());
+            let (tg, ts) = (
+                g["tip_displacement"].as_f64().unwrap(),
+                s["tip_displacement"].as_f64().unwrap(),
+            );
+            assert!(is <= ig + 2, "np {np} f32: {is} against {ig} iterations");
+            assert!((tg - ts).abs() <= 1e-6 * tg, "np {np} f32: tips {ts:e} against {tg:e}");
+        }
+        let t = &f["transfers_per_hot_step_max_over_ranks"];
+        for phase in ["matrix setup", "solve"] {
+            assert_eq!(t[phase]["scalars_only"], true, "np {np} f32 {phase}: {t}");
+        }
     }
     // One rank per GPU: one more is refused on every rank that has none.
     let out = Command::new("timeout")

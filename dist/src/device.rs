@@ -178,6 +178,9 @@ pub struct DeviceDistMatrix {
     n_owned_cols: usize,
     n_rows: usize,
     input_len: usize,
+    /// Every row has a block in one of the halves: the two launches write
+    /// every output row, so nothing is zeroed (or copied) before them.
+    all_rows_stored: bool,
     interior: DeviceBlockCsr,
     interior_spmv: DeviceSpmv,
     boundary: DeviceBlockCsr,
@@ -198,13 +201,22 @@ pub struct DeviceDistMatrix {
     pack: Arc<Kernel>,
 }
 
+/// A [`DeviceDistMatrix`]'s interior and boundary values rounded to `f32`.
+pub struct LoweredHalves {
+    interior: CudaSlice<f32>,
+    boundary: CudaSlice<f32>,
+}
+
 /// Rows `keep(i)` of `a`'s local rows as a device matrix over all local
 /// columns (other rows empty), entries in the local matrix's order, with
-/// each stored block's index among the local matrix's blocks.
+/// each stored block's index among the local matrix's blocks. Without
+/// `with_values` the values are left zero on the device (no host copy of
+/// them): the caller gathers them there.
 fn upload_rows(
     dev: &Device,
     a: &crate::LocalMatrix,
     keep: impl Fn(usize) -> bool,
+    with_values: bool,
 ) -> Result<(DeviceBlockCsr, Vec<u32>), ptap_cuda::CudaError> {
     let (br, bc) = a.block_shape();
     let l = br * bc;
@@ -221,7 +233,9 @@ fn upload_rows(
             col_idx.extend_from_slice(&ci[r.clone()]);
             block_row.extend(std::iter::repeat_n(i as u32, r.len()));
             src.extend(r.clone().map(|k| k as u32));
-            values.extend_from_slice(&vals[r.start * l..r.end * l]);
+            if with_values {
+                values.extend_from_slice(&vals[r.start * l..r.end * l]);
+            }
         }
         row_ptr.push(col_idx.len());
     }
@@ -247,7 +261,11 @@ fn upload_rows(
         row_ptr: dev.upload(&to_u32("row pointers", &row_ptr)?)?,
         col_idx: dev.upload(&col_idx)?,
         block_row: dev.upload(&block_row)?,
-        values: dev.upload(&values)?,
+        values: if with_values {
+            dev.upload(&values)?
+        } else {
+            dev.zeros(nnzb * l)?
+        },
     };
     Ok((m, src))
 }
@@ -269,10 +287,34 @@ impl DeviceDistMatrix {
         a: &DistMatrix,
         high: bool,
     ) -> Result<Self, DeviceError> {
+        Self::build(dev, registry, a, high, None)
+    }
+
+    /// As [`Self::new`], the halves' values gathered on the device from
+    /// `full`, the rank's values already there in the local matrix's order
+    /// (what a refresh does): the host neither copies the values into the
+    /// halves nor uploads them a second time.
+    pub fn from_device_values(
+        dev: &Device,
+        registry: &KernelRegistry,
+        a: &DistMatrix,
+        full: &CudaSlice<f64>,
+    ) -> Result<Self, DeviceError> {
+        Self::build(dev, registry, a, true, Some(full))
+    }
+
+    fn build(
+        dev: &Device,
+        registry: &KernelRegistry,
+        a: &DistMatrix,
+        high: bool,
+        full: Option<&CudaSlice<f64>>,
+    ) -> Result<Self, DeviceError> {
         let local = &a.local;
         let (br, bc) = local.block_shape();
-        let (interior, interior_src) = upload_rows(dev, local, |i| !local.is_boundary(i))?;
-        let (boundary, boundary_src) = upload_rows(dev, local, |i| local.is_boundary(i))?;
+        let host = full.is_none();
+        let (interior, interior_src) = upload_rows(dev, local, |i| !local.is_boundary(i), host)?;
+        let (boundary, boundary_src) = upload_rows(dev, local, |i| local.is_boundary(i), host)?;
         let plan = &a.plan;
         let mut cols = Vec::new();
         for s in 0..plan.sends().len() {
@@ -282,12 +324,13 @@ impl DeviceDistMatrix {
         let ctx = dev.context();
         let event = || ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING));
         let module = dev.module(&dist_module())?;
-        Ok(Self {
+        let mut m = Self {
             br,
             bc,
             n_owned_cols: local.n_owned_cols(),
             n_rows: local.n_rows(),
             input_len: a.input_len(),
+            all_rows_stored: local.row_ptr().windows(2).all(|w| w[1] > w[0]),
             interior_spmv: DeviceSpmv::new(dev, registry, &interior)?,
             interior,
             boundary_spmv: DeviceSpmv::new(dev, registry, &boundary)?,
@@ -309,7 +352,11 @@ impl DeviceDistMatrix {
             packed: event()?,
             arrived: event()?,
             pack: module[PACK].clone(),
-        })
+        };
+        if let Some(full) = full {
+            m.refresh_from(dev, &module[GATHER_BLOCKS], full)?;
+        }
+        Ok(m)
     }
 
     /// Scalars of an input vector: owned then ghost columns.
@@ -388,13 +435,152 @@ impl DeviceDistMatrix {
     ) -> Result<(), DeviceError> {
         assert!(x.len() >= self.input_len && y.len() >= self.output_len());
         let halo = self.start_exchange(dev, nccl, x)?;
-        dev.memset_zero(y)?;
-        self.interior_spmv.apply(dev, &self.interior, x, y)?;
+        if !self.all_rows_stored {
+            dev.memset_zero(y)?;
+        }
+        self.halves(dev, x, None, y, halo, None)
+    }
+
+    /// [`Self::spmv`] with the values of `lo` (the halves rounded to `f32`:
+    /// the smoothers' operator under smoother precision f32).
+    pub fn spmv_f32(
+        &self,
+        dev: &Device,
+        nccl: &NcclComm,
+        lo: &LoweredHalves,
+        x: &CudaSlice<f64>,
+        y: &mut CudaSlice<f64>,
+    ) -> Result<(), DeviceError> {
+        assert!(x.len() >= self.input_len && y.len() >= self.output_len());
+        let halo = self.start_exchange(dev, nccl, x)?;
+        if !self.all_rows_stored {
+            dev.memset_zero(y)?;
+        }
+        self.halves(dev, x, None, y, halo, Some(lo))
+    }
+
+    /// [`Self::residual`] with the values of `lo`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn residual_f32(
+        &self,
+        dev: &Device,
+        nccl: &NcclComm,
+        lo: &LoweredHalves,
+        x: &CudaSlice<f64>,
+        b: &CudaSlice<f64>,
+        r: &mut CudaSlice<f64>,
+        vec: &Kernels,
+    ) -> Result<(), DeviceError> {
+        assert!(x.len() >= self.input_len && r.len() >= self.output_len() && b.len() >= self.output_len());
+        if !self.all_rows_stored {
+            self.spmv_f32(dev, nccl, lo, x, r)?;
+            return axpby(dev, vec, 1.0, b, -1.0, r, self.output_len());
+        }
+        let halo = self.start_exchange(dev, nccl, x)?;
+        self.halves(dev, x, Some(b), r, halo, Some(lo))
+    }
+
+    /// Storage for the halves' values rounded to `f32` (square blocks).
+    pub fn lowered(&self, dev: &Device) -> Result<LoweredHalves, DeviceError> {
+        if self.br != self.bc {
+            return Err(DistError::Matrix {
+                why: format!("f32 smoother operators need square blocks, got {}x{}", self.br, self.bc),
+            }
+            .into());
+        }
+        let l = self.br * self.bc;
+        Ok(LoweredHalves {
+            interior: dev.zeros(self.interior.nnzb * l)?,
+            boundary: dev.zeros(self.boundary.nnzb * l)?,
+        })
+    }
+
+    /// `lo` = the halves' current values rounded to `f32` (`to_f32`: the
+    /// common module's conversion), `overflow` set where one is beyond
+    /// `f32`'s range. Queued; the caller reads `overflow`.
+    pub fn lower(
+        &self,
+        dev: &Device,
+        to_f32: &Kernel,
+        lo: &mut LoweredHalves,
+        overflow: &CudaSlice<u32>,
+    ) -> Result<(), DeviceError> {
+        for (half, out) in [(&self.interior, &lo.interior), (&self.boundary, &lo.boundary)] {
+            // An empty half's arrays are one-element placeholders: nothing to convert.
+            let n = half.nnzb * self.br * self.bc;
+            if n == 0 {
+                continue;
+            }
+            let cfg = LaunchConfig {
+                grid_dim: ((n as u64).div_ceil(256).min(dev.sm_count() as u64 * 16) as u32, 1, 1),
+                block_dim: (256, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            dev.launch(
+                to_f32,
+                cfg,
+                &[
+                    Arg::F64(&half.values),
+                    Arg::F32Mut(out),
+                    Arg::U32sMut(overflow),
+                    Arg::U64(n as u64),
+                ],
+            )?;
+        }
+        Ok(())
+    }
+
+    /// `r = b - A x` on this rank's rows, the halo exchanged as in
+    /// [`Self::spmv`]: one fused pass per half where every row has a block
+    /// and the blocks are square (the single-process residual's kernel),
+    /// else the SpMV and `r = b - r`.
+    pub fn residual(
+        &self,
+        dev: &Device,
+        nccl: &NcclComm,
+        x: &CudaSlice<f64>,
+        b: &CudaSlice<f64>,
+        r: &mut CudaSlice<f64>,
+        vec: &Kernels,
+    ) -> Result<(), DeviceError> {
+        assert!(x.len() >= self.input_len && r.len() >= self.output_len() && b.len() >= self.output_len());
+        if !(self.all_rows_stored && self.br == self.bc) {
+            self.spmv(dev, nccl, x, r)?;
+            return axpby(dev, vec, 1.0, b, -1.0, r, self.output_len());
+        }
+        let halo = self.start_exchange(dev, nccl, x)?;
+        self.halves(dev, x, Some(b), r, halo, None)
+    }
+
+    /// The interior rows, then (after the halo, where there is one) the
+    /// boundary rows: `y = A x`, or `y = b - A x` with `b`, from the `f32`
+    /// values of `lo` where given; a half without blocks launches nothing.
+    fn halves(
+        &self,
+        dev: &Device,
+        x: &CudaSlice<f64>,
+        b: Option<&CudaSlice<f64>>,
+        y: &CudaSlice<f64>,
+        halo: bool,
+        lo: Option<&LoweredHalves>,
+    ) -> Result<(), DeviceError> {
+        let half = |spmv: &DeviceSpmv, m: &DeviceBlockCsr, v: Option<&CudaSlice<f32>>| -> Result<(), DeviceError> {
+            if m.nnzb == 0 {
+                return Ok(());
+            }
+            match (b, v) {
+                (Some(b), None) => spmv.residual(dev, m, x, b, y)?,
+                (None, None) => spmv.apply(dev, m, x, y)?,
+                (Some(b), Some(v)) => spmv.residual_f32(dev, m, v, x, b, y)?,
+                (None, Some(v)) => spmv.apply_f32(dev, m, v, x, y)?,
+            }
+            Ok(())
+        };
+        half(&self.interior_spmv, &self.interior, lo.map(|l| &l.interior))?;
         if halo {
             dev.stream().wait(&self.arrived)?;
         }
-        self.boundary_spmv.apply(dev, &self.boundary, x, y)?;
-        Ok(())
+        half(&self.boundary_spmv, &self.boundary, lo.map(|l| &l.boundary))
     }
 
     /// Fills the ghost tail of `x` from the neighbours, nothing overlapped:
@@ -412,10 +598,10 @@ impl DeviceDistMatrix {
     /// interior and boundary rows back to back.
     pub fn local_rows(&self, dev: &Device, x: &CudaSlice<f64>, y: &mut CudaSlice<f64>) -> Result<(), DeviceError> {
         assert!(x.len() >= self.input_len && y.len() >= self.output_len());
-        dev.memset_zero(y)?;
-        self.interior_spmv.apply(dev, &self.interior, x, y)?;
-        self.boundary_spmv.apply(dev, &self.boundary, x, y)?;
-        Ok(())
+        if !self.all_rows_stored {
+            dev.memset_zero(y)?;
+        }
+        self.halves(dev, x, None, y, false, None)
     }
 
     /// Packs the send lists on the compute stream and posts the halo's NCCL

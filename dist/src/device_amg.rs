@@ -45,7 +45,8 @@
 use crate::backend::{DistMat, DistProduct};
 use crate::comm::{Comm, Link};
 use crate::device::{
-    addr, axpby, dist_module, DeviceDistMatrix, GATHER_BLOCKS, SCATTER_ADD, SUM_RANKS, SUM_RANKS_INTO, UNPACK_ADD,
+    addr, axpby, dist_module, DeviceDistMatrix, LoweredHalves, GATHER_BLOCKS, SCATTER_ADD, SUM_RANKS, SUM_RANKS_INTO,
+    UNPACK_ADD,
 };
 use crate::local::DistMatrix;
 use crate::nccl::{DeviceError, NcclComm};
@@ -56,7 +57,9 @@ use cudarc::driver::{CudaEvent, CudaSlice, DevicePtr, LaunchConfig};
 use ptap_codegen_core::gpu::{vector, DOT_THREADS};
 use ptap_codegen_core::gpu_cg as gc;
 use ptap_codegen_core::gpu_solve as gs;
-use ptap_cuda::{grid_for, Arg, Cuda, CudaCoarse, CudaMatrix, Device, DeviceBlockCsr, DeviceProduct, Kernels};
+use ptap_cuda::{
+    grid_for, Arg, Cuda, CudaCoarse, CudaMatrix, Device, DeviceBlockCsr, DeviceGraph, DeviceProduct, Kernels,
+};
 use ptap_runtime::backend::cg_slot;
 use ptap_runtime::hierarchy::Transfer;
 use ptap_runtime::{Backend, Hierarchy, HierarchyOptions, KernelRegistry, LevelParts, RuntimeError};
@@ -86,6 +89,15 @@ pub struct DeviceDistBackend<'c, C: Comm + ?Sized> {
     gathered: CudaSlice<f64>,
     /// The reduced dot [`Backend::dot`] reads back.
     scal: CudaSlice<f64>,
+    /// Run every operation at once, recording nothing ([`record_off`]).
+    no_record: bool,
+}
+
+/// Whether `PTAP_RANKS_RECORD=0` turns the GPU ranks' recording of the
+/// solve into CUDA graphs off (for measuring what the graphs buy, or as a
+/// way around an NCCL that cannot be captured).
+pub fn record_off() -> bool {
+    std::env::var("PTAP_RANKS_RECORD").is_ok_and(|v| v == "0")
 }
 
 impl<'c, C: Comm + ?Sized> DeviceDistBackend<'c, C> {
@@ -119,6 +131,7 @@ impl<'c, C: Comm + ?Sized> DeviceDistBackend<'c, C> {
             mine: dev.zeros(1)?,
             gathered: dev.zeros(nccl.size())?,
             scal: dev.zeros(1)?,
+            no_record: record_off(),
             dev: dev.clone(),
             registry,
         })
@@ -264,9 +277,10 @@ impl DevRows {
         } else {
             Vec::new()
         };
+        let full = dev.upload(local.values())?;
         Ok(Self {
-            m: DeviceDistMatrix::new(dev, registry, d)?,
-            full: dev.upload(local.values())?,
+            m: DeviceDistMatrix::from_device_values(dev, registry, d, &full)?,
+            full,
             nnzb: local.nnzb(),
             x: dev.zeros(d.input_len())?,
             n_in: local.n_owned_cols() * bc,
@@ -277,6 +291,21 @@ impl DevRows {
     /// The rows' device matrix (halves, halo).
     pub fn matrix(&self) -> &DeviceDistMatrix {
         &self.m
+    }
+    /// The SpMV's input for the owned scalars `x`: `x` itself where the rows
+    /// have no ghost column (one rank), else `x` copied ahead of the ghost
+    /// tail the halo fills.
+    fn input<'a>(
+        &'a self,
+        dev: &Device,
+        vec: &Kernels,
+        x: &'a CudaSlice<f64>,
+    ) -> Result<&'a CudaSlice<f64>, DeviceError> {
+        if self.x.len() == self.n_in {
+            return Ok(x);
+        }
+        axpby(dev, vec, 1.0, x, 0.0, &self.x, self.n_in)?;
+        Ok(&self.x)
     }
 }
 
@@ -291,6 +320,13 @@ pub struct DevRestriction {
     recvs: Vec<Link>,
     n_owned: usize,
     bc: usize,
+}
+
+/// The `f32` copy of a distributed level's operator (its halves) and the
+/// flag its conversion sets on a value beyond `f32`'s range.
+pub struct DevLowered {
+    halves: LoweredHalves,
+    overflow: CudaSlice<u32>,
 }
 
 /// The restriction onto the whole level: partial products summed over ranks.
@@ -375,6 +411,8 @@ pub struct DevProduct {
     out: DevOutput,
     dist: Kernels,
     start: CudaEvent,
+    /// After the local product (before any exchange): this rank's own work.
+    local_end: CudaEvent,
     end: CudaEvent,
 }
 
@@ -441,6 +479,7 @@ impl DevProduct {
             out,
             dist: dev.module(&dist_module())?,
             start: dev.event()?,
+            local_end: dev.event()?,
             end: dev.event()?,
         })
     }
@@ -449,6 +488,13 @@ impl DevProduct {
     /// events around it; call after a synchronization).
     pub fn last_seconds(&self) -> Result<f64, DeviceError> {
         Ok(f64::from(self.start.elapsed_ms(&self.end)?) / 1e3)
+    }
+
+    /// Device seconds of the last product's local part on this rank (the
+    /// gather of `A_ext` and the executor, no exchange; after a
+    /// synchronization).
+    pub fn last_local_seconds(&self) -> Result<f64, DeviceError> {
+        Ok(f64::from(self.start.elapsed_ms(&self.local_end)?) / 1e3)
     }
 
     fn numeric<C: Comm + ?Sized>(
@@ -481,6 +527,7 @@ impl DevProduct {
         if let Some(exec) = self.exec.as_mut() {
             exec.numeric(&self.a_ext, &self.p_ext, &mut self.c_ext)?;
         }
+        self.local_end.record(st)?;
         let lc = self.c_ext.br * self.c_ext.bc;
         let scatter = |src: &CudaSlice<f64>, off: usize, map: &CudaSlice<u32>, n: usize, acc: &CudaSlice<f64>| {
             dev.launch(
@@ -580,12 +627,12 @@ const BUILT_OVER_RANKS: &str =
 impl<C: Comm + ?Sized> Backend for DeviceDistBackend<'_, C> {
     type Vector = CudaSlice<f64>;
     type Matrix = DevMat;
-    type Graph = ();
+    type Graph = DeviceGraph;
     type Product = DevProduct;
     type Jacobi = DevJacobi;
     type Coarse = CudaCoarse;
-    /// No f32 smoother operators over GPU ranks: the defaults refuse.
-    type Lowered = ();
+    /// A distributed level's halves rounded to `f32` (smoother precision f32).
+    type Lowered = DevLowered;
     type Error = DeviceError;
 
     fn name(&self) -> &'static str {
@@ -677,10 +724,13 @@ impl<C: Comm + ?Sized> Backend for DeviceDistBackend<'_, C> {
                 if r.m.output_len() == 0 {
                     return Ok(());
                 }
-                axpby(&self.dev, &self.vec, 1.0, x, 0.0, &r.x, r.n_in)?;
-                r.m.spmv(&self.dev, self.nccl, &r.x, y)
+                r.m.spmv(&self.dev, self.nccl, r.input(&self.dev, &self.vec, x)?, y)
             }
             DevMat::Restriction(r) => {
+                // No ghost coarse rows (one rank): straight into `y`.
+                if r.sends.is_empty() && r.recvs.is_empty() && r.z.borrow().len() == r.n_owned {
+                    return self.plain_spmv(&r.r, x, y);
+                }
                 let st = self.dev.stream();
                 let mut zm = r.z.borrow_mut();
                 self.plain_spmv(&r.r, x, &mut zm)?;
@@ -751,11 +801,79 @@ impl<C: Comm + ?Sized> Backend for DeviceDistBackend<'_, C> {
         b: &CudaSlice<f64>,
         r: &mut CudaSlice<f64>,
     ) -> Result<(), DeviceError> {
+        if let DevMat::Rows(rows) = a {
+            if rows.m.output_len() == 0 {
+                return Ok(());
+            }
+            let xin = rows.input(&self.dev, &self.vec, x)?;
+            return rows.m.residual(&self.dev, self.nccl, xin, b, r, &self.vec);
+        }
         self.spmv(a, x, r)?;
         Ok(self.cuda.xpby(b, -1.0, r)?)
     }
     fn axpy(&self, alpha: f64, x: &CudaSlice<f64>, y: &mut CudaSlice<f64>) -> Result<(), DeviceError> {
         Ok(self.cuda.axpy(alpha, x, y)?)
+    }
+    fn lowered(&self, a: &DevMat) -> Result<DevLowered, DeviceError> {
+        let DevMat::Rows(r) = a else {
+            return Err(mismatch("an f32 smoother operator", a));
+        };
+        Ok(DevLowered {
+            halves: r.m.lowered(&self.dev)?,
+            overflow: self.dev.zeros(1)?,
+        })
+    }
+    /// The halves' conversion on the device, then a 4-byte read of the
+    /// overflow flag (agreed over the ranks).
+    fn lower(&self, a: &DevMat, lo: &mut DevLowered, level: usize) -> Result<(), DeviceError> {
+        let DevMat::Rows(r) = a else {
+            return Err(mismatch("an f32 smoother operator", a));
+        };
+        let mine = (|| {
+            self.dev.upload_into(&[0u32], &mut lo.overflow)?;
+            r.m.lower(&self.dev, &self.vec[vector::TO_F32], &mut lo.halves, &lo.overflow)?;
+            let mut flag = [0u32];
+            self.dev.download_into(&lo.overflow, &mut flag)?;
+            if flag[0] != 0 {
+                return Err(DeviceError::from(ptap_runtime::cpu::f32_overflow(level)));
+            }
+            Ok(())
+        })();
+        self.agree(mine)
+    }
+    fn spmv_lowered(
+        &self,
+        a: &DevMat,
+        lo: &DevLowered,
+        x: &CudaSlice<f64>,
+        y: &mut CudaSlice<f64>,
+    ) -> Result<(), DeviceError> {
+        let DevMat::Rows(r) = a else {
+            return Err(mismatch("an f32 smoother operator", a));
+        };
+        if r.m.output_len() == 0 {
+            return Ok(());
+        }
+        let xin = r.input(&self.dev, &self.vec, x)?;
+        r.m.spmv_f32(&self.dev, self.nccl, &lo.halves, xin, y)
+    }
+    fn residual_lowered(
+        &self,
+        a: &DevMat,
+        lo: &DevLowered,
+        x: &CudaSlice<f64>,
+        b: &CudaSlice<f64>,
+        r: &mut CudaSlice<f64>,
+    ) -> Result<(), DeviceError> {
+        let DevMat::Rows(rows) = a else {
+            return Err(mismatch("an f32 smoother operator", a));
+        };
+        if rows.m.output_len() == 0 {
+            return Ok(());
+        }
+        let xin = rows.input(&self.dev, &self.vec, x)?;
+        rows.m
+            .residual_f32(&self.dev, self.nccl, &lo.halves, xin, b, r, &self.vec)
     }
     fn xpby(&self, x: &CudaSlice<f64>, beta: f64, y: &mut CudaSlice<f64>) -> Result<(), DeviceError> {
         Ok(self.cuda.xpby(x, beta, y)?)
@@ -823,13 +941,22 @@ impl<C: Comm + ?Sized> Backend for DeviceDistBackend<'_, C> {
     ) -> Result<(), DeviceError> {
         Ok(self.cuda.xpby_ratio(s, num, den, x, y)?)
     }
-    /// Nothing is recorded: NCCL calls inside a graph would need every rank
-    /// to capture alike.
-    fn end_capture(&self, _discard: bool) -> Result<Option<()>, DeviceError> {
-        Ok(None)
+    /// The CUDA backend's stream capture: NCCL's calls (the halos on their
+    /// stream, forked and joined by events, and the reductions) are captured
+    /// with the kernels. Every rank records and replays the same sequence in
+    /// the same order (the solver's keys are the same on every rank), which
+    /// is what NCCL asks of captured calls. Off where [`record_off`] says.
+    fn begin_capture(&self) -> Result<bool, DeviceError> {
+        if self.no_record {
+            return Ok(false);
+        }
+        Ok(self.cuda.begin_capture()?)
     }
-    fn replay(&self, _graph: &()) -> Result<(), DeviceError> {
-        Ok(())
+    fn end_capture(&self, discard: bool) -> Result<Option<DeviceGraph>, DeviceError> {
+        Ok(self.cuda.end_capture(discard)?)
+    }
+    fn replay(&self, graph: &DeviceGraph) -> Result<(), DeviceError> {
+        Ok(self.cuda.replay(graph)?)
     }
     fn storage_id(&self, v: &CudaSlice<f64>) -> usize {
         let (ptr, _sync) = v.device_ptr(self.dev.stream());
@@ -930,6 +1057,36 @@ impl<C: Comm + ?Sized> Backend for DeviceDistBackend<'_, C> {
             ],
         )?)
     }
+    /// The CUDA backend's one pass ([`gc::jacobi_step_name`]) on this
+    /// rank's rows: the default's four operations' bits.
+    fn jacobi_first_step(
+        &self,
+        j: &DevJacobi,
+        coef: &CudaSlice<f64>,
+        alpha_at: usize,
+        r: &CudaSlice<f64>,
+        t: &mut CudaSlice<f64>,
+        x: &mut CudaSlice<f64>,
+        zero_guess: bool,
+    ) -> Result<(), DeviceError> {
+        if j.nrows == 0 {
+            return Ok(());
+        }
+        Ok(self.dev.launch(
+            &j.kernels[&gc::jacobi_step_name(j.b)],
+            grid_for((j.nrows * j.b) as u64, 256),
+            &[
+                Arg::F64(&j.dinv),
+                Arg::F64(coef),
+                Arg::U32(alpha_at as u32),
+                Arg::F64(r),
+                Arg::F64Mut(t),
+                Arg::F64Mut(x),
+                Arg::U32(zero_guess as u32),
+                Arg::U32(j.nrows as u32),
+            ],
+        )?)
+    }
     fn jacobi_values(&self, j: &DevJacobi) -> Result<Vec<f64>, DeviceError> {
         let mut v = self.dev.download(&j.dinv)?;
         v.truncate(j.nrows * j.b * j.b);
@@ -969,7 +1126,14 @@ pub struct DeviceSetupReport {
     pub setup: DistSetupReport,
     /// Seconds of the one upload of every level (after the mesh setup).
     pub upload_s: f64,
+    /// Where the upload's seconds go on this rank: `[backend, operators and
+    /// smoothers, transfers and products, NCCL warm-up]` (the backend: its
+    /// kernel modules, compiled where the kernel cache lacks them).
+    pub upload_parts_s: [f64; 4],
 }
+
+/// The names of [`DeviceSetupReport::upload_parts_s`], as JSON keys.
+pub const UPLOAD_PARTS: [&str; 4] = ["backend_s", "operators_s", "transfers_s", "nccl_warm_up_s"];
 
 /// The AMG hierarchy on the GPU ranks (module docs): the CPU ranks' mesh
 /// setup, one upload, then the matrix setup on the devices. Collective over
@@ -993,7 +1157,9 @@ pub fn build_device_hierarchy<'c, C: Comm + ?Sized>(
     progress("uploading every level to the GPU ranks");
     let t = Instant::now();
     dev.set_phase("upload");
+    let mut parts_s = [0.0; 4];
     let be = DeviceDistBackend::new(comm, nccl, dev, options.kernels.clone());
+    parts_s[0] = t.elapsed().as_secs_f64();
     let uploaded = be.and_then(|be| {
         let mut dparts = Vec::with_capacity(parts.len());
         let mut coarse = None;
@@ -1005,6 +1171,7 @@ pub fn build_device_hierarchy<'c, C: Comm + ?Sized>(
                 transfer,
                 smoother,
             } = part;
+            let t1 = Instant::now();
             if let DistMat::Whole(c) = &a {
                 coarse = Some(be.cuda.coarse(c)?);
             }
@@ -1027,6 +1194,9 @@ pub fn build_device_hierarchy<'c, C: Comm + ?Sized>(
                 (None, _) => None,
                 (Some(_), other) => return Err(mismatch("a smoother", other)),
             };
+            dev.synchronize()?;
+            parts_s[1] += t1.elapsed().as_secs_f64();
+            let t2 = Instant::now();
             let transfer = match transfer {
                 None => None,
                 Some(t) => {
@@ -1056,6 +1226,8 @@ pub fn build_device_hierarchy<'c, C: Comm + ?Sized>(
                     })
                 }
             };
+            dev.synchronize()?;
+            parts_s[2] += t2.elapsed().as_secs_f64();
             dparts.push(LevelParts {
                 a,
                 pattern,
@@ -1067,14 +1239,23 @@ pub fn build_device_hierarchy<'c, C: Comm + ?Sized>(
         let coarse = coarse.ok_or_else(|| DistError::Matrix {
             why: "the mesh setup ended without a whole coarsest level".into(),
         })?;
+        let t3 = Instant::now();
         warm_up(&be, &dparts)?;
         dev.synchronize()?;
+        parts_s[3] = t3.elapsed().as_secs_f64();
         Ok((be, dparts, coarse))
     });
     let (be, dparts, coarse) = agree_on(comm, uploaded)?;
     let upload_s = t.elapsed().as_secs_f64();
     let h = Hierarchy::from_levels(be, dparts, coarse, options.clone(), modes, mesh_setup_s, progress)?;
-    Ok((h, DeviceSetupReport { setup, upload_s }))
+    Ok((
+        h,
+        DeviceSetupReport {
+            setup,
+            upload_s,
+            upload_parts_s: parts_s,
+        },
+    ))
 }
 
 /// Scalars per message of [`warm_up`] (1 MiB).
@@ -1158,6 +1339,63 @@ pub fn product_seconds<C: Comm + ?Sized>(h: &Hierarchy<DeviceDistBackend<'_, C>>
         .filter_map(|l| l.transfer.as_ref())
         .map(|t| t.product.last_seconds())
         .collect()
+}
+
+/// SpMVs timed per level by [`measure_balance`].
+const BALANCE_SPMVS: usize = 3;
+
+/// Fills each distributed level's balance (`crate::setup::LevelBalance`) on
+/// rank 0 from this rank's device time, as the CPU ranks do from theirs:
+/// the local part of the level's last Galerkin product (events around the
+/// executor, [`DevProduct::last_local_seconds`]) and the mean of a few local
+/// SpMVs of its rows (no exchange; events around them all, one
+/// synchronization for every level). Run it after a matrix setup, outside
+/// the timed phases: it allocates one output vector per level. Collective.
+pub fn measure_balance<C: Comm + ?Sized>(
+    h: &Hierarchy<DeviceDistBackend<'_, C>>,
+    levels: &mut [crate::setup::DistLevelSummary],
+) -> Result<(), DeviceError> {
+    let be = h.backend();
+    let dev = &be.dev;
+    let timed = (|| {
+        let mut runs = Vec::new();
+        for lev in h.levels() {
+            let DevMat::Rows(r) = &lev.a else {
+                runs.push(None);
+                continue;
+            };
+            if r.m.output_len() == 0 {
+                runs.push(None);
+                continue;
+            }
+            let mut y = dev.zeros::<f64>(r.m.output_len())?;
+            let (t0, t1) = (dev.event()?, dev.event()?);
+            r.m.local_rows(dev, &r.x, &mut y)?;
+            t0.record(dev.stream())?;
+            for _ in 0..BALANCE_SPMVS {
+                r.m.local_rows(dev, &r.x, &mut y)?;
+            }
+            t1.record(dev.stream())?;
+            runs.push(Some((r.m.output_len() / r.m.block_shape().0, t0, t1, y)));
+        }
+        dev.synchronize()?;
+        let mut mine = Vec::with_capacity(3 * runs.len());
+        for (lev, run) in h.levels().iter().zip(&runs) {
+            let product = match &lev.transfer {
+                Some(t) => t.product.last_local_seconds()?,
+                None => 0.0,
+            };
+            let (rows, spmv) = match run {
+                Some((rows, t0, t1, _)) => (*rows as f64, f64::from(t0.elapsed_ms(t1)?) / 1e3 / BALANCE_SPMVS as f64),
+                None => (0.0, 0.0),
+            };
+            mine.extend([rows, product, spmv]);
+        }
+        Ok(mine)
+    })();
+    let mine = agree_on(be.comm, timed)?;
+    crate::setup::reduce_balance(be.comm, &mine, levels);
+    Ok(())
 }
 
 /// New fine-operator values written on the device by `write` (a device

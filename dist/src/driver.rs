@@ -658,7 +658,9 @@ pub use gpu::run_on_gpus;
 #[cfg(feature = "nccl")]
 mod gpu {
     use super::*;
-    use crate::device_amg::{build_device_hierarchy, product_seconds, write_fine_values};
+    use crate::device_amg::{
+        build_device_hierarchy, measure_balance, product_seconds, write_fine_values, UPLOAD_PARTS,
+    };
     use crate::mpi_comm::MpiComm;
     use crate::nccl::{self, node_local_rank, DeviceError, NcclComm};
     use mpi::collective::CommunicatorCollectives;
@@ -754,8 +756,7 @@ mod gpu {
             modes,
         };
         dev.reset_counters();
-        let (mut h, setup) = build_device_hierarchy(comm, &nccl, &dev, dp, &opts.hierarchy, &opts.dist, progress)?;
-        let levels = serde_json::to_value(&setup.setup.levels)?;
+        let (mut h, mut setup) = build_device_hierarchy(comm, &nccl, &dev, dp, &opts.hierarchy, &opts.dist, progress)?;
         let cold_matrix_setup_s = h.timings.matrix_setup_s;
         dev.set_phase("assembly setup");
         let mut dasm = match &src.beam {
@@ -777,6 +778,7 @@ mod gpu {
             report: r,
         }];
         let cold_upload_s = setup.upload_s;
+        let upload_parts = max_mean(comm, &setup.upload_parts_s);
         let cold_counters = dev.counters();
 
         // Hot steps: new values on the device, matrix setup, solve.
@@ -845,6 +847,11 @@ mod gpu {
         }
         let hot_counters = dev.counters();
         let hot_steps = done.len() - 1;
+        // Each level's time per rank, from the last matrix setup's products
+        // and SpMVs timed now (outside every timed phase).
+        dev.set_phase("balance");
+        measure_balance(&h, &mut setup.setup.levels)?;
+        let levels = serde_json::to_value(&setup.setup.levels)?;
         // Device memory in use on this rank's GPU after the steps (its context: every level, the maps).
         let used = dev.context().mem_get_info().map_or(0, |(free, total)| total - free);
         let memory = gathered_counts(comm, used);
@@ -935,6 +942,10 @@ mod gpu {
                     "reduction": "ncclAllGather, summed in rank order on the device",
                     "transfers_per_hot_step_max_over_ranks": if hot_steps == 0 { Value::Null } else { transfers(&hot_t) },
                     "transfers_cold_step_max_over_ranks": transfers(&cold_t),
+                    "cold_upload_parts": upload_parts.as_ref().map(|u| {
+                        UPLOAD_PARTS.iter().zip(u).map(|(k, v)| (k.to_string(), json!({ "max_s": v[0], "mean_s": v[1] })))
+                            .collect::<serde_json::Map<_, _>>()
+                    }),
                 });
                 if let Some(o) = out.as_object_mut() {
                     o.extend(shared_keys(opts, &step_json, levels, files));

@@ -200,7 +200,14 @@ fn measure_balance<C: Comm + ?Sized>(comm: &C, h: &Hierarchy<DistBackend<'_, C>>
         let product = lev.transfer.as_ref().map_or(0.0, |t| t.product.0.local_s);
         mine.extend([rows, product, spmv]);
     }
-    let Some(all) = comm.gather(0, &mine) else {
+    reduce_balance(comm, &mine, levels);
+}
+
+/// Each distributed level's [`LevelBalance`] on rank 0 from every rank's
+/// `mine`: per level `[rows, product_s, spmv_s]` (collective: one gather;
+/// the GPU ranks measure theirs on the device).
+pub(crate) fn reduce_balance<C: Comm + ?Sized>(comm: &C, mine: &[f64], levels: &mut [DistLevelSummary]) {
+    let Some(all) = comm.gather(0, mine) else {
         return;
     };
     let width = mine.len();
