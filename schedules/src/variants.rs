@@ -379,22 +379,111 @@ fn merge_row_pair(
             b += 1;
         }
         unit([s0 as u32, s1.map_or(NO_BLOCK, |s| s as u32)]);
-        // An order-preserving merge of the two runs by `y` block.
-        let (mut q0, mut q1) = (runs.run(s0), s1.map_or(0..0, |s| runs.run(s)));
-        loop {
-            let (y0, y1) = (
-                q0.clone().next().map(|q| runs.y[q]),
-                q1.clone().next().map(|q| runs.y[q]),
-            );
-            let (x0, x1, y) = match (y0, y1) {
-                (None, None) => break,
-                (Some(u), Some(v)) if u == v => (runs.x[q0.next().unwrap()], runs.x[q1.next().unwrap()], u),
-                (Some(u), Some(v)) if u < v => (runs.x[q0.next().unwrap()], NO_BLOCK, u),
-                (Some(u), None) => (runs.x[q0.next().unwrap()], NO_BLOCK, u),
-                (_, Some(v)) => (NO_BLOCK, runs.x[q1.next().unwrap()], v),
-            };
-            entry([x0, y, x1, y]);
+        merge_runs(runs, s0, s1, &mut entry);
+    }
+}
+
+/// The order-preserving merge by `y` block of the runs of slots `s0` and
+/// `s1` (absent: `None`): `entry([x0, y, x1, y])` per merged entry, where a
+/// `y` both runs hold serves both sides and an absent side's `x` is
+/// [`NO_BLOCK`]. Whatever the runs hold, each side's entries are its run in
+/// order and both sides of an entry name one `y`: the inspector and the
+/// loader ([`PairedRuns::rebuild`]) both build the entries with it.
+#[inline]
+fn merge_runs(runs: &SlotRuns, s0: usize, s1: Option<usize>, mut entry: impl FnMut([u32; 4])) {
+    let (x, y) = (&runs.x[..], &runs.y[..]);
+    let (mut a, ae) = (runs.ptr[s0] as usize, runs.ptr[s0 + 1] as usize);
+    let (mut b, be) = s1.map_or((0, 0), |s| (runs.ptr[s] as usize, runs.ptr[s + 1] as usize));
+    loop {
+        if a < ae {
+            let u = y[a];
+            if b < be && y[b] <= u {
+                let v = y[b];
+                if v == u {
+                    entry([x[a], u, x[b], u]);
+                    a += 1;
+                } else {
+                    entry([NO_BLOCK, v, x[b], v]);
+                }
+                b += 1;
+            } else {
+                entry([x[a], u, NO_BLOCK, u]);
+                a += 1;
+            }
+        } else if b < be {
+            entry([NO_BLOCK, y[b], x[b], y[b]]);
+            b += 1;
+        } else {
+            break;
         }
+    }
+}
+
+impl PairedRuns {
+    /// The units `slots` (`width` per unit) with their entries rebuilt from
+    /// `runs` (the schedule file stores no entries: they follow from the slots
+    /// and the runs). `ptr` must be a pointer array over the units; each unit's
+    /// merge must yield exactly `ptr[u + 1] - ptr[u]` entries, else `None`.
+    /// The caller has checked every slot (below `runs.slots()`, the second side
+    /// of a width-2 unit possibly [`NO_BLOCK`]) and `runs` (pointers and
+    /// indices); the entries are then right by construction. One parallel pass.
+    pub fn rebuild(width: usize, ptr: SharedArray<u64>, slots: SharedArray<u32>, runs: &SlotRuns) -> Option<Self> {
+        assert!(width == 1 || width == 2, "a unit pairs one or two slots");
+        let units = ptr.len().saturating_sub(1);
+        let total = ptr.last().map_or(0, |&t| t as usize);
+        let stride = 2 * width;
+        let mut ent = vec![0u32; stride * total];
+        // Chunks of whole units holding about equal numbers of entries, each
+        // filling its own slice of `ent`.
+        let n = default_chunk_count(units).max(1);
+        let mut bounds: Vec<usize> = (0..n)
+            .map(|c| ptr.partition_point(|&e| (e as usize) * n < total * c).min(units))
+            .collect();
+        bounds.push(units);
+        bounds.dedup();
+        let mut parts = Vec::with_capacity(bounds.len());
+        let mut rest = &mut ent[..];
+        for w in bounds.windows(2) {
+            let len = stride * (ptr[w[1]] - ptr[w[0]]) as usize;
+            let (head, tail) = rest.split_at_mut(len);
+            parts.push((w[0]..w[1], head));
+            rest = tail;
+        }
+        let ok = parts.into_par_iter().all(|(us, es)| {
+            let base = ptr[us.start] as usize;
+            us.into_iter().all(|u| {
+                let (lo, hi) = (ptr[u] as usize - base, ptr[u + 1] as usize - base);
+                let s0 = slots[width * u] as usize;
+                let mut k = lo;
+                if width == 1 {
+                    let run = runs.run(s0);
+                    if run.len() != hi - lo {
+                        return false;
+                    }
+                    for (q, e) in run.zip(es[2 * lo..2 * hi].chunks_exact_mut(2)) {
+                        e.copy_from_slice(&[runs.x[q], runs.y[q]]);
+                    }
+                    return true;
+                }
+                let s1 = slots[2 * u + 1];
+                let mut fits = true;
+                merge_runs(runs, s0, (s1 != NO_BLOCK).then_some(s1 as usize), |q| {
+                    if k < hi {
+                        es[4 * k..4 * k + 4].copy_from_slice(&q);
+                    } else {
+                        fits = false;
+                    }
+                    k += 1;
+                });
+                fits && k == hi
+            })
+        });
+        ok.then(|| PairedRuns {
+            width,
+            ptr,
+            slots,
+            ent: ent.into(),
+        })
     }
 }
 
