@@ -39,21 +39,21 @@
 //!
 //! The tensor pair's entries (`PairedRuns::ent`, about as large as column
 //! split's runs) are not stored (format version 5): they are the merge of each
-//! unit's slot runs, rebuilt at load ([`PairedRuns::rebuild`]) from the stored
-//! units and the validated runs, which also proves the stored unit pointers.
+//! unit's slot runs, so the device builds them from the runs it uploads (their
+//! bytes never cross the bus), and a loaded schedule's `ent` is empty. The
+//! stored units are checked against the ones the inspector derives from `W`'s
+//! pattern and the validated runs.
 use crate::file::{fingerprint, MappedBundle, NamedArray, RecordView, ScheduleFileError, ScheduleRecord};
 use crate::two_pass::{ProductStats, TwoPassSchedule};
 use crate::variants::{
     ColumnSplitSchedule, FlatRecords, FlatStreamSchedule, FusedSchedule, OuterProductSchedule, PairedRuns,
     PanelTiledSchedule, RowGustavsonSchedule, SlotRuns, SlotTiledSchedule, TensorPairSchedule, VariantSchedule,
-    NO_BLOCK,
 };
 use crate::SharedArray;
 use crate::Variant;
 use ptap_sparse::BlockPattern;
 use rayon::prelude::*;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 type Result<T, E = ScheduleFileError> = std::result::Result<T, E>;
@@ -489,11 +489,12 @@ impl Loader<'_, '_> {
     }
 
     /// The tensor-pair units of `stage` over the validated `runs` (which fill
-    /// `out`'s slots): `width` slots per unit (2 pairs rows `2r`, `2r + 1`),
-    /// every slot in exactly one unit, a pair one column in rows `2r`, `2r + 1`,
-    /// and the unit pointers exactly the counts of the entries rebuilt from the
-    /// runs ([`PairedRuns::rebuild`]: each output then sums in its run's order,
-    /// and the two sides of an entry name one `y` block, by construction).
+    /// `out`'s slots), refused unless they are exactly the inspector's: `width`
+    /// slots per unit (2 pairs rows `2r`, `2r + 1`), every slot once, and each
+    /// unit's pointer range as long as the merge of its runs
+    /// ([`PairedRuns::matches`]). Their entries are not stored: the device
+    /// builds them from the runs ([`PairedRuns::rebuild`] on the host), so the
+    /// loaded `ent` is empty.
     fn pairs(&self, stage: &str, runs: &SlotRuns, out: &BlockPattern, width: usize) -> Result<PairedRuns> {
         let name = |s: &str| format!("{stage}.pair.{s}");
         let stored = self.size(&name("width"))? as usize;
@@ -504,52 +505,16 @@ impl Loader<'_, '_> {
             )));
         }
         let (ptr, slots) = (self.u64(&name("ptr"))?, self.u32(&name("slots"))?);
-        let units = ptr.len().saturating_sub(1);
-        if ptr.is_empty() || slots.len() != width * units {
-            return Err(self
-                .rec
-                .invalid(format!("the `{stage}.pair` arrays have inconsistent lengths")));
-        }
-        // At most one entry per contribution: bounds the entries allocated below.
-        let entries = ptr[units] as usize;
-        if entries > runs.contributions() {
+        if !PairedRuns::matches(width, &ptr, &slots, runs, out) {
             return Err(self.rec.invalid(format!(
-                "the `{stage}.pair` units hold {entries} entries for {} contributions",
-                runs.contributions()
+                "the `{stage}.pair` units do not merge each slot's run exactly once"
             )));
         }
-        check_ptr(self.rec, &name("ptr"), &ptr, units, entries)?;
-        // Every slot once: the first slot of a unit always, the second unless absent.
-        let seen: Vec<AtomicBool> = (0..runs.slots()).map(|_| AtomicBool::new(false)).collect();
-        let once = slots.par_chunks(width * (1 << 12)).all(|c| {
-            c.chunks(width).all(|u| {
-                u.iter().enumerate().all(|(side, &s)| {
-                    (side > 0 && s == NO_BLOCK)
-                        || seen.get(s as usize).is_some_and(|b| !b.swap(true, Ordering::Relaxed))
-                })
-            })
-        }) && seen.par_iter().all(|b| b.load(Ordering::Relaxed));
-        // A pair is one column in rows 2r, 2r + 1.
-        let rp = out.row_ptr();
-        let row_of = |s: usize| rp.partition_point(|&x| x <= s) - 1;
-        let shaped = width == 1
-            || slots.par_chunks(2 * (1 << 12)).all(|c| {
-                c.chunks(2).all(|us| {
-                    us[1] == NO_BLOCK
-                        || (row_of(us[0] as usize) % 2 == 0
-                            && row_of(us[1] as usize) == row_of(us[0] as usize) + 1
-                            && out.col_idx()[us[0] as usize] == out.col_idx()[us[1] as usize])
-                })
-            });
-        let rebuilt = if once && shaped {
-            PairedRuns::rebuild(width, ptr, slots, runs)
-        } else {
-            None
-        };
-        rebuilt.ok_or_else(|| {
-            self.rec.invalid(format!(
-                "the `{stage}.pair` units do not merge each slot's run exactly once"
-            ))
+        Ok(PairedRuns {
+            width,
+            ptr,
+            slots,
+            ent: SharedArray::default(),
         })
     }
 

@@ -235,6 +235,10 @@ pub const NO_BLOCK: u32 = u32::MAX;
 /// contributions with one `y` load; an absent side's `x` is [`NO_BLOCK`].
 /// Each slot's own entries are its run in order, so each output element
 /// still sums in V0's order.
+///
+/// The entries follow from the units and the runs: a schedule file stores the
+/// units only, and a loaded schedule's `ent` is empty (the device builds the
+/// entries from the runs it uploads; [`PairedRuns::rebuild`] does it on the host).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PairedRuns {
     /// Slots per unit: 1 or 2.
@@ -243,7 +247,7 @@ pub struct PairedRuns {
     pub ptr: SharedArray<u64>,
     /// `width` slots per unit.
     pub slots: SharedArray<u32>,
-    /// `2 width` indices per entry.
+    /// `2 width` indices per entry; empty where loaded from a file (see above).
     pub ent: SharedArray<u32>,
 }
 
@@ -252,7 +256,73 @@ impl PairedRuns {
         self.ptr.len().saturating_sub(1)
     }
     pub fn entries(&self) -> usize {
-        self.ent.len() / (2 * self.width.max(1))
+        self.ptr.last().map_or(0, |&e| e as usize)
+    }
+    /// Whether `ent` holds the entries (an inspected schedule, not a loaded one).
+    pub fn has_entries(&self) -> bool {
+        self.ent.len() == 2 * self.width * self.entries()
+    }
+
+    /// Whether `width`, `ptr` and `slots` are exactly the units the inspector
+    /// builds from `runs` over `out` ([`PairedRuns::paired`] for width 2,
+    /// [`PairedRuns::single`] for width 1): the same slots in the same order,
+    /// each unit's pointer range as long as the merge of its runs. `runs` must
+    /// be valid over `out` (pointers and indices checked). One parallel pass
+    /// that reads `out`'s columns and the runs' `y` blocks, and writes nothing.
+    pub fn matches(width: usize, ptr: &[u64], slots: &[u32], runs: &SlotRuns, out: &BlockPattern) -> bool {
+        let units = ptr.len().saturating_sub(1);
+        if ptr.first() != Some(&0) || slots.len() != width * units || runs.slots() != out.nnzb() {
+            return false;
+        }
+        match width {
+            1 => {
+                units == runs.slots()
+                    && ptr
+                        .par_chunks(1 << 14)
+                        .zip(runs.ptr.par_chunks(1 << 14))
+                        .all(|(a, b)| a == b)
+                    && slots
+                        .par_chunks(1 << 14)
+                        .enumerate()
+                        .all(|(c, s)| s.iter().enumerate().all(|(i, &v)| v as usize == (c << 14) + i))
+            }
+            2 => {
+                let pairs = out.nrows().div_ceil(2);
+                let n = default_chunk_count(pairs);
+                let chunk = |c: usize| pairs * c / n..pairs * (c + 1) / n;
+                // Units per chunk of row pairs, then each chunk compares its own.
+                let counts: Vec<usize> = (0..n)
+                    .into_par_iter()
+                    .map(|c| chunk(c).map(|r| pair_units(out, r, |_, _| {})).sum())
+                    .collect();
+                if counts.iter().sum::<usize>() != units {
+                    return false;
+                }
+                let starts: Vec<usize> = counts
+                    .iter()
+                    .scan(0, |acc, &k| {
+                        *acc += k;
+                        Some(*acc - k)
+                    })
+                    .collect();
+                (0..n).into_par_iter().all(|c| {
+                    let mut u = starts[c];
+                    let mut ok = true;
+                    for r in chunk(c) {
+                        pair_units(out, r, |s0, s1| {
+                            let s1 = s1.map_or(NO_BLOCK, |s| s as u32);
+                            ok = ok
+                                && slots[2 * u] as usize == s0
+                                && slots[2 * u + 1] == s1
+                                && ptr[u + 1].checked_sub(ptr[u]) == Some(merged_len(runs, s0, s1) as u64);
+                            u += 1;
+                        });
+                    }
+                    ok
+                })
+            }
+            _ => false,
+        }
     }
 
     /// One unit per slot of `runs`, its `(x, y)` interleaved.
@@ -356,6 +426,16 @@ fn merge_row_pair(
     mut unit: impl FnMut([u32; 2]),
     mut entry: impl FnMut([u32; 4]),
 ) {
+    pair_units(out, r, |s0, s1| {
+        unit([s0 as u32, s1.map_or(NO_BLOCK, |s| s as u32)]);
+        merge_runs(runs, s0, s1, &mut entry);
+    });
+}
+
+/// The units of output rows `2r`, `2r + 1` of `out`, in order: `f(s0, s1)`
+/// per unit (`s1` the second row's slot of the same column, if any). Returns
+/// how many there were.
+fn pair_units(out: &BlockPattern, r: usize, mut f: impl FnMut(usize, Option<usize>)) -> usize {
     let r0 = out.row_range(2 * r);
     let r1 = if 2 * r + 1 < out.nrows() {
         out.row_range(2 * r + 1)
@@ -363,7 +443,7 @@ fn merge_row_pair(
         0..0
     };
     let (c0, c1) = (&out.col_idx()[r0.clone()], &out.col_idx()[r1.clone()]);
-    let (mut a, mut b) = (0, 0);
+    let (mut a, mut b, mut n) = (0, 0, 0);
     while a < c0.len() || b < c1.len() {
         // Columns ascend in both rows: equal columns pair up; a lone slot takes the first side.
         let (s0, s1) = match (c0.get(a), c1.get(b)) {
@@ -378,9 +458,30 @@ fn merge_row_pair(
         } else {
             b += 1;
         }
-        unit([s0 as u32, s1.map_or(NO_BLOCK, |s| s as u32)]);
-        merge_runs(runs, s0, s1, &mut entry);
+        f(s0, s1);
+        n += 1;
     }
+    n
+}
+
+/// How many entries [`merge_runs`] makes of slots `s0` and `s1` (or [`NO_BLOCK`]):
+/// the same walk, reading only the `y` blocks.
+fn merged_len(runs: &SlotRuns, s0: usize, s1: u32) -> usize {
+    let y = &runs.y[..];
+    let (mut a, ae) = (runs.ptr[s0] as usize, runs.ptr[s0 + 1] as usize);
+    let (mut b, be) = if s1 == NO_BLOCK {
+        (0, 0)
+    } else {
+        (runs.ptr[s1 as usize] as usize, runs.ptr[s1 as usize + 1] as usize)
+    };
+    let mut n = 0;
+    while a < ae && b < be {
+        let (u, v) = (y[a], y[b]);
+        a += (u <= v) as usize;
+        b += (v <= u) as usize;
+        n += 1;
+    }
+    n + (ae - a) + (be - b)
 }
 
 /// The order-preserving merge by `y` block of the runs of slots `s0` and

@@ -1,6 +1,7 @@
-//! The tensor pair's entries rebuilt from its units and slot runs (what a
-//! schedule file of format 5 loads) are the inspector's: same entries, same
-//! order, on random patterns and through a written file.
+//! The tensor pair's entries rebuilt from its units and slot runs (a schedule
+//! file of format 5 stores the units only) are the inspector's: same entries,
+//! same order, on random patterns and through a written file; and the loader's
+//! check accepts exactly the inspector's units.
 use proptest::prelude::*;
 use ptap_schedules::file::{validate_bytes_with_key, write_bundle_with_key, ScheduleBundle};
 use ptap_schedules::key::TagKey;
@@ -39,10 +40,25 @@ fn patterns(n: usize, m: usize, cols: &[u32], pcols: &[u32], extra: usize) -> (A
 }
 
 fn assert_rebuilt(s: &TensorPairSchedule) {
-    for (units, runs) in [(&s.ap, &s.split.tiled.ap), (&s.rw, &s.split.tiled.rw)] {
+    let (w, c) = (&s.split.tiled.base.w, &s.split.tiled.base.c);
+    for (units, runs, out) in [(&s.ap, &s.split.tiled.ap, w), (&s.rw, &s.split.tiled.rw, c)] {
+        assert!(units.has_entries());
+        assert!(PairedRuns::matches(units.width, &units.ptr, &units.slots, runs, out));
         let r = PairedRuns::rebuild(units.width, units.ptr.clone(), units.slots.clone(), runs)
             .expect("the inspector's units rebuild");
         assert_eq!(&r, units);
+        // A unit pointer moved by one, or a unit's slot changed: no longer the inspector's.
+        if let Some(k) = (1..units.units()).find(|&k| units.ptr[k + 1] > units.ptr[k]) {
+            let mut ptr = units.ptr.to_vec();
+            ptr[k] += 1;
+            assert!(!PairedRuns::matches(units.width, &ptr, &units.slots, runs, out));
+            assert!(PairedRuns::rebuild(units.width, ptr.into(), units.slots.clone(), runs).is_none());
+        }
+        if units.units() > 1 {
+            let mut slots = units.slots.to_vec();
+            slots.swap(0, units.width);
+            assert!(!PairedRuns::matches(units.width, &units.ptr, &slots, runs, out));
+        }
     }
 }
 
@@ -85,7 +101,14 @@ fn a_written_tensor_pair_loads_with_the_inspectors_entries() {
     let VariantSchedule::TensorPair(l) = VariantSchedule::from_record(&m, 0, a, p).unwrap() else {
         panic!("not a tensor pair")
     };
-    assert_eq!((&l.ap, &l.rw), (&s.ap, &s.rw));
+    // Loaded: the units without their entries, which rebuild to the inspector's.
+    for (got, want, runs) in [(&l.ap, &s.ap, &l.split.tiled.ap), (&l.rw, &s.rw, &l.split.tiled.rw)] {
+        assert!(!got.has_entries() && got.ent.is_empty());
+        assert_eq!((got.width, &got.ptr, &got.slots), (want.width, &want.ptr, &want.slots));
+        assert_eq!(got.entries(), want.entries());
+        let r = PairedRuns::rebuild(got.width, got.ptr.clone(), got.slots.clone(), runs).unwrap();
+        assert_eq!(&r, want);
+    }
     // Neighbouring rows share P blocks here: the merge is exercised.
     let both =
         s.ap.ent

@@ -1,10 +1,13 @@
 //! The beam's tensor-pair schedules through a schedule file (format 5 stores
-//! the units, not their entries): every level loads with the inspector's
-//! entries, the same entries in the same order.
+//! the units, not their entries): every level loads the inspector's units,
+//! and the entries rebuilt from them and the loaded runs are the inspector's,
+//! the same entries in the same order, on the host and (where there is a GPU)
+//! as the device builds them.
 use ptap_fem::BeamProblem;
 use ptap_runtime::bundle::{hierarchy_bundle, load_level};
 use ptap_runtime::{Hierarchy, HierarchyOptions};
 use ptap_schedules::file::{write_bundle, MappedBundle};
+use ptap_schedules::variants::PairedRuns;
 use ptap_schedules::{Variant, VariantSchedule};
 use std::sync::Arc;
 
@@ -19,7 +22,8 @@ fn the_beams_tensor_pair_entries_are_rebuilt_exactly() {
     write_bundle(&path, &hierarchy_bundle(&h, "beam k = 3")).unwrap();
     let bundle = Arc::new(MappedBundle::open(&path).unwrap());
     std::fs::remove_file(&path).unwrap(); // the mapping stays valid
-    let mut checked = 0;
+    let dev = ptap_tests::cuda_device_or_skip(ptap_cuda::DeviceOptions::default());
+    let (mut checked, mut on_device) = (0, 0);
     for (l, lev) in h.levels().iter().enumerate() {
         let Some(t) = lev.transfer.as_ref() else { continue };
         let VariantSchedule::TensorPair(built) = &t.variant_schedule else {
@@ -29,10 +33,28 @@ fn the_beams_tensor_pair_entries_are_rebuilt_exactly() {
         let VariantSchedule::TensorPair(loaded) = &stored.schedule else {
             panic!("level {l} loads as another variant")
         };
-        assert_eq!(loaded.ap, built.ap, "level {l}, A P");
-        assert_eq!(loaded.rw, built.rw, "level {l}, P^T W");
+        for (got, want, runs) in [
+            (&loaded.ap, &built.ap, &loaded.split.tiled.ap),
+            (&loaded.rw, &built.rw, &loaded.split.tiled.rw),
+        ] {
+            assert!(!got.has_entries() && want.has_entries());
+            let r = PairedRuns::rebuild(got.width, got.ptr.clone(), got.slots.clone(), runs).unwrap();
+            assert_eq!(&r, want, "level {l}");
+        }
         assert!(loaded.ap.entries() < loaded.split.tiled.ap.contributions());
+        // The device builds the same entries from the loaded units and runs.
+        if let Some(dev) = &dev {
+            for (got, want, runs) in [
+                (&loaded.ap, &built.ap, &loaded.split.tiled.ap),
+                (&loaded.rw, &built.rw, &loaded.split.tiled.rw),
+            ] {
+                let ent = ptap_cuda::pair_entries_on_device(dev, got, runs).unwrap();
+                assert!(ent == want.ent[..], "level {l}: the device's entries differ");
+            }
+            on_device += 1;
+        }
         checked += 1;
     }
     assert!(checked >= 2, "{checked} levels");
+    assert!(dev.is_none() || on_device == checked);
 }
