@@ -522,12 +522,14 @@ fn merge_runs(runs: &SlotRuns, s0: usize, s1: Option<usize>, mut entry: impl FnM
 
 impl PairedRuns {
     /// The units `slots` (`width` per unit) with their entries rebuilt from
-    /// `runs` (the schedule file stores no entries: they follow from the slots
-    /// and the runs). `ptr` must be a pointer array over the units; each unit's
-    /// merge must yield exactly `ptr[u + 1] - ptr[u]` entries, else `None`.
-    /// The caller has checked every slot (below `runs.slots()`, the second side
-    /// of a width-2 unit possibly [`NO_BLOCK`]) and `runs` (pointers and
-    /// indices); the entries are then right by construction. One parallel pass.
+    /// `runs` on the host (a schedule file stores no entries: they follow from
+    /// the slots and the runs; the device builds them the same way when it
+    /// uploads a loaded schedule). `ptr` must be a pointer array over the
+    /// units; each unit's merge must yield exactly `ptr[u + 1] - ptr[u]`
+    /// entries, else `None`. The caller has checked every slot (below
+    /// `runs.slots()`, the second side of a width-2 unit possibly [`NO_BLOCK`])
+    /// and `runs` (pointers and indices), e.g. with [`PairedRuns::matches`];
+    /// the entries are then right by construction. One parallel pass.
     pub fn rebuild(width: usize, ptr: SharedArray<u64>, slots: SharedArray<u32>, runs: &SlotRuns) -> Option<Self> {
         assert!(width == 1 || width == 2, "a unit pairs one or two slots");
         let units = ptr.len().saturating_sub(1);
