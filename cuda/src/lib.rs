@@ -19,7 +19,9 @@ mod staging;
 pub use backend::{Cuda, CudaCoarse, CudaJacobi, CudaLowered, CudaMatrix, DeviceGraph};
 pub use compile::{CompileStats, KernelCache};
 pub use matrix::DeviceBlockCsr;
-pub use product::{device_candidates, DeviceProduct, DEVICE_EXECUTORS, DEVICE_VARIANTS};
+pub use product::{
+    device_candidates, pair_entries_on_device, upload_module, DeviceProduct, DEVICE_EXECUTORS, DEVICE_VARIANTS,
+};
 pub use spmv::{DeviceSpmv, Ranges};
 pub use staging::{UploadPaths, DIRECT_MIN_BYTES, REGISTER_BATCH, REGISTER_PIECE, STAGE_BYTES, STAGE_MIN_BYTES};
 

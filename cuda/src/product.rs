@@ -8,7 +8,7 @@
 //! per output slot, and the scatter one thread per record scalar, so coarse
 //! levels still fill the device. The flat stream's warps follow the
 //! inspector's record tiles.
-use crate::{grid_for, to_u32, Arg, CudaError, Device, DeviceBlockCsr, Kernels};
+use crate::{grid_for, Arg, CudaError, Device, DeviceBlockCsr, Kernels};
 use cudarc::driver::{CudaSlice, LaunchConfig};
 use ptap_codegen_core::gpu::{self, Stage};
 use ptap_codegen_core::ShapeSet;
@@ -30,7 +30,7 @@ struct DevPattern {
 impl DevPattern {
     fn upload(dev: &Device, p: &BlockPattern) -> Result<Self, CudaError> {
         Ok(Self {
-            rp: dev.upload(&to_u32("row pointers", p.row_ptr())?)?,
+            rp: dev.upload_u32("row pointers", p.row_ptr())?,
             ci: dev.upload(p.col_idx())?,
             row: dev.upload(&crate::matrix::block_rows(p))?,
             nnzb: p.nnzb(),
@@ -48,12 +48,136 @@ struct DevRuns {
 impl DevRuns {
     fn upload(dev: &Device, r: &SlotRuns) -> Result<Self, CudaError> {
         Ok(Self {
-            ptr: dev.upload(&to_u32("slot-run pointers", &r.ptr)?)?,
+            ptr: dev.upload_u32("slot-run pointers", &r.ptr)?,
             x: dev.upload(&r.x)?,
             y: dev.upload(&r.y)?,
             slots: r.slots(),
         })
     }
+}
+
+/// The module of the kernels that build index arrays on the device from what
+/// was uploaded, so that they never cross the bus.
+const UPLOAD_MODULE: &str = "ptap_upload";
+const PAIR_ENTRIES: &str = "ptap_pair_entries";
+const BLOCK_ROWS: &str = "ptap_block_rows";
+
+/// `ptap_block_rows`: the block row of every stored block of a pattern (the
+/// merge-path SpMV's segment keys), one thread per row.
+///
+/// `ptap_pair_entries`: one thread per unit writes its entries `uptr[u]..uptr[u + 1]`: with
+/// `width` 1 its slot's run `(x, y)` interleaved, with `width` 2 the
+/// order-preserving merge by `y` of its two slots' runs, exactly as the
+/// inspector's `merge_runs` (`ptap_schedules::variants`). A unit whose merge
+/// is not as long as its pointer range sets `status` and writes nothing past
+/// its range (the loader checked the units; this keeps a bad one in bounds).
+const UPLOAD_SOURCE: &str = r#"
+extern "C" __global__ void ptap_block_rows(
+    const unsigned int* __restrict__ row_ptr, unsigned int* __restrict__ rows, unsigned int nrows)
+{
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= nrows) return;
+    for (unsigned int k = row_ptr[i], e = row_ptr[i + 1]; k < e; ++k) rows[k] = i;
+}
+
+extern "C" __global__ void ptap_pair_entries(
+    const unsigned int* __restrict__ run_ptr, const unsigned int* __restrict__ x,
+    const unsigned int* __restrict__ y, const unsigned int* __restrict__ uptr,
+    const unsigned int* __restrict__ uslots, unsigned int* __restrict__ ent,
+    unsigned int* __restrict__ status, unsigned int units, unsigned int width)
+{
+    const unsigned int NO = 0xffffffffu;
+    unsigned int u = blockIdx.x * blockDim.x + threadIdx.x;
+    if (u >= units) return;
+    unsigned int k = uptr[u], ke = uptr[u + 1];
+    unsigned int s0 = uslots[width * u];
+    unsigned int a = run_ptr[s0], ae = run_ptr[s0 + 1];
+    if (width == 1) {
+        if (ae - a != ke - k) { atomicOr(status, 1u); return; }
+        for (; a < ae; ++a, ++k) {
+            uint2 e; e.x = x[a]; e.y = y[a];
+            reinterpret_cast<uint2*>(ent)[k] = e;
+        }
+        return;
+    }
+    unsigned int s1 = uslots[2 * u + 1], b = 0, be = 0;
+    if (s1 != NO) { b = run_ptr[s1]; be = run_ptr[s1 + 1]; }
+    while (a < ae || b < be) {
+        if (k >= ke) { atomicOr(status, 1u); return; }
+        unsigned int x0 = NO, x1 = NO, yy;
+        if (a < ae) {
+            unsigned int ya = y[a];
+            if (b < be && y[b] <= ya) {
+                yy = y[b]; x1 = x[b]; ++b;
+                if (yy == ya) { x0 = x[a]; ++a; }
+            } else { yy = ya; x0 = x[a]; ++a; }
+        } else { yy = y[b]; x1 = x[b]; ++b; }
+        uint4 e; e.x = x0; e.y = yy; e.z = x1; e.w = yy;
+        reinterpret_cast<uint4*>(ent)[k++] = e;
+    }
+    if (k != ke) atomicOr(status, 1u);
+}
+"#;
+
+/// The module of the upload's kernels (public for the NVRTC test, which
+/// compiles every source the backend launches).
+#[doc(hidden)]
+pub fn upload_module() -> ptap_codegen_core::CudaModule {
+    use ptap_codegen_core::{param, KernelEntry, ParamTy};
+    let p = |n| param(n, ParamTy::PtrU32);
+    ptap_codegen_core::CudaModule {
+        name: UPLOAD_MODULE.into(),
+        source: UPLOAD_SOURCE.into(),
+        entries: vec![
+            KernelEntry {
+                name: BLOCK_ROWS.into(),
+                params: vec![
+                    p("row_ptr"),
+                    param("rows", ParamTy::PtrMutU32),
+                    param("nrows", ParamTy::U32),
+                ],
+                doc: "The block row of every stored block of a pattern.".into(),
+            },
+            KernelEntry {
+                name: PAIR_ENTRIES.into(),
+                params: vec![
+                    p("run_ptr"),
+                    p("x"),
+                    p("y"),
+                    p("uptr"),
+                    p("uslots"),
+                    param("ent", ParamTy::PtrMutU32),
+                    param("status", ParamTy::PtrMutU32),
+                    param("units", ParamTy::U32),
+                    param("width", ParamTy::U32),
+                ],
+                doc: "The tensor pair's entries of each unit, from its slots' runs.".into(),
+            },
+        ],
+    }
+}
+
+/// The row of every stored block of the pattern whose `u32` row pointers
+/// (`nrows + 1`) are `row_ptr` on the device, into `rows` (`nnzb` long).
+pub(crate) fn device_block_rows(
+    dev: &Device,
+    row_ptr: &CudaSlice<u32>,
+    nrows: usize,
+    rows: &CudaSlice<u32>,
+) -> Result<(), CudaError> {
+    if nrows == 0 {
+        return Ok(());
+    }
+    let n = u32::try_from(nrows).map_err(|_| CudaError::TooLarge {
+        what: "a pattern's rows".into(),
+        n: nrows,
+    })?;
+    let k = dev.module(&upload_module())?;
+    dev.launch(
+        &k[BLOCK_ROWS],
+        grid_for(nrows as u64, 256),
+        &[Arg::U32s(row_ptr), Arg::U32sMut(rows), Arg::U32(n)],
+    )
 }
 
 /// The tensor-pair units of one stage.
@@ -65,17 +189,61 @@ struct DevUnits {
 }
 
 impl DevUnits {
-    fn upload(dev: &Device, r: &PairedRuns) -> Result<Self, CudaError> {
-        Ok(Self {
-            ptr: dev.upload(&to_u32("tensor-pair unit pointers", &r.ptr)?)?,
-            slots: dev.upload(&r.slots)?,
-            ent: dev.upload(&r.ent)?,
-            units: r.units(),
-        })
+    /// Uploads the units and builds their entries on the device from `runs`
+    /// (uploaded for it, then freed): the entries are about as many bytes as
+    /// the runs and never cross the bus, and a schedule loaded from a file
+    /// has none on the host ([`PairedRuns`]).
+    fn upload(dev: &Device, r: &PairedRuns, runs: &SlotRuns) -> Result<Self, CudaError> {
+        let ptr = dev.upload_u32("tensor-pair unit pointers", &r.ptr)?;
+        let slots = dev.upload(&r.slots)?;
+        let ent = dev.zeros::<u32>(2 * r.width * r.entries())?;
+        let units = r.units();
+        if units > 0 && r.entries() > 0 {
+            let run_ptr = dev.upload_u32("slot-run pointers", &runs.ptr)?;
+            let (x, y) = (dev.upload(&runs.x)?, dev.upload(&runs.y)?);
+            let status = dev.zeros::<u32>(1)?;
+            let k = dev.module(&upload_module())?;
+            let n = u32::try_from(units).map_err(|_| CudaError::TooLarge {
+                what: "the tensor-pair units".into(),
+                n: units,
+            })?;
+            dev.launch(
+                &k[PAIR_ENTRIES],
+                grid_for(units as u64, 256),
+                &[
+                    Arg::U32s(&run_ptr),
+                    Arg::U32s(&x),
+                    Arg::U32s(&y),
+                    Arg::U32s(&ptr),
+                    Arg::U32s(&slots),
+                    Arg::U32sMut(&ent),
+                    Arg::U32sMut(&status),
+                    Arg::U32(n),
+                    Arg::U32(r.width as u32),
+                ],
+            )?;
+            if dev.download(&status)?[0] != 0 {
+                return Err(CudaError::Runtime(ptap_runtime::RuntimeError::PatternMismatch {
+                    what: "tensor-pair units",
+                    detail: "a unit's entry range is not as long as the merge of its slots' runs".into(),
+                }));
+            }
+        }
+        Ok(Self { ptr, slots, ent, units })
     }
     fn bytes(&self) -> usize {
         self.ptr.num_bytes() + self.slots.num_bytes() + self.ent.num_bytes()
     }
+}
+
+/// The entries of `units` as the device builds them from `runs` (what the
+/// tensor pair's upload does), copied back: for tests against the inspector's.
+#[doc(hidden)]
+pub fn pair_entries_on_device(dev: &Device, units: &PairedRuns, runs: &SlotRuns) -> Result<Vec<u32>, CudaError> {
+    let u = DevUnits::upload(dev, units, runs)?;
+    let mut ent = dev.download(&u.ent)?;
+    ent.truncate(2 * units.width * units.entries());
+    Ok(ent)
 }
 
 /// One stage of the tensor-pair product: its units, or, where those do not pay
@@ -88,7 +256,7 @@ enum PairStage {
 impl PairStage {
     fn upload(dev: &Device, st: Stage, units: &PairedRuns, runs: &SlotRuns, order: &[u32]) -> Result<Self, CudaError> {
         Ok(if gpu_mma::mma_pair_fits(st) {
-            Self::Units(DevUnits::upload(dev, units)?)
+            Self::Units(DevUnits::upload(dev, units, runs)?)
         } else {
             Self::Runs {
                 runs: DevRuns::upload(dev, runs)?,
@@ -121,7 +289,7 @@ impl DevRecords {
             y: dev.upload(&f.y)?,
             slot: dev.upload(&f.slot)?,
             tile_rows: dev.upload(&f.tile_rows)?,
-            tile_records: dev.upload(&to_u32("record tile offsets", &f.tile_records)?)?,
+            tile_records: dev.upload_u32("record tile offsets", &f.tile_records)?,
             records: f.records(),
             tiles: f.tiles(),
         })
@@ -142,9 +310,9 @@ struct DevSegments {
 impl DevSegments {
     fn upload(dev: &Device, r: &RowSegments) -> Result<Self, CudaError> {
         Ok(Self {
-            chunk_slot: dev.upload(&to_u32("row-Gustavson chunk slots", &r.chunk_slot)?)?,
-            chunk_seg: dev.upload(&to_u32("row-Gustavson segment offsets", &r.chunk_seg)?)?,
-            chunk_pos: dev.upload(&to_u32("row-Gustavson position offsets", &r.chunk_pos)?)?,
+            chunk_slot: dev.upload_u32("row-Gustavson chunk slots", &r.chunk_slot)?,
+            chunk_seg: dev.upload_u32("row-Gustavson segment offsets", &r.chunk_seg)?,
+            chunk_pos: dev.upload_u32("row-Gustavson position offsets", &r.chunk_pos)?,
             seg_x: dev.upload(&r.seg_x)?,
             seg_y: dev.upload(&r.seg_y)?,
             seg_n: dev.upload(&r.seg_n)?,
@@ -316,8 +484,8 @@ impl DeviceProduct {
             VariantSchedule::FlatStream(s) => Plan::FlatStream {
                 ap: DevRecords::upload(dev, &s.ap)?,
                 rw: DevRecords::upload(dev, &s.rw)?,
-                w_rp: dev.upload(&to_u32("row pointers", s.base.w.row_ptr())?)?,
-                c_rp: dev.upload(&to_u32("row pointers", s.base.c.row_ptr())?)?,
+                w_rp: dev.upload_u32("row pointers", s.base.w.row_ptr())?,
+                c_rp: dev.upload_u32("row pointers", s.base.c.row_ptr())?,
             },
             VariantSchedule::RowGustavson(_)
                 if [Stage::ap(shape), Stage::ptw(shape)]

@@ -270,6 +270,98 @@ impl Staging {
     }
 }
 
+impl Staging {
+    /// The staged path for an index array narrowed to `u32` on the way: each
+    /// staging buffer is filled with the next piece of `host` converted (a
+    /// parallel pass, many cores), so no narrowed copy of the whole array is
+    /// made on the host. Returns whether every value fit (if not, the device
+    /// buffer holds garbage, and the caller refuses it).
+    fn staged_u32<T: Copy + Send + Sync + TryInto<u32>>(
+        &mut self,
+        ctx: &Arc<CudaContext>,
+        stream: &Arc<CudaStream>,
+        host: &[T],
+        dst: sys::CUdeviceptr,
+    ) -> Result<bool, CudaError> {
+        let t = Instant::now();
+        self.ensure(ctx)?;
+        let mut fits = true;
+        for (i, chunk) in host.chunks(STAGE_BYTES / 4).enumerate() {
+            let buf = &self.bufs[i % 2];
+            buf.done.synchronize()?;
+            // SAFETY: the buffer holds STAGE_BYTES >= 4 chunk.len() bytes, page-aligned
+            // (so aligned for u32); no DMA reads it now (the event above has completed).
+            let stage = unsafe { std::slice::from_raw_parts_mut(buf.ptr.cast::<u32>(), chunk.len()) };
+            fits &= narrow_into(chunk, stage);
+            let offset = (i * STAGE_BYTES) as u64;
+            // SAFETY: as in `staged`: inside the device buffer, and `stage` stays
+            // untouched until `done` (recorded right after) completes.
+            unsafe { result::memcpy_htod_async(dst + offset, &*stage, stream.cu_stream()) }?;
+            buf.done.record(stream)?;
+        }
+        self.paths.staged_bytes += 4 * host.len() as u64;
+        self.paths.staged_s += t.elapsed().as_secs_f64();
+        Ok(fits)
+    }
+}
+
+/// `src` narrowed to `u32` into `dst` (same length), in parallel; whether every value fit.
+fn narrow_into<T: Copy + Send + Sync + TryInto<u32>>(src: &[T], dst: &mut [u32]) -> bool {
+    const PIECE: usize = 1 << 16;
+    dst.par_chunks_mut(PIECE)
+        .zip(src.par_chunks(PIECE))
+        .map(|(d, s)| {
+            let mut fits = true;
+            for (d, &s) in d.iter_mut().zip(s) {
+                match s.try_into() {
+                    Ok(v) => *d = v,
+                    Err(_) => fits = false,
+                }
+            }
+            fits
+        })
+        .reduce(|| true, |a, b| a & b)
+}
+
+impl crate::Device {
+    /// An index array (`what`, for the error) uploaded as `u32`, refused when a
+    /// value does not fit. Large arrays are narrowed while they are staged
+    /// ([`Staging::staged_u32`]); small ones in one parallel pass. Either way no
+    /// collect of `Result`s (which builds and joins per-task vectors).
+    pub(crate) fn upload_u32<T: Copy + Send + Sync + TryInto<u32>>(
+        &self,
+        what: &str,
+        host: &[T],
+    ) -> Result<CudaSlice<u32>, CudaError> {
+        let too_large = || CudaError::TooLarge {
+            what: what.to_string(),
+            n: host.len(),
+        };
+        if 4 * host.len() < STAGE_MIN_BYTES {
+            let mut v = vec![0u32; host.len()];
+            if !narrow_into(host, &mut v) {
+                return Err(too_large());
+            }
+            return self.upload(&v);
+        }
+        self.count(4 * host.len() as u64, 0);
+        // SAFETY: every element is written by the staged copy below.
+        let mut dev = unsafe { self.stream.alloc::<u32>(host.len()) }?;
+        let fits = {
+            let (dst, _record) = dev.device_ptr_mut(&self.stream);
+            self.staging
+                .lock()
+                .unwrap()
+                .staged_u32(&self.ctx, &self.stream, host, dst)?
+        };
+        if fits {
+            Ok(dev)
+        } else {
+            Err(too_large())
+        }
+    }
+}
+
 impl Drop for Staging {
     fn drop(&mut self) {
         for b in &self.bufs {

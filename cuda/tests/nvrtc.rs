@@ -49,6 +49,7 @@ fn shipped_sets_and_the_common_module_compile_for_sm90() {
         .collect();
     assert_eq!(modules.len(), 3, "1x1, 2D and 3D elasticity");
     modules.push(gpu::common_module());
+    modules.push(ptap_cuda::upload_module());
     compile_all(&modules);
 }
 

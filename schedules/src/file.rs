@@ -6,7 +6,7 @@
 //! patterns, named sizes) and a list of named `u32` / `u64` / `f64` arrays; each variant's
 //! own code converts its schedule to and from those arrays.
 //!
-//! # Layout (format version 4)
+//! # Layout (format version 5)
 //!
 //! | offset | bytes | field |
 //! |---|---|---|
@@ -22,9 +22,11 @@
 //! | `align64(128 + meta)` | ... | the data section: each array's elements, little-endian, 64-byte aligned |
 //!
 //! Version 3 added the tag (and grew the header from 64 to 128 bytes); version
-//! 4 the tensor-pair variant's merged entries (`{ap,rw}.pair.*`). Files of
-//! version 3 and older are refused with [`ScheduleFileError::Version`], which
-//! says to re-run `ptap inspect` (a schedule-cache entry is rebuilt).
+//! 4 the tensor-pair variant's units and merged entries (`{ap,rw}.pair.*`);
+//! version 5 stores the units only (the entries follow from them and the slot
+//! runs, and are rebuilt at load). Files of version 4 and older are refused
+//! with [`ScheduleFileError::Version`], which says to re-run `ptap inspect` (a
+//! schedule-cache entry is rebuilt).
 //!
 //! The arrays live outside the rkyv archive, in a raw data section that the
 //! metadata points into with `u64` offsets. rkyv 0.8's default format (which
@@ -92,7 +94,7 @@ use thiserror::Error;
 /// The first eight bytes of every schedule file.
 pub const MAGIC: [u8; 8] = *b"PTAPSCHD";
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 /// Length of the fixed header; the metadata starts here.
 pub const HEADER_LEN: usize = 128;
 /// Alignment of the data section and of every array in it, relative to the

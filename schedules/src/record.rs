@@ -32,16 +32,22 @@
 //! | fused, fused-rcm | `row_order` `chunks` |
 //! | slot-tiled | `{ap,rw}.ptr` `{ap,rw}.x` `{ap,rw}.y` `{ap,rw}.tiles` |
 //! | column-split, k-split, lane-tiled, tensor-core | slot-tiled's and `{ap,rw}.order` |
-//! | tensor-pair | column split's and `{ap,rw}.pair.{ptr,slots,ent}` (sizes `{ap,rw}.pair.width`) |
+//! | tensor-pair | column split's and `{ap,rw}.pair.{ptr,slots}` (sizes `{ap,rw}.pair.width`) |
 //! | flat-stream | `{ap,rw}.{x,y,slot,tile_rows,tile_records}` |
 //! | outer-product | `{pass1,pass2}.{x,y,slot,tile_rows,tile_records}` |
 //! | panel-tiled | `tile_rows` `halo_ptr` `halo` `panel_offset` `r_panel_row` `groups` |
+//!
+//! The tensor pair's entries (`PairedRuns::ent`, about as large as column
+//! split's runs) are not stored (format version 5): they are the merge of each
+//! unit's slot runs, so the device builds them from the runs it uploads (their
+//! bytes never cross the bus), and a loaded schedule's `ent` is empty. The
+//! stored units are checked against the ones the inspector derives from `W`'s
+//! pattern and the validated runs.
 use crate::file::{fingerprint, MappedBundle, NamedArray, RecordView, ScheduleFileError, ScheduleRecord};
 use crate::two_pass::{ProductStats, TwoPassSchedule};
 use crate::variants::{
     ColumnSplitSchedule, FlatRecords, FlatStreamSchedule, FusedSchedule, OuterProductSchedule, PairedRuns,
     PanelTiledSchedule, RowGustavsonSchedule, SlotRuns, SlotTiledSchedule, TensorPairSchedule, VariantSchedule,
-    NO_BLOCK,
 };
 use crate::SharedArray;
 use crate::Variant;
@@ -89,10 +95,10 @@ fn push_split(arrays: &mut Vec<NamedArray>, sizes: &mut Vec<(String, u64)>, s: &
     sizes.push(("window".into(), s.window as u64));
 }
 
+/// The units only: their entries follow from the units and the runs (see the module docs).
 fn push_pairs(arrays: &mut Vec<NamedArray>, sizes: &mut Vec<(String, u64)>, stage: &str, r: &PairedRuns) {
     arrays.push(NamedArray::u64(format!("{stage}.pair.ptr"), r.ptr.to_vec()));
     arrays.push(NamedArray::u32(format!("{stage}.pair.slots"), r.slots.to_vec()));
-    arrays.push(NamedArray::u32(format!("{stage}.pair.ent"), r.ent.to_vec()));
     sizes.push((format!("{stage}.pair.width"), r.width as u64));
 }
 
@@ -483,10 +489,12 @@ impl Loader<'_, '_> {
     }
 
     /// The tensor-pair units of `stage` over the validated `runs` (which fill
-    /// `out`'s slots): `width` slots per unit (2 pairs rows `2r`, `2r + 1`), every
-    /// slot in exactly one unit, and each unit's entries, read side by side,
-    /// exactly its slots' runs (so every index is in range, each output sums
-    /// in its run's order, and the two sides of an entry name one `y` block).
+    /// `out`'s slots), refused unless they are exactly the inspector's: `width`
+    /// slots per unit (2 pairs rows `2r`, `2r + 1`), every slot once, and each
+    /// unit's pointer range as long as the merge of its runs
+    /// ([`PairedRuns::matches`]). Their entries are not stored: the device
+    /// builds them from the runs ([`PairedRuns::rebuild`] on the host), so the
+    /// loaded `ent` is empty.
     fn pairs(&self, stage: &str, runs: &SlotRuns, out: &BlockPattern, width: usize) -> Result<PairedRuns> {
         let name = |s: &str| format!("{stage}.pair.{s}");
         let stored = self.size(&name("width"))? as usize;
@@ -496,62 +504,18 @@ impl Loader<'_, '_> {
                 name("width")
             )));
         }
-        let r = PairedRuns {
-            width,
-            ptr: self.u64(&name("ptr"))?,
-            slots: self.u32(&name("slots"))?,
-            ent: self.u32(&name("ent"))?,
-        };
-        let units = r.ptr.len().saturating_sub(1);
-        if r.ptr.is_empty() || r.slots.len() != width * units || r.ent.len() % (2 * width) != 0 {
-            return Err(self
-                .rec
-                .invalid(format!("the `{stage}.pair` arrays have inconsistent lengths")));
-        }
-        check_ptr(self.rec, &name("ptr"), &r.ptr, units, r.entries())?;
-        // Every slot once: the first slot of a unit always, the second unless absent.
-        let mut seen = vec![false; runs.slots()];
-        let once = r.slots.chunks(width).all(|u| {
-            u.iter().enumerate().all(|(side, &s)| {
-                (side > 0 && s == NO_BLOCK)
-                    || ((s as usize) < seen.len() && !std::mem::replace(&mut seen[s as usize], true))
-            })
-        }) && seen.iter().all(|&b| b);
-        let rp = out.row_ptr();
-        let row_of = |s: usize| rp.partition_point(|&x| x <= s) - 1;
-        let sides_match = (0..units).into_par_iter().all(|u| {
-            let us = &r.slots[width * u..width * (u + 1)];
-            let e = &r.ent[2 * width * r.ptr[u] as usize..2 * width * r.ptr[u + 1] as usize];
-            // A pair is one column in rows 2r, 2r + 1.
-            let shape = width == 1
-                || us[1] == NO_BLOCK
-                || (row_of(us[0] as usize) % 2 == 0
-                    && row_of(us[1] as usize) == row_of(us[0] as usize) + 1
-                    && out.col_idx()[us[0] as usize] == out.col_idx()[us[1] as usize]);
-            let uniform_y = e
-                .chunks(2 * width)
-                .all(|q| q.chunks(2).all(|xy| xy[1] == q[1]) && q.chunks(2).any(|xy| xy[0] != NO_BLOCK));
-            let side = |k: usize| {
-                let got = e
-                    .chunks(2 * width)
-                    .map(|q| (q[2 * k], q[2 * k + 1]))
-                    .filter(|q| q.0 != NO_BLOCK);
-                let want = if us[k] == NO_BLOCK {
-                    0..0
-                } else {
-                    runs.run(us[k] as usize)
-                };
-                got.eq(want.map(|q| (runs.x[q], runs.y[q])))
-            };
-            shape && uniform_y && (0..width).all(side)
-        });
-        if once && sides_match {
-            Ok(r)
-        } else {
-            Err(self.rec.invalid(format!(
+        let (ptr, slots) = (self.u64(&name("ptr"))?, self.u32(&name("slots"))?);
+        if !PairedRuns::matches(width, &ptr, &slots, runs, out) {
+            return Err(self.rec.invalid(format!(
                 "the `{stage}.pair` units do not merge each slot's run exactly once"
-            )))
+            )));
         }
+        Ok(PairedRuns {
+            width,
+            ptr,
+            slots,
+            ent: SharedArray::default(),
+        })
     }
 
     fn slot_tiled(&self) -> Result<SlotTiledSchedule> {

@@ -235,6 +235,10 @@ pub const NO_BLOCK: u32 = u32::MAX;
 /// contributions with one `y` load; an absent side's `x` is [`NO_BLOCK`].
 /// Each slot's own entries are its run in order, so each output element
 /// still sums in V0's order.
+///
+/// The entries follow from the units and the runs: a schedule file stores the
+/// units only, and a loaded schedule's `ent` is empty (the device builds the
+/// entries from the runs it uploads; [`PairedRuns::rebuild`] does it on the host).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PairedRuns {
     /// Slots per unit: 1 or 2.
@@ -243,7 +247,7 @@ pub struct PairedRuns {
     pub ptr: SharedArray<u64>,
     /// `width` slots per unit.
     pub slots: SharedArray<u32>,
-    /// `2 width` indices per entry.
+    /// `2 width` indices per entry; empty where loaded from a file (see above).
     pub ent: SharedArray<u32>,
 }
 
@@ -252,7 +256,73 @@ impl PairedRuns {
         self.ptr.len().saturating_sub(1)
     }
     pub fn entries(&self) -> usize {
-        self.ent.len() / (2 * self.width.max(1))
+        self.ptr.last().map_or(0, |&e| e as usize)
+    }
+    /// Whether `ent` holds the entries (an inspected schedule, not a loaded one).
+    pub fn has_entries(&self) -> bool {
+        self.ent.len() == 2 * self.width * self.entries()
+    }
+
+    /// Whether `width`, `ptr` and `slots` are exactly the units the inspector
+    /// builds from `runs` over `out` ([`PairedRuns::paired`] for width 2,
+    /// [`PairedRuns::single`] for width 1): the same slots in the same order,
+    /// each unit's pointer range as long as the merge of its runs. `runs` must
+    /// be valid over `out` (pointers and indices checked). One parallel pass
+    /// that reads `out`'s columns and the runs' `y` blocks, and writes nothing.
+    pub fn matches(width: usize, ptr: &[u64], slots: &[u32], runs: &SlotRuns, out: &BlockPattern) -> bool {
+        let units = ptr.len().saturating_sub(1);
+        if ptr.first() != Some(&0) || slots.len() != width * units || runs.slots() != out.nnzb() {
+            return false;
+        }
+        match width {
+            1 => {
+                units == runs.slots()
+                    && ptr
+                        .par_chunks(1 << 14)
+                        .zip(runs.ptr.par_chunks(1 << 14))
+                        .all(|(a, b)| a == b)
+                    && slots
+                        .par_chunks(1 << 14)
+                        .enumerate()
+                        .all(|(c, s)| s.iter().enumerate().all(|(i, &v)| v as usize == (c << 14) + i))
+            }
+            2 => {
+                let pairs = out.nrows().div_ceil(2);
+                let n = default_chunk_count(pairs);
+                let chunk = |c: usize| pairs * c / n..pairs * (c + 1) / n;
+                // Units per chunk of row pairs, then each chunk compares its own.
+                let counts: Vec<usize> = (0..n)
+                    .into_par_iter()
+                    .map(|c| chunk(c).map(|r| pair_units(out, r, |_, _| {})).sum())
+                    .collect();
+                if counts.iter().sum::<usize>() != units {
+                    return false;
+                }
+                let starts: Vec<usize> = counts
+                    .iter()
+                    .scan(0, |acc, &k| {
+                        *acc += k;
+                        Some(*acc - k)
+                    })
+                    .collect();
+                (0..n).into_par_iter().all(|c| {
+                    let mut u = starts[c];
+                    let mut ok = true;
+                    for r in chunk(c) {
+                        pair_units(out, r, |s0, s1| {
+                            let s1 = s1.map_or(NO_BLOCK, |s| s as u32);
+                            ok = ok
+                                && slots[2 * u] as usize == s0
+                                && slots[2 * u + 1] == s1
+                                && ptr[u + 1].checked_sub(ptr[u]) == Some(merged_len(runs, s0, s1) as u64);
+                            u += 1;
+                        });
+                    }
+                    ok
+                })
+            }
+            _ => false,
+        }
     }
 
     /// One unit per slot of `runs`, its `(x, y)` interleaved.
@@ -356,6 +426,16 @@ fn merge_row_pair(
     mut unit: impl FnMut([u32; 2]),
     mut entry: impl FnMut([u32; 4]),
 ) {
+    pair_units(out, r, |s0, s1| {
+        unit([s0 as u32, s1.map_or(NO_BLOCK, |s| s as u32)]);
+        merge_runs(runs, s0, s1, &mut entry);
+    });
+}
+
+/// The units of output rows `2r`, `2r + 1` of `out`, in order: `f(s0, s1)`
+/// per unit (`s1` the second row's slot of the same column, if any). Returns
+/// how many there were.
+fn pair_units(out: &BlockPattern, r: usize, mut f: impl FnMut(usize, Option<usize>)) -> usize {
     let r0 = out.row_range(2 * r);
     let r1 = if 2 * r + 1 < out.nrows() {
         out.row_range(2 * r + 1)
@@ -363,7 +443,7 @@ fn merge_row_pair(
         0..0
     };
     let (c0, c1) = (&out.col_idx()[r0.clone()], &out.col_idx()[r1.clone()]);
-    let (mut a, mut b) = (0, 0);
+    let (mut a, mut b, mut n) = (0, 0, 0);
     while a < c0.len() || b < c1.len() {
         // Columns ascend in both rows: equal columns pair up; a lone slot takes the first side.
         let (s0, s1) = match (c0.get(a), c1.get(b)) {
@@ -378,23 +458,135 @@ fn merge_row_pair(
         } else {
             b += 1;
         }
-        unit([s0 as u32, s1.map_or(NO_BLOCK, |s| s as u32)]);
-        // An order-preserving merge of the two runs by `y` block.
-        let (mut q0, mut q1) = (runs.run(s0), s1.map_or(0..0, |s| runs.run(s)));
-        loop {
-            let (y0, y1) = (
-                q0.clone().next().map(|q| runs.y[q]),
-                q1.clone().next().map(|q| runs.y[q]),
-            );
-            let (x0, x1, y) = match (y0, y1) {
-                (None, None) => break,
-                (Some(u), Some(v)) if u == v => (runs.x[q0.next().unwrap()], runs.x[q1.next().unwrap()], u),
-                (Some(u), Some(v)) if u < v => (runs.x[q0.next().unwrap()], NO_BLOCK, u),
-                (Some(u), None) => (runs.x[q0.next().unwrap()], NO_BLOCK, u),
-                (_, Some(v)) => (NO_BLOCK, runs.x[q1.next().unwrap()], v),
-            };
-            entry([x0, y, x1, y]);
+        f(s0, s1);
+        n += 1;
+    }
+    n
+}
+
+/// How many entries [`merge_runs`] makes of slots `s0` and `s1` (or [`NO_BLOCK`]):
+/// the same walk, reading only the `y` blocks.
+fn merged_len(runs: &SlotRuns, s0: usize, s1: u32) -> usize {
+    let y = &runs.y[..];
+    let (mut a, ae) = (runs.ptr[s0] as usize, runs.ptr[s0 + 1] as usize);
+    let (mut b, be) = if s1 == NO_BLOCK {
+        (0, 0)
+    } else {
+        (runs.ptr[s1 as usize] as usize, runs.ptr[s1 as usize + 1] as usize)
+    };
+    let mut n = 0;
+    while a < ae && b < be {
+        let (u, v) = (y[a], y[b]);
+        a += (u <= v) as usize;
+        b += (v <= u) as usize;
+        n += 1;
+    }
+    n + (ae - a) + (be - b)
+}
+
+/// The order-preserving merge by `y` block of the runs of slots `s0` and
+/// `s1` (absent: `None`): `entry([x0, y, x1, y])` per merged entry, where a
+/// `y` both runs hold serves both sides and an absent side's `x` is
+/// [`NO_BLOCK`]. Whatever the runs hold, each side's entries are its run in
+/// order and both sides of an entry name one `y`: the inspector and the
+/// loader ([`PairedRuns::rebuild`]) both build the entries with it.
+#[inline]
+fn merge_runs(runs: &SlotRuns, s0: usize, s1: Option<usize>, mut entry: impl FnMut([u32; 4])) {
+    let (x, y) = (&runs.x[..], &runs.y[..]);
+    let (mut a, ae) = (runs.ptr[s0] as usize, runs.ptr[s0 + 1] as usize);
+    let (mut b, be) = s1.map_or((0, 0), |s| (runs.ptr[s] as usize, runs.ptr[s + 1] as usize));
+    loop {
+        if a < ae {
+            let u = y[a];
+            if b < be && y[b] <= u {
+                let v = y[b];
+                if v == u {
+                    entry([x[a], u, x[b], u]);
+                    a += 1;
+                } else {
+                    entry([NO_BLOCK, v, x[b], v]);
+                }
+                b += 1;
+            } else {
+                entry([x[a], u, NO_BLOCK, u]);
+                a += 1;
+            }
+        } else if b < be {
+            entry([NO_BLOCK, y[b], x[b], y[b]]);
+            b += 1;
+        } else {
+            break;
         }
+    }
+}
+
+impl PairedRuns {
+    /// The units `slots` (`width` per unit) with their entries rebuilt from
+    /// `runs` on the host (a schedule file stores no entries: they follow from
+    /// the slots and the runs; the device builds them the same way when it
+    /// uploads a loaded schedule). `ptr` must be a pointer array over the
+    /// units; each unit's merge must yield exactly `ptr[u + 1] - ptr[u]`
+    /// entries, else `None`. The caller has checked every slot (below
+    /// `runs.slots()`, the second side of a width-2 unit possibly [`NO_BLOCK`])
+    /// and `runs` (pointers and indices), e.g. with [`PairedRuns::matches`];
+    /// the entries are then right by construction. One parallel pass.
+    pub fn rebuild(width: usize, ptr: SharedArray<u64>, slots: SharedArray<u32>, runs: &SlotRuns) -> Option<Self> {
+        assert!(width == 1 || width == 2, "a unit pairs one or two slots");
+        let units = ptr.len().saturating_sub(1);
+        let total = ptr.last().map_or(0, |&t| t as usize);
+        let stride = 2 * width;
+        let mut ent = vec![0u32; stride * total];
+        // Chunks of whole units holding about equal numbers of entries, each
+        // filling its own slice of `ent`.
+        let n = default_chunk_count(units).max(1);
+        let mut bounds: Vec<usize> = (0..n)
+            .map(|c| ptr.partition_point(|&e| (e as usize) * n < total * c).min(units))
+            .collect();
+        bounds.push(units);
+        bounds.dedup();
+        let mut parts = Vec::with_capacity(bounds.len());
+        let mut rest = &mut ent[..];
+        for w in bounds.windows(2) {
+            let len = stride * (ptr[w[1]] - ptr[w[0]]) as usize;
+            let (head, tail) = rest.split_at_mut(len);
+            parts.push((w[0]..w[1], head));
+            rest = tail;
+        }
+        let ok = parts.into_par_iter().all(|(us, es)| {
+            let base = ptr[us.start] as usize;
+            us.into_iter().all(|u| {
+                let (lo, hi) = (ptr[u] as usize - base, ptr[u + 1] as usize - base);
+                let s0 = slots[width * u] as usize;
+                let mut k = lo;
+                if width == 1 {
+                    let run = runs.run(s0);
+                    if run.len() != hi - lo {
+                        return false;
+                    }
+                    for (q, e) in run.zip(es[2 * lo..2 * hi].chunks_exact_mut(2)) {
+                        e.copy_from_slice(&[runs.x[q], runs.y[q]]);
+                    }
+                    return true;
+                }
+                let s1 = slots[2 * u + 1];
+                let mut fits = true;
+                merge_runs(runs, s0, (s1 != NO_BLOCK).then_some(s1 as usize), |q| {
+                    if k < hi {
+                        es[4 * k..4 * k + 4].copy_from_slice(&q);
+                    } else {
+                        fits = false;
+                    }
+                    k += 1;
+                });
+                fits && k == hi
+            })
+        });
+        ok.then(|| PairedRuns {
+            width,
+            ptr,
+            slots,
+            ent: ent.into(),
+        })
     }
 }
 

@@ -153,8 +153,22 @@ fn a_zero_window_and_an_oversized_panel_are_refused() {
     );
 }
 
+/// Adds `delta` to entry `k` of the `u64` array `name`.
+fn edit_u64(bytes: &mut [u8], name: &str, k: u64, delta: i64) {
+    let key = TagKey::from_bytes(KEY);
+    let (off, kind, len) = {
+        let m = validate_bytes_with_key(bytes, &key).unwrap();
+        m.record(0).unwrap().array_file_offset(name).unwrap()
+    };
+    assert_eq!(kind, ArrayKind::U64);
+    assert!(k < len);
+    let at = (off + 8 * k) as usize;
+    let v = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()).wrapping_add_signed(delta);
+    bytes[at..at + 8].copy_from_slice(&v.to_le_bytes());
+}
+
 #[test]
-fn tensor_pair_entries_that_do_not_merge_the_runs_are_refused() {
+fn tensor_pair_units_that_do_not_merge_the_runs_are_refused() {
     let key = TagKey::from_bytes(KEY);
     let (bytes, a, p) = written(Variant::TensorPair);
     let VariantSchedule::TensorPair(s) = load(&bytes, &a, &p).expect("the intact file loads") else {
@@ -162,9 +176,43 @@ fn tensor_pair_entries_that_do_not_merge_the_runs_are_refused() {
     };
     // Rows 2r and 2r + 1 of W share columns: some entries serve two slots.
     assert!(s.ap.entries() < s.split.tiled.ap.contributions());
-    for (name, bound) in [("ap.pair.ent", 200), ("rw.pair.ent", 200), ("ap.pair.slots", 100)] {
+    // Format 5 stores the units, not their entries (rebuilt at load).
+    {
+        let m = validate_bytes_with_key(&bytes, &key).unwrap();
+        let rec = m.record(0).unwrap();
+        assert!(rec.arrays().all(|(n, _, _)| !n.ends_with(".pair.ent")));
+        assert!(rec.array_file_offset("ap.pair.slots").is_some() && rec.array_file_offset("rw.pair.ptr").is_some());
+    }
+    for (name, bound) in [("ap.pair.slots", 100), ("rw.pair.slots", 100)] {
         let mut b = bytes.clone();
         edit_u32(&mut b, name, bound);
+        seal_for_testing(&mut b, &key);
+        let e = load(&b, &a, &p).unwrap_err().to_string();
+        assert!(
+            e.contains("units do not merge each slot's run exactly once"),
+            "{name}: {e}"
+        );
+    }
+    // A unit pointer moved by one (a unit one entry longer, its neighbour one
+    // shorter): still a pointer array, but not the counts of the merges.
+    for (name, units) in [("ap.pair.ptr", s.ap.units()), ("rw.pair.ptr", s.rw.units())] {
+        let k = (1..units as u64)
+            .find(|&k| {
+                let ptr = if name.starts_with("ap") { &s.ap.ptr } else { &s.rw.ptr };
+                ptr[k as usize + 1] > ptr[k as usize]
+            })
+            .expect("a unit with entries");
+        let mut b = bytes.clone();
+        edit_u64(&mut b, name, k, 1);
+        seal_for_testing(&mut b, &key);
+        let e = load(&b, &a, &p).unwrap_err().to_string();
+        assert!(
+            e.contains("units do not merge each slot's run exactly once"),
+            "{name}: {e}"
+        );
+        // The last pointer far past the contributions.
+        let mut b = bytes.clone();
+        edit_u64(&mut b, name, units as u64, 1 << 40);
         seal_for_testing(&mut b, &key);
         let e = load(&b, &a, &p).unwrap_err().to_string();
         assert!(

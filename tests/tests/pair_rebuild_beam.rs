@@ -1,0 +1,60 @@
+//! The beam's tensor-pair schedules through a schedule file (format 5 stores
+//! the units, not their entries): every level loads the inspector's units,
+//! and the entries rebuilt from them and the loaded runs are the inspector's,
+//! the same entries in the same order, on the host and (where there is a GPU)
+//! as the device builds them.
+use ptap_fem::BeamProblem;
+use ptap_runtime::bundle::{hierarchy_bundle, load_level};
+use ptap_runtime::{Hierarchy, HierarchyOptions};
+use ptap_schedules::file::{write_bundle, MappedBundle};
+use ptap_schedules::variants::PairedRuns;
+use ptap_schedules::{Variant, VariantSchedule};
+use std::sync::Arc;
+
+#[test]
+fn the_beams_tensor_pair_entries_are_rebuilt_exactly() {
+    let problem = BeamProblem::build(3).unwrap();
+    let mut opts = HierarchyOptions::default();
+    opts.amg.coarse_eq_limit = 100;
+    opts.variant = Some(Variant::TensorPair);
+    let h = Hierarchy::build(problem.a.clone(), &problem.near_null, 6, &opts, &mut |_| {}).unwrap();
+    let path = std::env::temp_dir().join(format!("ptap-pair-beam-{}.ptaps", std::process::id()));
+    write_bundle(&path, &hierarchy_bundle(&h, "beam k = 3")).unwrap();
+    let bundle = Arc::new(MappedBundle::open(&path).unwrap());
+    std::fs::remove_file(&path).unwrap(); // the mapping stays valid
+    let dev = ptap_tests::cuda_device_or_skip(ptap_cuda::DeviceOptions::default());
+    let (mut checked, mut on_device) = (0, 0);
+    for (l, lev) in h.levels().iter().enumerate() {
+        let Some(t) = lev.transfer.as_ref() else { continue };
+        let VariantSchedule::TensorPair(built) = &t.variant_schedule else {
+            panic!("level {l} is not a tensor pair")
+        };
+        let stored = load_level(&bundle, l as u32, &lev.pattern).unwrap();
+        let VariantSchedule::TensorPair(loaded) = &stored.schedule else {
+            panic!("level {l} loads as another variant")
+        };
+        for (got, want, runs) in [
+            (&loaded.ap, &built.ap, &loaded.split.tiled.ap),
+            (&loaded.rw, &built.rw, &loaded.split.tiled.rw),
+        ] {
+            assert!(!got.has_entries() && want.has_entries());
+            let r = PairedRuns::rebuild(got.width, got.ptr.clone(), got.slots.clone(), runs).unwrap();
+            assert_eq!(&r, want, "level {l}");
+        }
+        assert!(loaded.ap.entries() < loaded.split.tiled.ap.contributions());
+        // The device builds the same entries from the loaded units and runs.
+        if let Some(dev) = &dev {
+            for (got, want, runs) in [
+                (&loaded.ap, &built.ap, &loaded.split.tiled.ap),
+                (&loaded.rw, &built.rw, &loaded.split.tiled.rw),
+            ] {
+                let ent = ptap_cuda::pair_entries_on_device(dev, got, runs).unwrap();
+                assert!(ent == want.ent[..], "level {l}: the device's entries differ");
+            }
+            on_device += 1;
+        }
+        checked += 1;
+    }
+    assert!(checked >= 2, "{checked} levels");
+    assert!(dev.is_none() || on_device == checked);
+}
