@@ -740,6 +740,80 @@ fn aggregate<C: Comm + ?Sized>(
 /// An aggregate's members at its root's rank: (key, source rank, index in that rank's message).
 type Members = Vec<(u64, usize, usize)>;
 
+/// The aggregates' members gathered at their roots' ranks (the rank-deficiency
+/// merge and the tentative prolongator both start here).
+struct Gathered {
+    /// What each rank sent here: `[root, key, near-null row bits...]` per member.
+    got: Vec<Vec<u64>>,
+    /// Per destination rank, the owned node behind each entry sent there.
+    order: Vec<Vec<usize>>,
+    /// This rank's roots (local indices, ascending).
+    roots: Vec<usize>,
+    /// Per root of `roots`, its members sorted by key.
+    members: Vec<Members>,
+}
+
+/// Every owned node with a root sends the root's rank `[root, key, near-null
+/// row]` (one all-to-all); each rank checks that the roots named are its
+/// roots and lists each root's members in key order. Collective.
+fn gather_members<C: Comm + ?Sized>(
+    comm: &C,
+    part: &Partition,
+    root_of: &[Option<usize>],
+    is_root: &[bool],
+    keys: &[u64],
+    near_null: &[f64],
+    bm: usize,
+) -> Result<Gathered, DistError> {
+    let (me, size) = (comm.rank(), comm.size());
+    let own = part.range(me);
+    let mut send = vec![Vec::new(); size];
+    let mut order: Vec<Vec<usize>> = vec![Vec::new(); size];
+    for (i, r) in root_of.iter().enumerate() {
+        if let Some(g) = *r {
+            let q = part.owner(g);
+            let msg = &mut send[q];
+            msg.push(g as u64);
+            msg.push(keys[i]);
+            msg.extend(near_null[i * bm..(i + 1) * bm].iter().map(|v| v.to_bits()));
+            order[q].push(i);
+        }
+    }
+    let got = all_to_all_own(comm, send);
+    let entry = 2 + bm;
+    let roots: Vec<usize> = (0..own.len()).filter(|&i| is_root[i]).collect();
+    let mut slot_of_root = vec![u32::MAX; own.len()];
+    for (a, &i) in roots.iter().enumerate() {
+        slot_of_root[i] = a as u32;
+    }
+    let mut members: Vec<Members> = vec![Vec::new(); roots.len()];
+    for (q, msg) in got.iter().enumerate() {
+        if msg.len() % entry != 0 {
+            return Err(DistError::Plan {
+                why: format!("rank {q} sent a malformed aggregate membership"),
+            });
+        }
+        for (e, rec) in msg.chunks_exact(entry).enumerate() {
+            let g = rec[0] as usize;
+            let a = g
+                .checked_sub(own.start)
+                .and_then(|i| slot_of_root.get(i).copied())
+                .filter(|&a| a != u32::MAX)
+                .ok_or_else(|| DistError::Plan {
+                    why: format!("rank {q} named node {g} a root of rank {me}, which it is not"),
+                })?;
+            members[a as usize].push((rec[1], q, e));
+        }
+    }
+    members.par_iter_mut().for_each(|list| list.sort_unstable());
+    Ok(Gathered {
+        got,
+        order,
+        roots,
+        members,
+    })
+}
+
 /// The rank-deficiency merge (`shared/spec/amg.md`, step 2, last bullet):
 /// an aggregate whose stacked near-null rows do not carry all `m` modes
 /// (fewer than 3 non-collinear nodes for elasticity) joins a neighbouring
@@ -778,44 +852,24 @@ fn merge_deficient<C: Comm + ?Sized>(
     let (mut merges, mut dissolved) = (0, 0);
     loop {
         // 1. Verdicts at the roots' ranks: members send [root, key, near-null row].
-        let mut send = vec![Vec::new(); size];
-        let mut order: Vec<Vec<usize>> = vec![Vec::new(); size];
-        for (i, r) in root_of.iter().enumerate() {
-            if let Some(g) = *r {
-                let q = part.owner(g);
-                send[q].push(g as u64);
-                send[q].push(keys[i]);
-                send[q].extend(near_null[i * bm..(i + 1) * bm].iter().map(|v| v.to_bits()));
-                order[q].push(i);
-            }
-        }
-        let got = all_to_all_own(comm, send);
+        let Gathered {
+            got,
+            order,
+            roots,
+            members,
+        } = gather_members(comm, part, root_of, is_root, keys, near_null, bm)?;
         let entry = 2 + bm;
-        // Per local root: its members (key, rank, index in that rank's message).
-        let mut members: BTreeMap<usize, Vec<(u64, usize, usize)>> = BTreeMap::new();
-        for (q, msg) in got.iter().enumerate() {
-            if msg.len() % entry != 0 {
-                return Err(DistError::Plan {
-                    why: format!("rank {q} sent a malformed aggregate membership"),
-                });
-            }
-            for (e, rec) in msg.chunks_exact(entry).enumerate() {
-                let g = rec[0] as usize;
-                if !own.contains(&g) || !is_root[g - own.start] {
-                    return Err(DistError::Plan {
-                        why: format!("rank {q} named node {g} a root of rank {me}, which it is not"),
-                    });
-                }
-                members.entry(g).or_default().push((rec[1], q, e));
-            }
-        }
         let mut verdict: Vec<Vec<(bool, f64)>> = got.iter().map(|msg| vec![(false, 0.0); msg.len() / entry]).collect();
-        // The rank tests, one QR per aggregate, in parallel.
-        let mut lists: Vec<(usize, Members)> = members.into_iter().collect();
+        // The rank tests, one QR per aggregate, in parallel (aggregates with members).
+        let lists: Vec<(usize, &Members)> = roots
+            .iter()
+            .zip(&members)
+            .filter(|(_, list)| !list.is_empty())
+            .map(|(&i, list)| (own.start + i, list))
+            .collect();
         let bad: Vec<bool> = lists
-            .par_iter_mut()
+            .par_iter()
             .map(|(_, list)| {
-                list.sort_unstable();
                 let mut stack = Vec::with_capacity(list.len() * bm);
                 for &(_, q, e) in list.iter() {
                     stack.extend(
@@ -829,10 +883,10 @@ fn merge_deficient<C: Comm + ?Sized>(
             })
             .collect();
         let mut deficient_roots = Vec::new();
-        for ((g, list), bad) in lists.iter().zip(bad) {
+        for (&(g, list), bad) in lists.iter().zip(bad) {
             let prio = priority(keys[g - own.start]);
             if bad {
-                deficient_roots.push(*g);
+                deficient_roots.push(g);
             }
             for &(_, q, e) in list.iter() {
                 verdict[q][e] = (bad, prio);
@@ -993,51 +1047,15 @@ fn tentative<C: Comm + ?Sized>(
         starts.push(starts.last().unwrap() + *c as usize);
     }
     let coarse = Partition::new(starts)?;
-    let mut agg_of_root = vec![u32::MAX; own.len()];
-    for (a, &i) in roots.iter().enumerate() {
-        agg_of_root[i] = a as u32;
-    }
-    // Members -> the root's rank: [root, key, near-null row bits...].
-    let mut send = vec![Vec::new(); size];
-    let mut order: Vec<Vec<usize>> = vec![Vec::new(); size];
-    for (i, r) in root_of.iter().enumerate() {
-        if let Some(g) = *r {
-            let q = part.owner(g);
-            let msg = &mut send[q];
-            msg.push(g as u64);
-            msg.push(keys[i]);
-            msg.extend(near_null[i * bm..(i + 1) * bm].iter().map(|v| v.to_bits()));
-            order[q].push(i);
-        }
-    }
-    let got = all_to_all_own(comm, send);
+    let Gathered {
+        got, order, members, ..
+    } = gather_members(comm, part, root_of, is_root, keys, near_null, bm)?;
     let entry = 2 + bm;
-    // Members of each local aggregate: (key, source rank, index in its message).
-    let mut members: Vec<Vec<(u64, usize, usize)>> = vec![Vec::new(); roots.len()];
-    for (q, msg) in got.iter().enumerate() {
-        if msg.len() % entry != 0 {
-            return Err(DistError::Plan {
-                why: format!("rank {q} sent a malformed aggregate membership"),
-            });
-        }
-        for (e, rec) in msg.chunks_exact(entry).enumerate() {
-            let g = rec[0] as usize;
-            let a = g
-                .checked_sub(own.start)
-                .and_then(|i| agg_of_root.get(i).copied())
-                .filter(|&a| a != u32::MAX)
-                .ok_or_else(|| DistError::Plan {
-                    why: format!("rank {q} named node {g} a root of rank {me}, which it is not"),
-                })?;
-            members[a as usize].push((rec[1], q, e));
-        }
-    }
     // The serial QR on the gathered aggregates, members in key order.
     let mut of_node = Vec::new();
     let mut stacked = Vec::new();
     let mut place: Vec<Vec<usize>> = got.iter().map(|msg| vec![0; msg.len() / entry]).collect();
-    for (a, list) in members.iter_mut().enumerate() {
-        list.sort_unstable();
+    for (a, list) in members.iter().enumerate() {
         for &(_, q, e) in list.iter() {
             place[q][e] = of_node.len();
             of_node.push(a as u32);
