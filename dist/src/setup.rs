@@ -100,6 +100,7 @@ use ptap_amg::{tentative_prolongator, AmgError};
 use ptap_runtime::cycle::EIG_SEED;
 use ptap_runtime::hierarchy::Transfer;
 use ptap_runtime::{Hierarchy, HierarchyOptions, LevelParts};
+use ptap_schedules::VariantSchedule;
 use ptap_sparse::dense::{gemm_acc, gemm_acc_dyn};
 use ptap_sparse::par::{axpy, dot, par_concat, par_offsets, uniform_row_chunks, xpby};
 use ptap_sparse::{BlockCsr, BlockPattern};
@@ -250,12 +251,16 @@ pub struct DistSetupTimes {
     pub coarse_product_s: f64,
     /// `P`'s and `R`'s local matrices, their halo plans and the next level's.
     pub plans_s: f64,
+    /// A level loaded from the schedule cache: its product, `P`, `R` and the
+    /// halo plans rebuilt from the entry's plans (checked; no exchange, no
+    /// inspection: `inspection_s` and `plans_s` stay 0).
+    pub cache_load_s: f64,
     /// Everything of the level (the sum, on the slowest rank).
     pub total_s: f64,
 }
 
 impl DistSetupTimes {
-    fn fields(&mut self) -> [&mut f64; 12] {
+    fn fields(&mut self) -> [&mut f64; 13] {
         [
             &mut self.strength_s,
             &mut self.aggregation_s,
@@ -268,6 +273,7 @@ impl DistSetupTimes {
             &mut self.inspection_s,
             &mut self.coarse_product_s,
             &mut self.plans_s,
+            &mut self.cache_load_s,
             &mut self.total_s,
         ]
     }
@@ -1605,7 +1611,6 @@ fn redistribute<C: Comm + ?Sized>(
 #[allow(clippy::too_many_arguments)]
 fn decide<C: Comm + ?Sized>(
     comm: &C,
-    a_fp: ptap_schedules::file::PatternFingerprint,
     cur: &HaloRows,
     part: &Partition,
     keys: &[u64],
@@ -1740,7 +1745,7 @@ fn decide<C: Comm + ?Sized>(
     comm.all_reduce_sum(&mut p_blocks);
     Ok((
         cache::LevelEntry {
-            a: a_fp,
+            part: part.clone(),
             fine_block: b,
             coarse_block: modes,
             whole,
@@ -1756,6 +1761,7 @@ fn decide<C: Comm + ?Sized>(
             rebalanced: rebalance,
             mis_rounds: rounds,
             p_blocks: p_blocks[0] as usize,
+            plans: None,
         },
         tent.coarse_near_null,
         times,
@@ -1768,16 +1774,20 @@ struct CacheState {
     key: String,
     status: &'static str,
     reason: Option<String>,
-    /// The levels to load (every rank has them), or `None`: build and write.
-    levels: Option<Vec<cache::LevelEntry>>,
+    /// This rank's refusal of its entry.
+    refused: Option<String>,
+    /// The entry to load (every rank has one), or `None`: build and write.
+    levels: Option<cache::Loaded>,
 }
 
 /// Looks up this rank's entry in `dir` and agrees with the other ranks on
 /// loading (every rank has a valid entry) or rebuilding. Collective.
+#[allow(clippy::too_many_arguments)]
 fn lookup<C: Comm + ?Sized>(
     comm: &C,
     dir: &std::path::Path,
     a: &LocalMatrix,
+    part: &Partition,
     near_null: &[f64],
     (b, modes): (usize, usize),
     options: &HierarchyOptions,
@@ -1794,8 +1804,8 @@ fn lookup<C: Comm + ?Sized>(
     let mine = if made.is_err() || !path.exists() {
         None
     } else {
-        let level0 = ptap_schedules::file::fingerprint(&local_pattern(a)?);
-        Some(cache::load(&path, &key, (size, me), &level0, (a.n_rows(), b, modes)))
+        let level0 = ptap_schedules::file::fingerprint(&crate::product::padded(a)?.0);
+        Some(cache::load(&path, &key, (size, me), &level0, (part, b, modes)))
     };
     // [missing, refused] over the ranks.
     let mut counts = [
@@ -1848,11 +1858,48 @@ fn lookup<C: Comm + ?Sized>(
             "written"
         },
         reason,
+        refused: match &mine {
+            Some(Err(why)) => Some(why.clone()),
+            _ => None,
+        },
         levels: match mine {
             Some(Ok(levels)) if load => Some(levels),
             _ => None,
         },
     })
+}
+
+/// The send half of `plan` (per rank, the global columns sent there; this
+/// rank owns columns from `owned_start`): what a cache entry keeps of a halo plan.
+fn send_lists(plan: &HaloPlan, owned_start: usize, size: usize) -> Vec<Vec<u64>> {
+    let mut lists = vec![Vec::new(); size];
+    for (s, link) in plan.sends().iter().enumerate() {
+        lists[link.rank] = plan
+            .send_columns(s)
+            .iter()
+            .map(|&c| (owned_start + c as usize) as u64)
+            .collect();
+    }
+    lists
+}
+
+/// The halo plan of `local` (columns `cols`) from the send lists a loaded
+/// entry kept for it (the top of the entry's remaining levels; taken), with
+/// no exchange: the receive half follows from the ghosts. Collective (the
+/// ranks agree on success).
+fn plan_from_entry<C: Comm + ?Sized>(
+    comm: &C,
+    local: &LocalMatrix,
+    cols: &Partition,
+    entry: Option<&mut cache::LevelEntry>,
+) -> Result<HaloPlan, DistError> {
+    let sends = entry
+        .and_then(|e| e.plans.as_mut())
+        .map(|p| std::mem::take(&mut p.a_sends))
+        .ok_or_else(|| DistError::Plan {
+            why: "the schedule cache entry ends before a level it names".into(),
+        });
+    crate::comm::agree(comm, sends.and_then(|s| HaloPlan::from_requests(local, cols, s)))
 }
 
 /// What the distributed mesh setup reports (the same on every rank).
@@ -1877,6 +1924,9 @@ pub struct DistCacheReport {
     pub reason: Option<String>,
     /// The key of the problem and its options (partition-independent).
     pub key: String,
+    /// This rank's refusal of its entry, in one sentence (`None`: it had a
+    /// valid entry, or none).
+    pub refused: Option<String>,
 }
 
 /// The distributed hierarchy over `comm` (module docs): mesh setup
@@ -1989,15 +2039,24 @@ pub fn build_levels_cached<'c, C: Comm + ?Sized>(
     }
     let (size, b_modes) = (comm.size(), (b0, modes));
     let mut cache_state = match cache {
-        Some(dir) => Some(lookup(comm, dir, &a, &near_null, b_modes, options, dist)?),
+        Some(dir) => Some(lookup(comm, dir, &a, &part, &near_null, b_modes, options, dist)?),
         None => None,
     };
-    let mut loaded = cache_state.as_mut().and_then(|c| c.levels.take()).map(Vec::into_iter);
+    // A hit: the entry's levels, last first (each level takes its own and the
+    // next level's halo plan from the top), and the mapped file.
+    let mut loaded = cache_state.as_mut().and_then(|c| c.levels.take()).map(|mut hit| {
+        hit.levels.reverse();
+        hit
+    });
+    let writing = cache_state.is_some() && loaded.is_none();
     let mut written: Vec<cache::LevelEntry> = Vec::new();
     let backend = DistBackend::new(comm, options.kernels.clone());
     let policy = options.product_policy();
     let mut keys: Vec<u64> = a.rows().map(|g| g as u64).collect();
-    let plan = HaloPlan::build(&a, &part, comm)?;
+    let plan = match loaded.as_mut() {
+        Some(hit) => plan_from_entry(comm, &a, &part, hit.levels.last_mut())?,
+        None => HaloPlan::build(&a, &part, comm)?,
+    };
     let mut cur = HaloRows::new(DistMatrix { local: a, plan });
     let mut part = part;
     let mut near_null = near_null;
@@ -2008,32 +2067,20 @@ pub fn build_levels_cached<'c, C: Comm + ?Sized>(
         let l = parts.len();
         let t_level = Instant::now();
         let mut times = DistSetupTimes::default();
-        // The level's pattern as the runtime reads it, and its fingerprint
-        // (the schedule cache's check), computed once.
+        // The level's pattern as the runtime reads it.
         let pattern = Arc::new(local_pattern(&cur.matrix().local)?);
-        let a_fp = ptap_schedules::file::fingerprint(&pattern);
-        let entry = match loaded.as_mut() {
-            Some(levels) => {
-                progress(&format!("level {l}: loading P from the schedule cache"));
-                let entry = levels.next().ok_or_else(|| DistError::Plan {
+        let mut entry = match loaded.as_mut() {
+            Some(hit) => {
+                progress(&format!("level {l}: loading P and its plans from the schedule cache"));
+                let entry = hit.levels.pop().ok_or_else(|| DistError::Plan {
                     why: format!("the schedule cache entry ends before level {l}"),
                 });
-                let entry = crate::comm::agree(
-                    comm,
-                    entry.and_then(|e| match e.a.difference(&a_fp) {
-                        None => Ok(e),
-                        Some(d) => Err(DistError::Plan {
-                            why: format!("the schedule cache entry's level {l} was built for another pattern: {d}"),
-                        }),
-                    }),
-                )?;
                 near_null = Vec::new();
-                entry
+                crate::comm::agree(comm, entry)?
             }
             None => {
                 let (entry, coarse_near_null, decided) = decide(
                     comm,
-                    a_fp.clone(),
                     &cur,
                     &part,
                     &keys,
@@ -2046,28 +2093,16 @@ pub fn build_levels_cached<'c, C: Comm + ?Sized>(
                 )?;
                 near_null = coarse_near_null;
                 times = decided;
-                if cache_state.is_some() {
-                    written.push(entry.clone());
+                if writing {
+                    written.push(entry.decisions());
                 }
                 entry
             }
         };
-        let cache::LevelEntry {
-            whole,
-            p,
-            coarse: mut coarse_part,
-            mut coarse_keys,
-            omega,
-            aggregates: n_aggs,
-            unaggregated,
-            deficient,
-            merged,
-            dissolved,
-            mut rebalanced,
-            mis_rounds: rounds,
-            p_blocks,
-            ..
-        } = entry;
+        let whole = entry.whole;
+        let mut coarse_part = entry.coarse.clone();
+        let mut coarse_keys = std::mem::take(&mut entry.coarse_keys);
+        let mut rebalanced = entry.rebalanced;
         let coarse_rows = coarse_part.nrows() * modes;
         if whole && coarse_rows > options.max_coarse_rows {
             return Err(DistError::Options {
@@ -2078,66 +2113,131 @@ pub fn build_levels_cached<'c, C: Comm + ?Sized>(
             });
         }
         let t_inspect = Instant::now();
-        let inspect_for = |coarse: &Partition| {
-            DistGalerkin::build(
-                comm,
-                &cur.matrix(),
-                &p,
-                (b, modes),
-                coarse,
-                whole,
-                &options.kernels,
-                &policy,
-            )
-        };
-        let (mut g, mut next) = inspect_for(&coarse_part)?;
-        if loaded.is_none() {
-            // Rows even but blocks not (the level's work is its blocks): the
-            // coarse level moves to a split by blocks and is inspected again.
-            if let NextLevel::Distributed(local) = &next {
-                if let Some(to) = rebalanced_by_blocks(comm, &coarse_part, local) {
-                    let (nn, k) = redistribute(comm, &coarse_part, &to, &near_null, &coarse_keys, modes * modes)?;
-                    near_null = nn;
-                    coarse_keys = k;
-                    coarse_part = to;
-                    rebalanced = true;
-                    if let Some(w) = written.last_mut() {
-                        w.coarse = coarse_part.clone();
-                        w.coarse_keys = coarse_keys.clone();
-                        w.rebalanced = true;
-                    }
-                    (g, next) = inspect_for(&coarse_part)?;
-                }
+        let n_own = cur.matrix().local.n_rows();
+        let (g, next, p, p_sends) = match (loaded.as_ref(), entry.plans.take()) {
+            // A hit: the product and P's halo plan from the entry (module docs of `cache`).
+            (Some(hit), Some(plans)) => {
+                let cache::LevelPlans { p_sends, product, .. } = plans;
+                let bundle = &hit.bundle;
+                let built = DistGalerkin::from_plan(
+                    me,
+                    size,
+                    &cur.matrix(),
+                    product,
+                    (b, modes),
+                    &coarse_part,
+                    &options.kernels,
+                    &mut |a, p| {
+                        VariantSchedule::from_record(bundle, l as u32, a, p)
+                            .map_err(|e| format!("the schedule cache entry's level {l}: {e}"))
+                    },
+                );
+                let (g, next) = crate::comm::agree(comm, built)?;
+                let p = g.owned_p(n_own);
+                (g, next, p, Some(p_sends))
             }
+            (Some(_), None) => {
+                return Err(DistError::Plan {
+                    why: format!("the schedule cache entry's level {l} has no plans"),
+                })
+            }
+            (None, _) => {
+                let p = std::mem::take(&mut entry.p);
+                let inspect_for = |coarse: &Partition| {
+                    DistGalerkin::build(
+                        comm,
+                        &cur.matrix(),
+                        &p,
+                        (b, modes),
+                        coarse,
+                        whole,
+                        &options.kernels,
+                        &policy,
+                    )
+                };
+                let (mut g, mut next) = inspect_for(&coarse_part)?;
+                // Rows even but blocks not (the level's work is its blocks): the
+                // coarse level moves to a split by blocks and is inspected again.
+                if let NextLevel::Distributed(local) = &next {
+                    if let Some(to) = rebalanced_by_blocks(comm, &coarse_part, local) {
+                        let (nn, k) = redistribute(comm, &coarse_part, &to, &near_null, &coarse_keys, modes * modes)?;
+                        near_null = nn;
+                        coarse_keys = k;
+                        coarse_part = to;
+                        rebalanced = true;
+                        if let Some(w) = written.last_mut() {
+                            w.coarse = coarse_part.clone();
+                            w.coarse_keys = coarse_keys.clone();
+                            w.rebalanced = true;
+                        }
+                        (g, next) = inspect_for(&coarse_part)?;
+                    }
+                }
+                (g, next, p, None)
+            }
+        };
+        let from_cache = p_sends.is_some();
+        if !from_cache {
+            times.inspection_s = t_inspect.elapsed().as_secs_f64();
         }
-        times.inspection_s = t_inspect.elapsed().as_secs_f64();
+        // What the entry keeps of the product (written after the levels are built).
+        let product_plan = writing.then(|| g.plan(&next));
         let t_plans = Instant::now();
-        let (p_mat, r_mat) = if whole {
-            let pattern = BlockPattern::new(p.nrows(), coarse_part.nrows(), p.row_ptr.clone(), p.cols.clone())?;
+        let (p_mat, r_mat, p_plan_sends) = if whole {
+            let pattern = BlockPattern::new(p.nrows(), coarse_part.nrows(), p.row_ptr, p.cols)?;
             let pm = BlockCsr::new(Arc::new(pattern), b, modes, p.values)?;
             let rm = pm.transpose();
-            (DistMat::RowsToWhole(pm), DistMat::WholeFromRows(rm))
+            (
+                DistMat::RowsToWhole(pm),
+                DistMat::WholeFromRows(rm),
+                vec![Vec::new(); size],
+            )
         } else {
             let pl = LocalMatrix::from_rows(me, &part, &coarse_part, (b, modes), p.row_ptr, &p.cols, p.values)?;
-            let plan = HaloPlan::build(&pl, &coarse_part, comm)?;
+            let plan = match p_sends {
+                Some(sends) => crate::comm::agree(comm, HaloPlan::from_requests(&pl, &coarse_part, sends))?,
+                None => HaloPlan::build(&pl, &coarse_part, comm)?,
+            };
+            let sends = if writing {
+                send_lists(&plan, coarse_part.range(me).start, size)
+            } else {
+                Vec::new()
+            };
             let r = sorted_local(&pl)?.transpose();
             let restriction = Restriction::new(r, plan.clone());
             (
                 DistMat::Rows(Box::new(HaloRows::new(DistMatrix { local: pl, plan }))),
                 DistMat::Restriction(Box::new(restriction)),
+                sends,
             )
         };
         let mut next = match next {
             NextLevel::Whole(c) => DistMat::Whole(c),
             NextLevel::Distributed(local) => {
-                let plan = HaloPlan::build(&local, &coarse_part, comm)?;
+                let plan = match loaded.as_mut() {
+                    Some(hit) => plan_from_entry(comm, &local, &coarse_part, hit.levels.last_mut())?,
+                    None => HaloPlan::build(&local, &coarse_part, comm)?,
+                };
                 DistMat::Rows(Box::new(HaloRows::new(DistMatrix { local, plan })))
             }
         };
-        times.plans_s = t_plans.elapsed().as_secs_f64();
+        if from_cache {
+            times.cache_load_s = t_inspect.elapsed().as_secs_f64();
+        } else {
+            times.plans_s = t_plans.elapsed().as_secs_f64();
+        }
+        if let (Some(product), Some(w)) = (product_plan, written.last_mut()) {
+            let m = cur.matrix();
+            w.plans = Some(cache::LevelPlans {
+                a_sends: send_lists(&m.plan, m.local.owned_cols().start, size),
+                p_sends: p_plan_sends,
+                product,
+                schedule: Some(g.schedule.clone()),
+            });
+        }
         let (schedule, variant_schedule) = (g.base.clone(), g.schedule.clone());
         let mut g = Box::new(g);
-        if !whole && loaded.is_none() {
+        if !whole && !from_cache {
             // The next level's aggregation reads its values (a loaded level
             // is not aggregated; the matrix setup computes them).
             let t = Instant::now();
@@ -2146,12 +2246,22 @@ pub fn build_levels_cached<'c, C: Comm + ?Sized>(
         }
         times.total_s = t_level.elapsed().as_secs_f64();
         let setup_s = times.max_over_ranks(comm);
-        let n_own = cur.matrix().local.n_rows();
         let per_rank = comm
             .gather(0, &[n_own as f64, cur.matrix().local.nnzb() as f64])
             .unwrap_or_default();
         let rows_per_rank = per_rank.iter().step_by(2).map(|&x| x as usize).collect();
         let blocks_per_rank = per_rank.iter().skip(1).step_by(2).map(|&x| x as usize).collect();
+        let cache::LevelEntry {
+            omega,
+            aggregates: n_aggs,
+            unaggregated,
+            deficient,
+            merged,
+            dissolved,
+            mis_rounds: rounds,
+            p_blocks,
+            ..
+        } = entry;
         summaries.push(DistLevelSummary {
             level: l,
             block_rows: part.nrows(),
@@ -2244,6 +2354,7 @@ pub fn build_levels_cached<'c, C: Comm + ?Sized>(
             path: c.path.display().to_string(),
             status: c.status,
             reason: c.reason,
+            refused: c.refused,
             key: c.key,
         }
     });
