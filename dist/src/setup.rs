@@ -1382,20 +1382,38 @@ fn filtered<C: Comm + ?Sized>(
             at[q] += 1;
         }
     }
+    // Columns as indices into `cols` (one subtraction when they are a range,
+    // as on one rank).
+    let contiguous = cols.last().is_none_or(|&c| (c - cols[0]) as usize + 1 == cols.len());
     let local_cols: Vec<u32> = p
         .cols
         .par_iter()
-        .map(|c| cols.binary_search(c).expect("every column is listed") as u32)
+        .map(|c| {
+            if contiguous {
+                c - cols[0]
+            } else {
+                cols.binary_search(c).expect("every column is listed") as u32
+            }
+        })
         .collect();
-    let pattern = BlockPattern::new(p.nrows(), cols.len(), p.row_ptr, local_cols)?;
-    let local = BlockCsr::new(Arc::new(pattern), b, m, p.values)?;
-    let f = ptap_amg::filter_prolongator(&local, &b_c, threshold, tol).p;
-    let fp = f.pattern();
-    Ok(GlobalRows {
-        row_ptr: fp.row_ptr().to_vec(),
-        cols: fp.col_idx().iter().map(|&c| cols[c as usize]).collect(),
-        values: f.values().to_vec(),
-    })
+    // The serial filter's kernel on the rows as they are (no matrix built
+    // around them, nothing copied out).
+    let f = ptap_amg::filter_rows(
+        (&p.row_ptr, &local_cols, &p.values),
+        cols.len(),
+        (b, m),
+        &b_c,
+        threshold,
+        m,
+        tol,
+    );
+    let mut out = GlobalRows {
+        row_ptr: f.row_ptr,
+        cols: f.cols,
+        values: f.values,
+    };
+    out.cols.par_iter_mut().for_each(|c| *c = cols[*c as usize]);
+    Ok(out)
 }
 
 /// The rows of `local` as a block pattern with sorted local columns
