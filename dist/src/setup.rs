@@ -1015,12 +1015,17 @@ fn merge_deficient<C: Comm + ?Sized>(
     }
 }
 
+/// A node without a row of `P_tent` (unaggregated).
+const NO_ROW: u32 = u32::MAX;
+
 /// What the tentative prolongator gives a rank: its rows of `P_tent` (one
 /// block each, or none), the coarse partition, and its coarse nodes' near-null
 /// rows and keys.
 struct TentativeRows {
-    /// Per owned node: global coarse column and its `b x m` block.
-    rows: Vec<Option<(u32, Vec<f64>)>>,
+    /// Per owned node: its global coarse column ([`NO_ROW`]: unaggregated)
+    /// and its `b x m` block (`b * m` values a node, zero without a column).
+    cols: Vec<u32>,
+    blocks: Vec<f64>,
     coarse: Partition,
     coarse_near_null: Vec<f64>,
     coarse_keys: Vec<u64>,
@@ -1057,21 +1062,27 @@ fn tentative<C: Comm + ?Sized>(
         got, order, members, ..
     } = gather_members(comm, part, root_of, is_root, keys, near_null, bm)?;
     let entry = 2 + bm;
-    // The serial QR on the gathered aggregates, members in key order.
-    let mut of_node = Vec::new();
-    let mut stacked = Vec::new();
+    // The serial QR on the gathered aggregates, members in key order (the
+    // near-null rows stacked in parallel).
+    let total: usize = members.iter().map(Vec::len).sum();
+    let (mut of_node, mut from) = (Vec::with_capacity(total), Vec::with_capacity(total));
     let mut place: Vec<Vec<usize>> = got.iter().map(|msg| vec![0; msg.len() / entry]).collect();
     for (a, list) in members.iter().enumerate() {
         for &(_, q, e) in list.iter() {
             place[q][e] = of_node.len();
             of_node.push(a as u32);
-            stacked.extend(
-                got[q][e * entry + 2..(e + 1) * entry]
-                    .iter()
-                    .map(|&v| f64::from_bits(v)),
-            );
+            from.push((q, e));
         }
     }
+    let mut stacked = vec![0.0; total * bm];
+    stacked
+        .par_chunks_mut(bm.max(1))
+        .zip(from.par_iter())
+        .for_each(|(out, &(q, e))| {
+            for (o, &v) in out.iter_mut().zip(&got[q][e * entry + 2..(e + 1) * entry]) {
+                *o = f64::from_bits(v);
+            }
+        });
     let aggs = Aggregates {
         of_node,
         count: roots.len(),
@@ -1086,16 +1097,19 @@ fn tentative<C: Comm + ?Sized>(
     let reply: Vec<Vec<u64>> = place
         .iter()
         .map(|vs| {
-            let mut msg = Vec::with_capacity(vs.len() * (1 + bm));
-            for &v in vs {
-                msg.push(c0 + u64::from(aggs.of_node[v]));
-                msg.extend(tent.p0.block(v).iter().map(|x| x.to_bits()));
-            }
+            let mut msg = vec![0u64; vs.len() * (1 + bm)];
+            msg.par_chunks_mut(1 + bm).zip(vs.par_iter()).for_each(|(rec, &v)| {
+                rec[0] = c0 + u64::from(aggs.of_node[v]);
+                for (o, x) in rec[1..].iter_mut().zip(tent.p0.block(v)) {
+                    *o = x.to_bits();
+                }
+            });
             msg
         })
         .collect();
     let back = all_to_all_own(comm, reply);
-    let mut rows: Vec<Option<(u32, Vec<f64>)>> = vec![None; own.len()];
+    let mut cols = vec![NO_ROW; own.len()];
+    let mut blocks = vec![0.0; own.len() * bm];
     for (q, msg) in back.iter().enumerate() {
         if msg.len() != order[q].len() * (1 + bm) {
             return Err(DistError::Plan {
@@ -1103,7 +1117,10 @@ fn tentative<C: Comm + ?Sized>(
             });
         }
         for (rec, &i) in msg.chunks_exact(1 + bm).zip(&order[q]) {
-            rows[i] = Some((rec[0] as u32, rec[1..].iter().map(|&v| f64::from_bits(v)).collect()));
+            cols[i] = rec[0] as u32;
+            for (o, &v) in blocks[i * bm..(i + 1) * bm].iter_mut().zip(&rec[1..]) {
+                *o = f64::from_bits(v);
+            }
         }
     }
     // A coarse node's key is its global number: coarse nodes are numbered in
@@ -1111,7 +1128,8 @@ fn tentative<C: Comm + ?Sized>(
     // and the single-process code indexes its start vectors the same way.
     let coarse_keys = (c0..c0 + roots.len() as u64).collect();
     Ok(TentativeRows {
-        rows,
+        cols,
+        blocks,
         coarse,
         coarse_near_null: tent.coarse_near_null,
         coarse_keys,
@@ -1176,7 +1194,7 @@ fn smoothed<C: Comm + ?Sized>(
     comm: &C,
     a: &HaloRows,
     part: &Partition,
-    tent: &[Option<(u32, Vec<f64>)>],
+    (tent_cols, tent_blocks): (&[u32], &[f64]),
     keys: &[u64],
     m: usize,
     opts: &ptap_amg::AmgOptions,
@@ -1238,16 +1256,14 @@ fn smoothed<C: Comm + ?Sized>(
     let mut plan = HaloPlan::build_with_width(local, part, 1 + bm, comm)?;
     let w = 1 + bm;
     let mut t = vec![0.0; local.n_local_cols() * w];
-    for (i, row) in tent.iter().enumerate() {
-        let rec = &mut t[i * w..(i + 1) * w];
-        match row {
-            Some((c, blk)) => {
-                rec[0] = f64::from(*c);
-                rec[1..].copy_from_slice(blk);
-            }
-            None => rec[0] = -1.0,
+    t[..n * w].par_chunks_mut(w).enumerate().for_each(|(i, rec)| {
+        if tent_cols[i] == NO_ROW {
+            rec[0] = -1.0;
+        } else {
+            rec[0] = f64::from(tent_cols[i]);
+            rec[1..].copy_from_slice(&tent_blocks[i * bm..(i + 1) * bm]);
         }
-    }
+    });
     plan.exchange(comm, &mut t, &mut |_| {});
     // Row chunks in parallel, each row's sums in the same order whatever the
     // thread count (contributions sorted stably by coarse column).
@@ -1280,7 +1296,7 @@ fn smoothed<C: Comm + ?Sized>(
                     contrib.push((rec[0] as u32, at));
                 }
                 contrib.sort_by_key(|&(c, _)| c);
-                let own = tent[i].as_ref().map(|(c, _)| *c);
+                let own = (tent_cols[i] != NO_ROW).then_some(tent_cols[i]);
                 let before = cols.len();
                 let mut s = 0;
                 while s < contrib.len() {
@@ -1302,7 +1318,7 @@ fn smoothed<C: Comm + ?Sized>(
                         }
                     }
                     if own == Some(c) {
-                        let p0 = &tent[i].as_ref().expect("own block").1;
+                        let p0 = &tent_blocks[i * bm..(i + 1) * bm];
                         for (o, v) in sum.iter_mut().zip(p0) {
                             *o += v;
                         }
@@ -1719,7 +1735,7 @@ fn decide<C: Comm + ?Sized>(
     progress(&format!(
         "level {l}: smoothing P and inspecting the distributed P^T A P"
     ));
-    let (p, omega, omega_s) = smoothed(comm, cur, part, &tent.rows, keys, modes, opts, l)?;
+    let (p, omega, omega_s) = smoothed(comm, cur, part, (&tent.cols, &tent.blocks), keys, modes, opts, l)?;
     times.omega_s = omega_s;
     times.smoothing_s = lap() - omega_s;
     let whole = coarse_rows <= opts.coarse_eq_limit || l + 2 >= opts.max_levels;
