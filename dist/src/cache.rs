@@ -43,6 +43,7 @@ use crate::partition::Partition;
 use crate::product::{GlobalRows, PlanOutput, ProductPlan};
 use ptap_schedules::file::{write_bundle, MappedBundle, NamedArray, PatternFingerprint, RecordView, ScheduleBundle};
 use ptap_schedules::VariantSchedule;
+use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -127,9 +128,11 @@ pub(crate) fn problem_key<C: Comm + ?Sized>(
     let (b, _) = local.block_shape();
     let owned = local.owned_cols();
     let n_owned = local.n_owned_cols();
-    let mut lanes = [0u64; 4];
     let nn = b * modes;
-    for (i, g) in local.rows().enumerate() {
+    // Rows in parallel: the lanes are wrapping sums, so the order does not matter.
+    let first = local.rows().start;
+    let row_lanes = |i: usize| -> [u64; 4] {
+        let g = first + i;
         let mut h = blake3::Hasher::new();
         h.update(&(g as u64).to_le_bytes());
         for &c in &local.col_idx()[local.row_ptr()[i]..local.row_ptr()[i + 1]] {
@@ -146,10 +149,16 @@ pub(crate) fn problem_key<C: Comm + ?Sized>(
             h.update(&v.to_bits().to_le_bytes());
         }
         let d = h.finalize();
+        let mut lanes = [0u64; 4];
         for (lane, chunk) in lanes.iter_mut().zip(d.as_bytes().chunks_exact(8)) {
-            *lane = lane.wrapping_add(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+            *lane = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
         }
-    }
+        lanes
+    };
+    let lanes = (0..local.n_rows())
+        .into_par_iter()
+        .map(row_lanes)
+        .reduce(|| [0u64; 4], |x, y| std::array::from_fn(|k| x[k].wrapping_add(y[k])));
     // Lanes travel as exact halves (u32 in f64), summed on rank 0 and broadcast.
     let halves: Vec<f64> = lanes
         .iter()
@@ -553,7 +562,13 @@ fn out_of(
             product: ProductPlan {
                 p_row_ptr: usizes("dist.p_ext.row_ptr")?,
                 p_cols: u32s("dist.p_ext.cols")?.to_vec(),
-                p_values: r.array_f64("dist.p_ext.values").map_err(e)?.to_vec(),
+                // The largest array: copied out of the mapping in parallel.
+                p_values: r
+                    .array_f64("dist.p_ext.values")
+                    .map_err(e)?
+                    .par_iter()
+                    .copied()
+                    .collect(),
                 cext: u32s("dist.p_ext.cext")?.to_vec(),
                 out,
             },

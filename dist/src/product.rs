@@ -493,7 +493,7 @@ impl DistGalerkin {
         ProductPlan {
             p_row_ptr: pp.row_ptr().to_vec(),
             p_cols: pp.col_idx().to_vec(),
-            p_values: self.p_ext.values().to_vec(),
+            p_values: self.p_ext.values().par_iter().copied().collect(),
             cext: self.cext.clone(),
             out,
         }
@@ -540,7 +540,7 @@ impl DistGalerkin {
                 p_row_ptr.len().saturating_sub(1)
             )));
         }
-        if let Some(v) = p_values.iter().find(|v| !v.is_finite()) {
+        if let Some(v) = p_values.par_iter().find_any(|v| !v.is_finite()) {
             return Err(bad(format!("holds a value {v} of P that is not finite")));
         }
         let p_pattern = BlockPattern::new(n_ext, cext.len(), p_row_ptr, p_cols).map_err(|e| bad(e.to_string()))?;
@@ -672,7 +672,7 @@ impl DistGalerkin {
         GlobalRows {
             row_ptr: pp.row_ptr()[..=n_own].to_vec(),
             cols: pp.col_idx()[..end].par_iter().map(|&c| cext[c as usize]).collect(),
-            values: self.p_ext.values()[..end * l].to_vec(),
+            values: self.p_ext.values()[..end * l].par_iter().copied().collect(),
         }
     }
 
