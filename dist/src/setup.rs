@@ -48,7 +48,9 @@
 //!    `P_tent` (one block each) come by one exchange; `omega` is
 //!    `smoothing_factor / lambda_max(D^-1 A)` from CG-Lanczos
 //!    ([`ptap_amg::eig::cg_lanczos`]) over the ranks, started from the same
-//!    pseudo-random vector the serial code uses, indexed by key.
+//!    pseudo-random vector the serial code uses, indexed by key. On one rank
+//!    CG-Lanczos (it reads only `A`) runs beside steps 1 to 3, as in the
+//!    single process: no message leaves the process there.
 //! 5. **Filtering** (`pf > 0`): the serial
 //!    [`ptap_amg::filter_prolongator`] on the rank's rows of `P`, with the
 //!    rows of `B_c` their columns name fetched from the owners.
@@ -88,7 +90,7 @@
 //! solutions agree to the solver's tolerance.
 use crate::backend::{DistBackend, DistJacobi, DistMat, DistProduct, HaloRows, Restriction};
 use crate::cache;
-use crate::comm::Comm;
+use crate::comm::{Comm, SingleRank};
 use crate::local::{DistMatrix, HaloPlan, LocalMatrix};
 use crate::partition::Partition;
 use crate::product::{DistGalerkin, GlobalRows, NextLevel};
@@ -1187,27 +1189,11 @@ impl<C: Comm + ?Sized> LanczosOps for DistLanczos<'_, C> {
     }
 }
 
-/// The owned rows of the smoothed prolongator `P = (I - omega D^-1 A) P_tent`
-/// and `omega`. Collective.
-#[allow(clippy::too_many_arguments)]
-fn smoothed<C: Comm + ?Sized>(
-    comm: &C,
-    a: &HaloRows,
-    part: &Partition,
-    (tent_cols, tent_blocks): (&[u32], &[f64]),
-    keys: &[u64],
-    m: usize,
-    opts: &ptap_amg::AmgOptions,
-    level: usize,
-) -> Result<(GlobalRows, f64, f64), DistError> {
-    let t_omega = Instant::now();
-    let am = a.matrix();
-    let local = &am.local;
+/// `local`'s scalar diagonal, checked positive (on every rank together).
+/// Collective.
+fn scalar_diagonal<C: Comm + ?Sized>(comm: &C, local: &LocalMatrix, level: usize) -> Result<Vec<f64>, DistError> {
     let (b, _) = local.block_shape();
     let n = local.n_rows();
-    let bm = b * m;
-    let l = b * b;
-    // Scalar diagonal, checked positive (on every rank together).
     let mut d = vec![0.0; n * b];
     let check = (|| {
         for i in 0..n {
@@ -1231,28 +1217,86 @@ fn smoothed<C: Comm + ?Sized>(
         Ok(())
     })();
     crate::comm::agree(comm, check)?;
-    // omega from CG-Lanczos on D^-1 A.
+    Ok(d)
+}
+
+/// `A` on one rank, as CG-Lanczos sees it: [`DistLanczos`] without a
+/// communicator (no ghost columns, reductions are the identity; the same
+/// operations in the same order, so the same bits), usable from any thread.
+struct OneRankLanczos<'a> {
+    a: &'a LocalMatrix,
+    d: &'a [f64],
+}
+
+impl LanczosOps for OneRankLanczos<'_> {
+    type Vector = Vec<f64>;
+    type Error = DistError;
+    fn apply(&self, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), DistError> {
+        // DistMatrix::spmv's two passes (interior rows, then boundary rows: none here).
+        self.a.product_rows(x, y, false);
+        self.a.product_rows(x, y, true);
+        Ok(())
+    }
+    fn precondition(&self, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), DistError> {
+        for ((yi, xi), di) in y.iter_mut().zip(x).zip(self.d) {
+            *yi = xi / di;
+        }
+        Ok(())
+    }
+    fn dot(&self, x: &Vec<f64>, y: &Vec<f64>) -> Result<f64, DistError> {
+        Ok(dot(x, y))
+    }
+    fn axpy(&self, alpha: f64, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), DistError> {
+        axpy(alpha, x, y);
+        Ok(())
+    }
+    fn xpby(&self, x: &Vec<f64>, beta: f64, y: &mut Vec<f64>) -> Result<(), DistError> {
+        xpby(x, beta, y);
+        Ok(())
+    }
+    fn copy(&self, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), DistError> {
+        y.copy_from_slice(x);
+        Ok(())
+    }
+}
+
+/// `omega = smoothing_factor / lambda_max(D^-1 A)` by CG-Lanczos through
+/// `ops` on `rows` scalar rows, started from the keyed pseudo-random vector.
+fn omega_by_lanczos<O: LanczosOps<Vector = Vec<f64>, Error = DistError>>(
+    ops: &O,
+    keys: &[u64],
+    b: usize,
+    opts: &ptap_amg::AmgOptions,
+    level: usize,
+) -> Result<f64, DistError> {
     let start = keyed_random(keys, b);
-    let (mut r, mut z, mut p, mut ap) = (vec![0.0; n * b], vec![0.0; n * b], vec![0.0; n * b], vec![0.0; n * b]);
-    drop(am);
-    let lmax = cg_lanczos(
-        &DistLanczos { comm, a, d: &d },
-        &start,
-        opts.eig_iterations,
-        &mut r,
-        &mut z,
-        &mut p,
-        &mut ap,
-    )
-    .map_err(|e| match e {
+    let n = start.len();
+    let (mut r, mut z, mut p, mut ap) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+    let lmax = cg_lanczos(ops, &start, opts.eig_iterations, &mut r, &mut z, &mut p, &mut ap).map_err(|e| match e {
         LanczosError::Ops(e) => e,
         LanczosError::Breakdown(why) => AmgError::EigenBreakdown { level, why }.into(),
     })?;
-    let omega = opts.smoothing_factor / lmax;
-    let omega_s = t_omega.elapsed().as_secs_f64();
-    // Ghost rows of P_tent: [coarse column or -1, block].
+    Ok(opts.smoothing_factor / lmax)
+}
+
+/// The owned rows of the smoothed prolongator `P = (I - omega D^-1 A) P_tent`
+/// (`d` the scalar diagonal of `A`). Collective.
+#[allow(clippy::too_many_arguments)]
+fn smoothed<C: Comm + ?Sized>(
+    comm: &C,
+    a: &HaloRows,
+    part: &Partition,
+    (tent_cols, tent_blocks): (&[u32], &[f64]),
+    m: usize,
+    (omega, d): (f64, &[f64]),
+) -> Result<GlobalRows, DistError> {
     let am = a.matrix();
     let local = &am.local;
+    let (b, _) = local.block_shape();
+    let n = local.n_rows();
+    let bm = b * m;
+    let l = b * b;
+    // Ghost rows of P_tent: [coarse column or -1, block].
     let mut plan = HaloPlan::build_with_width(local, part, 1 + bm, comm)?;
     let w = 1 + bm;
     let mut t = vec![0.0; local.n_local_cols() * w];
@@ -1331,12 +1375,11 @@ fn smoothed<C: Comm + ?Sized>(
         })
         .collect();
     let (lens, (cols, vals)): (Vec<_>, (Vec<_>, Vec<_>)) = parts.into_iter().map(|(l, c, v)| (l, (c, v))).unzip();
-    let out = GlobalRows {
+    Ok(GlobalRows {
         row_ptr: par_offsets(&lens),
         cols: par_concat(&cols),
         values: par_concat(&vals),
-    };
-    Ok((out, omega, omega_s))
+    })
 }
 
 /// `P`'s rows filtered at `threshold` ([`ptap_amg::filter_prolongator`],
@@ -1639,6 +1682,94 @@ fn redistribute<C: Comm + ?Sized>(
     Ok((out, out_keys))
 }
 
+/// What steps 1 to 3 give a level: the tentative prolongator's rows and the
+/// counts the report keeps, with their times.
+struct Aggregated {
+    /// This rank's nodes left out of every aggregate.
+    unaggregated: usize,
+    rounds: usize,
+    /// Rank-deficient aggregates merged and dissolved.
+    merged: (usize, usize),
+    tent: TentativeRows,
+    /// Strength, aggregation, merge and tentative times.
+    times: DistSetupTimes,
+}
+
+/// Steps 1 to 3 of the module docs on `local`'s rows (partition `part`):
+/// the strength graph, the aggregates, the rank-deficiency merge and the
+/// tentative prolongator. Collective.
+#[allow(clippy::too_many_arguments)]
+fn aggregate_level<C: Comm + ?Sized>(
+    comm: &C,
+    local: &LocalMatrix,
+    part: &Partition,
+    keys: &[u64],
+    near_null: &[f64],
+    (b, modes): (usize, usize),
+    opts: &ptap_amg::AmgOptions,
+    l: usize,
+) -> Result<Aggregated, DistError> {
+    let mut times = DistSetupTimes::default();
+    let mut step = Instant::now();
+    let mut lap = move || {
+        let now = Instant::now();
+        let dt = now.duration_since(step).as_secs_f64();
+        step = now;
+        dt
+    };
+    let mut node_plan = HaloPlan::build_with_width(local, part, 1, comm)?;
+    let s = strength(comm, local, &mut node_plan, opts.threshold_at(l), l)?;
+    times.strength_s = lap();
+    let distance = if l < opts.aggressive_levels { 2 } else { 1 };
+    let (prio, (state, rounds)) = match opts.aggregation {
+        // Natural order: the larger priority is the smaller global index.
+        Aggregation::Natural => {
+            let n_all = part.nrows() as f64;
+            let prio: Vec<f64> = local.rows().map(|g| n_all - g as f64).collect();
+            let states = natural_states(comm, local, part, &node_plan, &s, distance)?;
+            (prio, states)
+        }
+        Aggregation::Petsc => {
+            let prio: Vec<f64> = keys.iter().map(|&k| priority(k)).collect();
+            let states = luby_states(comm, local, &mut node_plan, &s, &prio, distance);
+            (prio, states)
+        }
+    };
+    let (mut root_of, mut is_root) = join_roots(comm, local, &mut node_plan, &s, &prio, &state, distance);
+    times.aggregation_s = lap();
+    let merged = merge_deficient(
+        comm,
+        local,
+        &mut node_plan,
+        &s,
+        part,
+        (&mut root_of, &mut is_root),
+        keys,
+        near_null,
+        (b, modes, opts.rank_tolerance),
+    )?;
+    times.merge_s = lap();
+    let tent = tentative(
+        comm,
+        part,
+        &root_of,
+        &is_root,
+        keys,
+        near_null,
+        b,
+        modes,
+        opts.rank_tolerance,
+    )?;
+    times.tentative_s = lap();
+    Ok(Aggregated {
+        unaggregated: root_of.iter().filter(|r| r.is_none()).count(),
+        rounds,
+        merged,
+        tent,
+        times,
+    })
+}
+
 /// One level's mesh setup (steps 1 to 5 of the module docs) on the rows of
 /// `cur`: the decisions a schedule cache entry keeps, and the coarse
 /// near-null rows. Collective.
@@ -1659,65 +1790,43 @@ fn decide<C: Comm + ?Sized>(
         "level {l}: parallel aggregation of {} block rows",
         part.nrows()
     ));
-    let mut times = DistSetupTimes::default();
-    let mut step = Instant::now();
-    let mut lap = move || {
-        let now = Instant::now();
-        let dt = now.duration_since(step).as_secs_f64();
-        step = now;
-        dt
-    };
-    let (root_of, is_root, rounds, (merged, dissolved)) = {
+    let (aggregated, early_omega) = {
         let m = cur.matrix();
-        let mut node_plan = HaloPlan::build_with_width(&m.local, part, 1, comm)?;
-        let s = strength(comm, &m.local, &mut node_plan, opts.threshold_at(l), l)?;
-        times.strength_s = lap();
-        let distance = if l < opts.aggressive_levels { 2 } else { 1 };
-        let (prio, (state, rounds)) = match opts.aggregation {
-            // Natural order: the larger priority is the smaller global index.
-            Aggregation::Natural => {
-                let n_all = part.nrows() as f64;
-                let prio: Vec<f64> = m.local.rows().map(|g| n_all - g as f64).collect();
-                let states = natural_states(comm, &m.local, part, &node_plan, &s, distance)?;
-                (prio, states)
-            }
-            Aggregation::Petsc => {
-                let prio: Vec<f64> = keys.iter().map(|&k| priority(k)).collect();
-                let states = luby_states(comm, &m.local, &mut node_plan, &s, &prio, distance);
-                (prio, states)
-            }
-        };
-        let (mut of, mut roots) = join_roots(comm, &m.local, &mut node_plan, &s, &prio, &state, distance);
-        times.aggregation_s = lap();
-        let merged = merge_deficient(
-            comm,
-            &m.local,
-            &mut node_plan,
-            &s,
-            part,
-            (&mut of, &mut roots),
-            keys,
-            near_null,
-            (b, modes, opts.rank_tolerance),
-        )?;
-        times.merge_s = lap();
-        (of, roots, rounds, merged)
+        let local = &m.local;
+        if comm.size() == 1 {
+            // One rank: no message leaves the process, so CG-Lanczos for omega
+            // (it reads only A) runs beside the aggregation, as the single
+            // process does; both on SingleRank, whose collectives give what
+            // the communicator's give on one rank.
+            let (agg, om) = rayon::join(
+                || aggregate_level(&SingleRank, local, part, keys, near_null, (b, modes), opts, l),
+                || {
+                    let t = Instant::now();
+                    let om = scalar_diagonal(&SingleRank, local, l).and_then(|d| {
+                        let omega = omega_by_lanczos(&OneRankLanczos { a: local, d: &d }, keys, b, opts, l)?;
+                        Ok((omega, d))
+                    });
+                    (om, t.elapsed().as_secs_f64())
+                },
+            );
+            (agg, Some(om))
+        } else {
+            (
+                aggregate_level(comm, local, part, keys, near_null, (b, modes), opts, l),
+                None,
+            )
+        }
     };
-    let mut tent = tentative(
-        comm,
-        part,
-        &root_of,
-        &is_root,
-        keys,
-        near_null,
-        b,
-        modes,
-        opts.rank_tolerance,
-    )?;
-    times.tentative_s = lap();
+    let Aggregated {
+        unaggregated,
+        rounds,
+        merged: (merged, dissolved),
+        mut tent,
+        mut times,
+    } = aggregated?;
     let mut stats = [
         tent.coarse.nrows() as f64,
-        root_of.iter().filter(|r| r.is_none()).count() as f64,
+        unaggregated as f64,
         tent.rank_deficient as f64,
     ];
     comm.all_reduce_sum(&mut stats[1..]);
@@ -1735,9 +1844,28 @@ fn decide<C: Comm + ?Sized>(
     progress(&format!(
         "level {l}: smoothing P and inspecting the distributed P^T A P"
     ));
-    let (p, omega, omega_s) = smoothed(comm, cur, part, (&tent.cols, &tent.blocks), keys, modes, opts, l)?;
-    times.omega_s = omega_s;
-    times.smoothing_s = lap() - omega_s;
+    let (omega, d) = match early_omega {
+        Some((om, secs)) => {
+            times.omega_s = secs;
+            om?
+        }
+        None => {
+            let t = Instant::now();
+            let d = scalar_diagonal(comm, &cur.matrix().local, l)?;
+            let omega = omega_by_lanczos(&DistLanczos { comm, a: cur, d: &d }, keys, b, opts, l)?;
+            times.omega_s = t.elapsed().as_secs_f64();
+            (omega, d)
+        }
+    };
+    let mut step = Instant::now();
+    let mut lap = move || {
+        let now = Instant::now();
+        let dt = now.duration_since(step).as_secs_f64();
+        step = now;
+        dt
+    };
+    let p = smoothed(comm, cur, part, (&tent.cols, &tent.blocks), modes, (omega, &d))?;
+    times.smoothing_s = lap();
     let whole = coarse_rows <= opts.coarse_eq_limit || l + 2 >= opts.max_levels;
     let mut rebalance = false;
     if !whole {
