@@ -276,9 +276,14 @@ impl DistGalerkin {
         };
         let mut p_cols = compress(&p.cols);
         p_cols.extend(compress(&ghost_rows.cols));
-        let mut p_vals = Vec::with_capacity(p.values.len() + ghost_rows.values.len());
-        p_vals.extend_from_slice(&p.values);
-        p_vals.extend_from_slice(&ghost_rows.values);
+        // Copied in parallel (P's values are the larger part of the product's input).
+        let mut p_vals = vec![0.0; p.values.len() + ghost_rows.values.len()];
+        let (own_vals, ghost_vals) = p_vals.split_at_mut(p.values.len());
+        own_vals
+            .par_chunks_mut(COPY_BLOCKS_PER_TASK)
+            .zip(p.values.par_chunks(COPY_BLOCKS_PER_TASK))
+            .for_each(|(d, s)| d.copy_from_slice(s));
+        ghost_vals.copy_from_slice(&ghost_rows.values);
         let p_pattern = BlockPattern::new(n_ext, cext.len(), p_ptr, p_cols)?;
         let p_ext = BlockCsr::new(Arc::new(p_pattern), bf, bc, p_vals)?;
 
