@@ -152,8 +152,8 @@ pub struct DistLevelSummary {
     /// The coarse level below was rebalanced over its ranks ([`rebalanced`]).
     pub coarse_rebalanced: Option<bool>,
     /// The level's mesh setup by step, each the maximum over the ranks
-    /// (rank 0's report; the levels loaded from a schedule cache skip the
-    /// steps before the inspection).
+    /// (rank 0's report; a level loaded from a schedule cache reports only
+    /// `cache_load_s`: it decides, inspects and plans nothing).
     pub setup_s: Option<DistSetupTimes>,
     /// The level's work per rank after the matrix setup (rank 0's report of
     /// [`build_hierarchy`]; `None` on the replicated coarsest level).
@@ -2158,11 +2158,13 @@ fn note(line: &str) {
 }
 
 /// [`build_levels`] with the schedule cache in `cache` (module docs of
-/// [`crate::cache`]): an entry for this problem, rank count and rank on every
-/// rank is loaded (the mesh setup's decisions: `P`, the coarse partitions and
-/// keys, `omega`), else the levels are built and every rank writes its
-/// entry. A refused entry is reported (its sentence, on its rank) and
-/// rebuilt; entries for another rank count are named and left alone.
+/// [`crate::cache`]): an entry for this problem, rank count, split of the rows
+/// and rank on every rank is loaded (the mesh setup's decisions: `P`, the
+/// coarse partitions and keys, `omega`; and its plans: the halo plans, the
+/// distributed product's plan and its local schedule, so a loaded level runs
+/// no exchange and no inspection), else the levels are built and every rank
+/// writes its entry. A refused entry is reported (its sentence, on its rank)
+/// and rebuilt; entries for another rank count are named and left alone.
 /// Collective.
 pub fn build_levels_cached<'c, C: Comm + ?Sized>(
     comm: &'c C,
