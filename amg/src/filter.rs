@@ -72,19 +72,58 @@ pub fn filter_prolongator_preserving(
 ) -> Filtered {
     let (b, nm) = p.block_shape();
     let pat = p.pattern();
+    let rows = filter_rows(
+        (pat.row_ptr(), pat.col_idx(), p.values()),
+        pat.ncols(),
+        (b, nm),
+        coarse_near_null,
+        threshold,
+        preserved,
+        tol,
+    );
+    let pattern = BlockPattern::new(pat.nrows(), pat.ncols(), rows.row_ptr, rows.cols)
+        .expect("a subset of a valid pattern's columns is a valid pattern");
+    let p = BlockCsr::new(Arc::new(pattern), b, nm, rows.values).expect("one b x nm block per kept column");
+    Filtered { p, stats: rows.stats }
+}
+
+/// The rows [`filter_rows`] keeps, and what it did.
+#[derive(Clone, Debug)]
+pub struct FilteredRows {
+    pub row_ptr: Vec<usize>,
+    pub cols: Vec<u32>,
+    pub values: Vec<f64>,
+    pub stats: FilterStats,
+}
+
+/// [`filter_prolongator_preserving`] on `P`'s rows as plain arrays (row
+/// pointers, sorted columns below `ncols`, `b x nm` blocks; the arrays of a
+/// valid pattern), returning the kept rows as arrays: the distributed setup filters
+/// its rows of `P` with this kernel and keeps its own column numbering,
+/// without building (and copying out of) a [`BlockCsr`].
+pub fn filter_rows(
+    (row_ptr, col_idx, p_values): (&[usize], &[u32], &[f64]),
+    ncols: usize,
+    (b, nm): (usize, usize),
+    coarse_near_null: &[f64],
+    threshold: f64,
+    preserved: usize,
+    tol: f64,
+) -> FilteredRows {
+    let nrows = row_ptr.len() - 1;
     assert_eq!(
         coarse_near_null.len(),
-        p.scalar_cols() * nm,
+        ncols * nm * nm,
         "coarse near-null space has the wrong size"
     );
     assert!(preserved <= nm, "cannot preserve more modes than P has columns");
     // Rows in contiguous chunks, each chunk's kept blocks in flat arrays, then
     // concatenated in parallel: the same prolongator for any thread count.
-    let chunks = uniform_row_chunks(pat.nrows());
+    let chunks = uniform_row_chunks(nrows);
     let parts: Vec<FilteredChunk> = chunks
         .par_iter()
         .map(|rows| {
-            let cap = pat.row_ptr()[rows.end] - pat.row_ptr()[rows.start];
+            let cap = row_ptr[rows.end] - row_ptr[rows.start];
             let mut c = FilteredChunk {
                 lens: Vec::with_capacity(rows.len()),
                 cols: Vec::with_capacity(cap),
@@ -95,11 +134,11 @@ pub fn filter_prolongator_preserving(
             let mut scratch = RowScratch::default();
             for i in rows.clone() {
                 let start = c.cols.len();
-                let range = pat.row_range(i);
-                let row_vals = &p.values()[range.start * b * nm..range.end * b * nm];
+                let range = row_ptr[i]..row_ptr[i + 1];
+                let row_vals = &p_values[range.start * b * nm..range.end * b * nm];
                 match filter_row(
                     (b, nm),
-                    pat.row(i),
+                    &col_idx[range],
                     row_vals,
                     coarse_near_null,
                     threshold,
@@ -119,7 +158,7 @@ pub fn filter_prolongator_preserving(
         })
         .collect();
     let mut stats = FilterStats {
-        blocks_before: pat.nnzb(),
+        blocks_before: col_idx.len(),
         ..FilterStats::default()
     };
     let (mut lens, mut cols, mut vals) = (Vec::new(), Vec::new(), Vec::new());
@@ -130,15 +169,17 @@ pub fn filter_prolongator_preserving(
         cols.push(c.cols);
         vals.push(c.values);
     }
-    let (row_ptr, (col_idx, values)) = rayon::join(
+    let (row_ptr, (cols, values)) = rayon::join(
         || par_offsets(&lens),
         || rayon::join(|| par_concat(&cols), || par_concat(&vals)),
     );
-    stats.blocks_after = row_ptr[pat.nrows()];
-    let pattern = BlockPattern::new(pat.nrows(), pat.ncols(), row_ptr, col_idx)
-        .expect("a subset of a valid pattern's columns is a valid pattern");
-    let p = BlockCsr::new(Arc::new(pattern), b, nm, values).expect("one b x nm block per kept column");
-    Filtered { p, stats }
+    stats.blocks_after = row_ptr[nrows];
+    FilteredRows {
+        row_ptr,
+        cols,
+        values,
+        stats,
+    }
 }
 
 /// [`crate::smooth_prolongator`] followed by [`filter_prolongator`], row by

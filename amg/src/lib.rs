@@ -27,7 +27,10 @@ pub use aggregate::{
     Aggregates, Aggregation,
 };
 pub use eig::{estimate_lambda_max, EigWorkspace};
-pub use filter::{filter_prolongator, filter_prolongator_preserving, smooth_and_filter, FilterStats, Filtered};
+pub use filter::{
+    filter_prolongator, filter_prolongator_preserving, filter_rows, smooth_and_filter, FilterStats, Filtered,
+    FilteredRows,
+};
 pub use nullspace::{near_null_from_coordinates, rigid_body_modes, rigid_mode_count, translations};
 pub use prolongator::{smooth_prolongator, tentative_prolongator, Tentative};
 pub use strength::{strength_graph, StrengthGraph};

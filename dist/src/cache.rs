@@ -6,17 +6,25 @@
 //! `dist-<key>-np<N>-r<R>.ptapsched`, in the schedule file format of
 //! `ptap_schedules::file` (versioned, checksummed, tagged with this user's
 //! key, every array bounds-checked on load), one record per distributed
-//! level: this rank's rows of the level's `P` (row pointers, global coarse
-//! columns, values), the coarse partition after consolidation, the coarse
-//! nodes' keys (MIS priorities and smoother start vectors of the level
-//! below), `omega`, whether the next level is the replicated coarsest, the
-//! level's counts for the report, and the fingerprint of the rank's local
-//! operator pattern. Loading skips the strength graph, the MIS rounds, the
-//! tentative prolongator's QR, the eigen-estimate, smoothing and filtering;
-//! the halo plans and the rank-local product inspection are derived again
-//! from the loaded `P` (their all-to-all of index lists and the serial
-//! symbolic product), so the hierarchy, the iterations and the solution are
-//! the bits of the run that wrote the entry.
+//! level. The decisions: the level's row partition, the coarse partition
+//! after consolidation, the coarse nodes' keys (MIS priorities and smoother
+//! start vectors of the level below), `omega`, whether the next level is the
+//! replicated coarsest, the level's counts for the report. The plans (the
+//! communication plan is part of the schedule): the send half of the halo
+//! plans of the level's operator and of `P` (the receive half follows from
+//! the ghosts), and the distributed product's plan
+//! ([`crate::product::ProductPlan`]: `P_ext`, this rank's rows of `P` and
+//! the ghost rows it fetched, with their coarse numbering; the exchange's
+//! links and the maps of incoming blocks into the owned rows; the next
+//! level's pattern). The record itself is the local product's schedule
+//! record (`VariantSchedule::to_record`: the patterns of `W`, `R`, `A_c` and
+//! the variant's arrays, fingerprints of the padded operator and `P_ext`),
+//! the arrays above added under `dist.` names. Loading skips the strength
+//! graph, the MIS rounds, the tentative prolongator's QR, the
+//! eigen-estimate, smoothing, filtering, every all-to-all of the halo and
+//! product inspectors and the symbolic product; each stored index is checked
+//! against the level's sizes before it is used. The hierarchy, the
+//! iterations and the solution are the bits of the run that wrote the entry.
 //!
 //! **The key.** A hash of the fine operator's pattern (global numbers) and
 //! near-null space, summed row by row so it does not depend on the rank
@@ -24,34 +32,39 @@
 //! rank count and the rank; every record repeats them and the problem line
 //! names the key, so an entry renamed for another rank, rank count or problem
 //! is refused in one sentence, as are a truncated or corrupt file (checksum),
-//! one edited by someone without this user's key (tag), and one whose level
-//! patterns are not this run's (fingerprints). The caller reports the
+//! one edited by someone without this user's key (tag), one written for
+//! another split of the rows, and one whose level patterns are not this
+//! run's (fingerprints). The caller reports the
 //! sentence and rebuilds; every rank agrees on load-or-rebuild first, so a
 //! bad entry on one rank never leaves the others waiting.
-use crate::comm::Comm;
+use crate::comm::{Comm, Link};
 use crate::local::LocalMatrix;
 use crate::partition::Partition;
-use crate::product::GlobalRows;
-use ptap_schedules::file::{
-    fingerprint, write_bundle, MappedBundle, NamedArray, PatternFingerprint, ScheduleBundle, ScheduleRecord,
-};
-use ptap_sparse::BlockPattern;
+use crate::product::{GlobalRows, PlanOutput, ProductPlan};
+use ptap_schedules::file::{write_bundle, MappedBundle, NamedArray, PatternFingerprint, RecordView, ScheduleBundle};
+use ptap_schedules::VariantSchedule;
+use rayon::prelude::*;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The layout of a record this build writes and reads (sizes and arrays);
 /// part of every entry's problem line, so an older layout is refused.
 /// 4: natural-order aggregation and coarse keys that are global numbers.
-pub const ENTRY_VERSION: u32 = 4;
+/// 5: the halo and product plans and the local product's schedule; the row
+/// partition; `P` as the rows of `P_ext`.
+pub const ENTRY_VERSION: u32 = 5;
 
 /// One distributed level's decisions on this rank.
 #[derive(Clone, Debug)]
 pub(crate) struct LevelEntry {
-    /// Fingerprint of the level's local operator pattern (local numbering).
-    pub a: PatternFingerprint,
+    /// The level's row partition.
+    pub part: Partition,
     pub fine_block: usize,
     pub coarse_block: usize,
     /// The coarse level is the replicated coarsest.
     pub whole: bool,
+    /// This rank's rows of `P` (empty in a loaded entry: they are the first
+    /// rows of the product plan's `P_ext`).
     pub p: GlobalRows,
     /// The coarse partition (after consolidation).
     pub coarse: Partition,
@@ -68,6 +81,38 @@ pub(crate) struct LevelEntry {
     pub rebalanced: bool,
     pub mis_rounds: usize,
     pub p_blocks: usize,
+    /// What the level built from the decisions (set before the entry is
+    /// written; always set in a loaded entry).
+    pub plans: Option<LevelPlans>,
+}
+
+impl LevelEntry {
+    /// The decisions alone (what is written is `P_ext`, not `P`; the plans
+    /// are set once built).
+    pub fn decisions(&self) -> Self {
+        Self {
+            part: self.part.clone(),
+            coarse: self.coarse.clone(),
+            coarse_keys: self.coarse_keys.clone(),
+            p: GlobalRows::default(),
+            plans: None,
+            ..*self
+        }
+    }
+}
+
+/// A level's plans in a cache entry (module docs).
+#[derive(Clone, Debug)]
+pub(crate) struct LevelPlans {
+    /// Per rank, the global columns of the level's operator this rank sends
+    /// it (the send half of its halo plan).
+    pub a_sends: Vec<Vec<u64>>,
+    /// The same for `P`'s halo plan (none when the coarse level is whole).
+    pub p_sends: Vec<Vec<u64>>,
+    pub product: ProductPlan,
+    /// The local product's schedule (to write; a loaded one is read from the
+    /// level's record once its patterns are known).
+    pub schedule: Option<VariantSchedule>,
 }
 
 /// The fine problem's key (collective): hex of a hash of every row's global
@@ -83,9 +128,11 @@ pub(crate) fn problem_key<C: Comm + ?Sized>(
     let (b, _) = local.block_shape();
     let owned = local.owned_cols();
     let n_owned = local.n_owned_cols();
-    let mut lanes = [0u64; 4];
     let nn = b * modes;
-    for (i, g) in local.rows().enumerate() {
+    // Rows in parallel: the lanes are wrapping sums, so the order does not matter.
+    let first = local.rows().start;
+    let row_lanes = |i: usize| -> [u64; 4] {
+        let g = first + i;
         let mut h = blake3::Hasher::new();
         h.update(&(g as u64).to_le_bytes());
         for &c in &local.col_idx()[local.row_ptr()[i]..local.row_ptr()[i + 1]] {
@@ -102,10 +149,16 @@ pub(crate) fn problem_key<C: Comm + ?Sized>(
             h.update(&v.to_bits().to_le_bytes());
         }
         let d = h.finalize();
+        let mut lanes = [0u64; 4];
         for (lane, chunk) in lanes.iter_mut().zip(d.as_bytes().chunks_exact(8)) {
-            *lane = lane.wrapping_add(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+            *lane = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
         }
-    }
+        lanes
+    };
+    let lanes = (0..local.n_rows())
+        .into_par_iter()
+        .map(row_lanes)
+        .reduce(|| [0u64; 4], |x, y| std::array::from_fn(|k| x[k].wrapping_add(y[k])));
     // Lanes travel as exact halves (u32 in f64), summed on rank 0 and broadcast.
     let halves: Vec<f64> = lanes
         .iter()
@@ -159,22 +212,41 @@ fn problem_line(key: &str, ranks: usize, rank: usize) -> String {
     format!("ptap-dist entry v{ENTRY_VERSION} key {key} ranks {ranks} rank {rank}")
 }
 
+/// Per-rank lists as `(ptr over ranks, concatenation)`.
+fn flatten(lists: &[Vec<u64>]) -> (Vec<u64>, Vec<u64>) {
+    let mut ptr = vec![0u64];
+    let mut all = Vec::new();
+    for l in lists {
+        all.extend_from_slice(l);
+        ptr.push(all.len() as u64);
+    }
+    (ptr, all)
+}
+
+fn u64s(v: &[usize]) -> Vec<u64> {
+    v.iter().map(|&x| x as u64).collect()
+}
+
+fn links(v: &[Link]) -> Vec<u64> {
+    v.iter()
+        .flat_map(|l| [l.rank as u64, l.start as u64, l.len as u64])
+        .collect()
+}
+
 /// Writes this rank's entry (atomically).
 pub(crate) fn store(path: &Path, key: &str, ranks: usize, rank: usize, levels: &[LevelEntry]) -> Result<(), String> {
     let records = levels
         .iter()
         .enumerate()
         .map(|(l, e)| {
-            let p_pattern = BlockPattern::new(e.p.nrows(), e.coarse.nrows(), e.p.row_ptr.clone(), e.p.cols.clone())
-                .map_err(|err| format!("level {l}: {err}"))?;
-            Ok(ScheduleRecord {
-                level: l as u32,
-                variant: "dist-level".to_string(),
-                fine_block: e.fine_block as u32,
-                coarse_block: e.coarse_block as u32,
-                a: e.a.clone(),
-                p: fingerprint(&p_pattern),
-                sizes: [
+            let plans = e.plans.as_ref().ok_or_else(|| format!("level {l} has no plans"))?;
+            let schedule = plans
+                .schedule
+                .as_ref()
+                .ok_or_else(|| format!("level {l} has no schedule"))?;
+            let mut rec = schedule.to_record(l as u32, e.fine_block, e.coarse_block);
+            rec.sizes.extend(
+                [
                     ("ranks", ranks),
                     ("rank", rank),
                     ("whole", usize::from(e.whole)),
@@ -188,17 +260,58 @@ pub(crate) fn store(path: &Path, key: &str, ranks: usize, rank: usize, levels: &
                     ("p_blocks", e.p_blocks),
                 ]
                 .iter()
-                .map(|(n, v)| (n.to_string(), *v as u64))
-                .collect(),
-                arrays: vec![
-                    NamedArray::u64("p_row_ptr", e.p.row_ptr.iter().map(|&k| k as u64).collect()),
-                    NamedArray::u32("p_cols", e.p.cols.clone()),
-                    NamedArray::f64("p_values", e.p.values.clone()),
-                    NamedArray::u64("coarse_starts", e.coarse.starts().iter().map(|&s| s as u64).collect()),
-                    NamedArray::u64("coarse_keys", e.coarse_keys.clone()),
-                    NamedArray::f64("omega", vec![e.omega]),
-                ],
-            })
+                .map(|(n, v)| (format!("dist.{n}"), *v as u64)),
+            );
+            let pp = &plans.product;
+            let (a_ptr, a_cols) = flatten(&plans.a_sends);
+            let (p_ptr, p_cols) = flatten(&plans.p_sends);
+            let mut arrays = vec![
+                NamedArray::u64("dist.part_starts", u64s(e.part.starts())),
+                NamedArray::u64("dist.coarse_starts", u64s(e.coarse.starts())),
+                NamedArray::u64("dist.coarse_keys", e.coarse_keys.clone()),
+                NamedArray::f64("dist.omega", vec![e.omega]),
+                NamedArray::u64("dist.a.send_ptr", a_ptr),
+                NamedArray::u64("dist.a.send_cols", a_cols),
+                NamedArray::u64("dist.p.send_ptr", p_ptr),
+                NamedArray::u64("dist.p.send_cols", p_cols),
+                NamedArray::u64("dist.p_ext.row_ptr", u64s(&pp.p_row_ptr)),
+                NamedArray::u32("dist.p_ext.cols", pp.p_cols.clone()),
+                NamedArray::f64("dist.p_ext.values", pp.p_values.clone()),
+                NamedArray::u32("dist.p_ext.cext", pp.cext.clone()),
+            ];
+            match &pp.out {
+                PlanOutput::Owners {
+                    mine,
+                    sends,
+                    recvs,
+                    maps,
+                    next_row_ptr,
+                    next_cols,
+                } => {
+                    let (maps_ptr, maps_all) = flatten(
+                        &maps
+                            .iter()
+                            .map(|m| m.iter().map(|&k| u64::from(k)).collect())
+                            .collect::<Vec<Vec<u64>>>(),
+                    );
+                    arrays.extend([
+                        NamedArray::u64("dist.out.mine", vec![mine.start as u64, mine.end as u64]),
+                        NamedArray::u64("dist.out.sends", links(sends)),
+                        NamedArray::u64("dist.out.recvs", links(recvs)),
+                        NamedArray::u64("dist.out.maps_ptr", maps_ptr),
+                        NamedArray::u32("dist.out.maps", maps_all.into_iter().map(|k| k as u32).collect()),
+                        NamedArray::u64("dist.next.row_ptr", u64s(next_row_ptr)),
+                        NamedArray::u32("dist.next.cols", next_cols.clone()),
+                    ]);
+                }
+                PlanOutput::Everyone { pos, row_ptr, cols } => arrays.extend([
+                    NamedArray::u32("dist.out.pos", pos.clone()),
+                    NamedArray::u64("dist.whole.row_ptr", u64s(row_ptr)),
+                    NamedArray::u32("dist.whole.cols", cols.clone()),
+                ]),
+            }
+            rec.arrays.extend(arrays);
+            Ok(rec)
         })
         .collect::<Result<Vec<_>, String>>()?;
     let bundle = ScheduleBundle {
@@ -245,22 +358,57 @@ fn entry_error(path: &Path, err: ptap_schedules::ScheduleFileError) -> String {
     }
 }
 
-/// Loads and checks this rank's entry: `rows` block rows of `fine_block` on
-/// level 0 with local pattern `level0`, `modes` coarse columns a block.
-/// Every check that needs no other rank is made here, before any collective.
+/// A loaded entry: its levels, and the mapped file the local products'
+/// schedules are read from ([`VariantSchedule::from_record`], level by level).
+pub(crate) struct Loaded {
+    pub bundle: Arc<MappedBundle>,
+    pub levels: Vec<LevelEntry>,
+}
+
+/// `ptr`'s lists over `all` (per rank), checked: `ranks + 1` offsets from 0,
+/// not decreasing, ending at `all`'s length.
+fn unflatten<T: Copy>(ptr: &[u64], all: &[T], ranks: usize) -> Option<Vec<Vec<T>>> {
+    if ptr.len() != ranks + 1 || ptr[0] != 0 || ptr.windows(2).any(|w| w[0] > w[1]) || ptr[ranks] != all.len() as u64 {
+        return None;
+    }
+    Some(
+        ptr.windows(2)
+            .map(|w| all[w[0] as usize..w[1] as usize].to_vec())
+            .collect(),
+    )
+}
+
+fn to_links(v: &[u64]) -> Option<Vec<Link>> {
+    (v.len() % 3 == 0).then(|| {
+        v.chunks_exact(3)
+            .map(|c| Link {
+                rank: c[0] as usize,
+                start: c[1] as usize,
+                len: c[2] as usize,
+            })
+            .collect()
+    })
+}
+
+/// Loads and checks this rank's entry: the rows of partition `part` with
+/// `fine_block` blocks on level 0, whose padded local pattern (the product
+/// inspector's, [`crate::product`]) has fingerprint `level0`; `modes` coarse
+/// columns a block. Every check that needs no other rank and no level below
+/// the first is made here, before any collective; the product plans are
+/// checked against each level's sizes as it is rebuilt.
 pub(crate) fn load(
     path: &Path,
     key: &str,
     (ranks, rank): (usize, usize),
     level0: &PatternFingerprint,
-    (rows, fine_block, modes): (usize, usize, usize),
-) -> Result<Vec<LevelEntry>, String> {
+    (part, fine_block, modes): (&Partition, usize, usize),
+) -> Result<Loaded, String> {
     let name = path.display();
-    let bundle = MappedBundle::open(path).map_err(|e| entry_error(path, e))?;
+    let bundle = Arc::new(MappedBundle::open(path).map_err(|e| entry_error(path, e))?);
     if bundle.problem() != problem_line(key, ranks, rank) {
         let first = bundle.record(0);
         let size = |n: &str| first.as_ref().and_then(|r| r.size(n));
-        return Err(match (size("ranks"), size("rank")) {
+        return Err(match (size("dist.ranks"), size("dist.rank")) {
             (Some(n), Some(r)) if (n, r) != (ranks as u64, rank as u64) => {
                 format!("schedule cache entry {name} was written for rank {r} of {n} ranks, not rank {rank} of {ranks}")
             }
@@ -272,103 +420,159 @@ pub(crate) fn load(
     }
     let bad = |l: usize, why: String| format!("schedule cache entry {name} is malformed at level {l} ({why})");
     let mut out: Vec<LevelEntry> = Vec::with_capacity(bundle.len());
-    let (mut n_own, mut b) = (rows, fine_block);
+    let (mut level_part, mut b) = (part.clone(), fine_block);
     for (l, r) in bundle.records().enumerate() {
-        if r.level() as usize != l || r.variant() != "dist-level" {
-            return Err(bad(
-                l,
-                format!("record {l} is level {} of kind {}", r.level(), r.variant()),
-            ));
-        }
-        if l == 0 {
-            if let Some(d) = r.a_fingerprint().difference(level0) {
-                return Err(format!(
-                    "schedule cache entry {name} was built for another pattern of this rank's rows: {d}"
-                ));
-            }
-        }
-        let size = |n: &str| r.size(n).ok_or_else(|| bad(l, format!("no size `{n}`")));
-        if (size("ranks")?, size("rank")?) != (ranks as u64, rank as u64) {
-            return Err(bad(l, "its rank and rank count differ from the file's".into()));
-        }
-        let (fb, cb) = (r.fine_block() as usize, r.coarse_block() as usize);
-        if fb != b || cb != modes {
-            return Err(bad(l, format!("{fb}x{cb} blocks of P where {b}x{modes} are expected")));
-        }
-        let e = |err: ptap_schedules::ScheduleFileError| entry_error(path, err);
-        let row_ptr: Vec<usize> = r
-            .array_u64("p_row_ptr")
-            .map_err(e)?
-            .iter()
-            .map(|&k| k as usize)
-            .collect();
-        let cols = r.array_u32("p_cols").map_err(e)?.to_vec();
-        let values = r.array_f64("p_values").map_err(e)?.to_vec();
-        let starts: Vec<usize> = r
-            .array_u64("coarse_starts")
-            .map_err(e)?
-            .iter()
-            .map(|&s| s as usize)
-            .collect();
-        let coarse_keys = r.array_u64("coarse_keys").map_err(e)?.to_vec();
-        let omega = r.array_f64("omega").map_err(e)?;
-        if starts.len() != ranks + 1 {
-            return Err(bad(
-                l,
-                format!("a coarse partition of {} ranks", starts.len().saturating_sub(1)),
-            ));
-        }
-        let coarse = Partition::new(starts).map_err(|err| bad(l, err.to_string()))?;
-        let nc = coarse.nrows();
-        if row_ptr.len() != n_own + 1
-            || row_ptr[0] != 0
-            || row_ptr.windows(2).any(|w| w[0] > w[1])
-            || row_ptr[n_own] != cols.len()
-        {
-            return Err(bad(
-                l,
-                format!("P's row pointers do not describe {n_own} rows of {} blocks", cols.len()),
-            ));
-        }
-        if let Some(c) = cols.iter().find(|&&c| c as usize >= nc) {
-            return Err(bad(l, format!("a column {c} of P beyond the {nc} coarse rows")));
-        }
-        if values.len() != cols.len() * fb * cb || omega.len() != 1 || !omega[0].is_finite() {
-            return Err(bad(l, "P's values or omega have the wrong length".into()));
-        }
-        if let Some(v) = values.iter().find(|v| !v.is_finite()) {
-            return Err(bad(l, format!("a value {v} of P is not finite")));
-        }
-        if coarse_keys.len() != coarse.range(rank).len() {
-            return Err(bad(l, "the coarse keys do not match the coarse partition".into()));
-        }
-        let whole = size("whole")? != 0;
-        out.push(LevelEntry {
-            a: r.a_fingerprint(),
-            fine_block: fb,
-            coarse_block: cb,
-            whole,
-            p: GlobalRows { row_ptr, cols, values },
-            coarse,
-            coarse_keys,
-            omega: omega[0],
-            aggregates: size("aggregates")? as usize,
-            unaggregated: size("unaggregated")? as usize,
-            deficient: size("deficient")? as usize,
-            merged: size("merged")? as usize,
-            dissolved: size("dissolved")? as usize,
-            rebalanced: size("rebalanced")? != 0,
-            mis_rounds: size("mis_rounds")? as usize,
-            p_blocks: size("p_blocks")? as usize,
-        });
-        n_own = out[l].coarse.range(rank).len();
+        let e = out_of(path, &r, l, (ranks, rank), (&level_part, b, modes), level0)?;
+        level_part = e.coarse.clone();
         b = modes;
-        if whole != (l + 1 == bundle.len()) {
+        out.push(e);
+        if out[l].whole != (l + 1 == bundle.len()) {
             return Err(bad(l, "the replicated coarsest level is not the last".into()));
         }
     }
     if out.is_empty() {
         return Err(format!("schedule cache entry {name} holds no level"));
     }
-    Ok(out)
+    Ok(Loaded { bundle, levels: out })
+}
+
+/// Level `l`'s record `r` as a [`LevelEntry`], checked (see [`load`]): the
+/// level's rows are `part`'s, `b x modes` blocks of `P`.
+fn out_of(
+    path: &Path,
+    r: &RecordView<'_>,
+    l: usize,
+    (ranks, rank): (usize, usize),
+    (part, b, modes): (&Partition, usize, usize),
+    level0: &PatternFingerprint,
+) -> Result<LevelEntry, String> {
+    let name = path.display();
+    let bad = |why: String| format!("schedule cache entry {name} is malformed at level {l} ({why})");
+    if r.level() as usize != l {
+        return Err(bad(format!("record {l} is level {}", r.level())));
+    }
+    let size = |n: &str| {
+        r.size(&format!("dist.{n}"))
+            .ok_or_else(|| bad(format!("no size `dist.{n}`")))
+    };
+    if (size("ranks")?, size("rank")?) != (ranks as u64, rank as u64) {
+        return Err(bad("its rank and rank count differ from the file's".into()));
+    }
+    let e = |err: ptap_schedules::ScheduleFileError| entry_error(path, err);
+    let u64s = |n: &str| r.array_u64(n).map_err(e);
+    let usizes = |n: &str| -> Result<Vec<usize>, String> { Ok(u64s(n)?.iter().map(|&k| k as usize).collect()) };
+    let u32s = |n: &str| r.array_u32(n).map_err(e);
+    // The split first: another split changes the rows' pattern too, and the
+    // split is what the sentence should name.
+    let stored_part = Partition::new(usizes("dist.part_starts")?).map_err(|err| bad(err.to_string()))?;
+    if &stored_part != part {
+        return Err(format!(
+            "schedule cache entry {name} was written for the split {:?} of level {l}'s rows, not this run's {:?}",
+            stored_part.starts(),
+            part.starts()
+        ));
+    }
+    if l == 0 {
+        if let Some(d) = r.a_fingerprint().difference(level0) {
+            return Err(format!(
+                "schedule cache entry {name} was built for another pattern of this rank's rows: {d}"
+            ));
+        }
+    }
+    let (fb, cb) = (r.fine_block() as usize, r.coarse_block() as usize);
+    if fb != b || cb != modes {
+        return Err(bad(format!("{fb}x{cb} blocks of P where {b}x{modes} are expected")));
+    }
+    let starts = usizes("dist.coarse_starts")?;
+    if starts.len() != ranks + 1 {
+        return Err(bad(format!(
+            "a coarse partition of {} ranks",
+            starts.len().saturating_sub(1)
+        )));
+    }
+    let coarse = Partition::new(starts).map_err(|err| bad(err.to_string()))?;
+    let coarse_keys = u64s("dist.coarse_keys")?.to_vec();
+    let omega = r.array_f64("dist.omega").map_err(e)?;
+    if omega.len() != 1 || !omega[0].is_finite() {
+        return Err(bad("omega is not one finite number".into()));
+    }
+    if coarse_keys.len() != coarse.range(rank).len() {
+        return Err(bad("the coarse keys do not match the coarse partition".into()));
+    }
+    let whole = size("whole")? != 0;
+    let sends = |which: &str| -> Result<Vec<Vec<u64>>, String> {
+        unflatten(
+            u64s(&format!("dist.{which}.send_ptr"))?,
+            u64s(&format!("dist.{which}.send_cols"))?,
+            ranks,
+        )
+        .ok_or_else(|| {
+            bad(format!(
+                "the send lists of {which}'s halo plan do not cover {ranks} ranks"
+            ))
+        })
+    };
+    let (a_sends, p_sends) = (sends("a")?, sends("p")?);
+    if whole && p_sends.iter().any(|s| !s.is_empty()) {
+        return Err(bad("P into the replicated level has a halo plan".into()));
+    }
+    let out = if whole {
+        PlanOutput::Everyone {
+            pos: u32s("dist.out.pos")?.to_vec(),
+            row_ptr: usizes("dist.whole.row_ptr")?,
+            cols: u32s("dist.whole.cols")?.to_vec(),
+        }
+    } else {
+        let mine = u64s("dist.out.mine")?;
+        if mine.len() != 2 {
+            return Err(bad("the product's own rows are not one range".into()));
+        }
+        let maps = unflatten(u64s("dist.out.maps_ptr")?, u32s("dist.out.maps")?, ranks)
+            .ok_or_else(|| bad(format!("the product's maps do not cover {ranks} ranks")))?;
+        let links = |n: &str| to_links(u64s(n)?).ok_or_else(|| bad(format!("`{n}` is not a list of links")));
+        PlanOutput::Owners {
+            mine: mine[0] as usize..mine[1] as usize,
+            sends: links("dist.out.sends")?,
+            recvs: links("dist.out.recvs")?,
+            maps,
+            next_row_ptr: usizes("dist.next.row_ptr")?,
+            next_cols: u32s("dist.next.cols")?.to_vec(),
+        }
+    };
+    Ok(LevelEntry {
+        part: stored_part,
+        fine_block: fb,
+        coarse_block: cb,
+        whole,
+        p: GlobalRows::default(),
+        coarse,
+        coarse_keys,
+        omega: omega[0],
+        aggregates: size("aggregates")? as usize,
+        unaggregated: size("unaggregated")? as usize,
+        deficient: size("deficient")? as usize,
+        merged: size("merged")? as usize,
+        dissolved: size("dissolved")? as usize,
+        rebalanced: size("rebalanced")? != 0,
+        mis_rounds: size("mis_rounds")? as usize,
+        p_blocks: size("p_blocks")? as usize,
+        plans: Some(LevelPlans {
+            a_sends,
+            p_sends,
+            product: ProductPlan {
+                p_row_ptr: usizes("dist.p_ext.row_ptr")?,
+                p_cols: u32s("dist.p_ext.cols")?.to_vec(),
+                // The largest array: copied out of the mapping in parallel.
+                p_values: r
+                    .array_f64("dist.p_ext.values")
+                    .map_err(e)?
+                    .par_iter()
+                    .copied()
+                    .collect(),
+                cext: u32s("dist.p_ext.cext")?.to_vec(),
+                out,
+            },
+            schedule: None,
+        }),
+    })
 }

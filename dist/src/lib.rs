@@ -67,13 +67,13 @@
 //! mean over ranks. `ptap-mpi-cuda` (feature `nccl`) is the device program.
 //!
 //! [`cache`] keeps the mesh setup's per-rank decisions (each level's `P`,
-//! coarse partition and keys) in the schedule cache, loaded by a later run
-//! at the same rank count ([`build_hierarchy_cached`]).
+//! coarse partition and keys) and its plans (the halo plans, the distributed
+//! product's plan and its local schedule) in the schedule cache, loaded by a
+//! later run at the same rank count and split of the rows, with no exchange
+//! and no inspection ([`build_hierarchy_cached`]).
 //!
 //! **Not yet.** Rebalancing middle levels by measured time (uneven coarse
-//! levels are rebalanced by rows, `setup`'s module docs), loading the halo
-//! and product plans themselves (a cache hit derives them again from the
-//! loaded `P`), and the mesh setup on the GPUs (the GPU ranks' AMG takes
+//! levels are rebalanced by rows, `setup`'s module docs), and the mesh setup on the GPUs (the GPU ranks' AMG takes
 //! the CPU ranks' aggregates, `P` and plans, uploaded once).
 //! `ptap-mpi-cuda` still assembles the whole beam on every rank.
 //!

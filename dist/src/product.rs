@@ -17,6 +17,13 @@
 //! the coarse level is the whole (replicated) one, every rank gets every
 //! pattern and the union is the global pattern.
 //!
+//! **A schedule-cache hit** ([`DistGalerkin::from_plan`]) rebuilds all of this
+//! from what the entry kept ([`ProductPlan`]: `P_ext` with its ghost rows and
+//! coarse numbering, the exchange links and the maps into the owned rows, the
+//! next level's pattern; the local product's schedule is the entry's record),
+//! checking every index against the level's sizes: no exchange, no symbolic
+//! product.
+//!
 //! **Executor** ([`DistGalerkin::numeric`], every matrix setup; allocates
 //! nothing). Copy `A`'s values into the padded operator, run the serial
 //! executor, one exchange (each run of rows goes to its owner straight from
@@ -112,6 +119,68 @@ pub fn fetch_ghost_rows<C: Comm + ?Sized>(
     Ok(out)
 }
 
+/// The padded local operator's pattern (module docs: owned rows with their
+/// local columns sorted, one empty row per ghost column) and, per block, the
+/// block of `local` it copies.
+pub(crate) fn padded(local: &LocalMatrix) -> Result<(BlockPattern, Vec<u32>), DistError> {
+    let (n_own, n_ext) = (local.n_rows(), local.n_local_cols());
+    let ptr = local.row_ptr();
+    let mut a_map: Vec<u32> = (0..local.nnzb() as u32).collect();
+    {
+        // Each row's blocks sorted by local column, rows in parallel.
+        let mut rows: Vec<&mut [u32]> = Vec::with_capacity(n_own);
+        let mut rest = &mut a_map[..];
+        for i in 0..n_own {
+            let (head, tail) = rest.split_at_mut(ptr[i + 1] - ptr[i]);
+            rows.push(head);
+            rest = tail;
+        }
+        rows.into_par_iter()
+            .for_each(|r| r.sort_unstable_by_key(|&k| local.col_idx()[k as usize]));
+    }
+    let a_cols: Vec<u32> = a_map.par_iter().map(|&k| local.col_idx()[k as usize]).collect();
+    let mut a_ptr = Vec::with_capacity(n_ext + 1);
+    a_ptr.extend_from_slice(ptr);
+    a_ptr.resize(n_ext + 1, a_cols.len());
+    Ok((BlockPattern::new(n_ext, n_ext, a_ptr, a_cols)?, a_map))
+}
+
+/// What a schedule-cache entry keeps of a level's distributed product besides
+/// the local product's schedule (module docs): enough to rebuild
+/// [`DistGalerkin`] and the next level's structure without an exchange or a
+/// symbolic product.
+#[derive(Clone, Debug)]
+pub(crate) struct ProductPlan {
+    /// `P_ext` (owned rows, then the ghost rows fetched from their owners),
+    /// columns compressed.
+    pub p_row_ptr: Vec<usize>,
+    pub p_cols: Vec<u32>,
+    pub p_values: Vec<f64>,
+    /// The global coarse column of each column of `P_ext`.
+    pub cext: Vec<u32>,
+    pub out: PlanOutput,
+}
+
+/// [`Output`] as stored, with the pattern of the level it fills.
+#[derive(Clone, Debug)]
+pub(crate) enum PlanOutput {
+    Owners {
+        mine: Range<usize>,
+        sends: Vec<Link>,
+        recvs: Vec<Link>,
+        maps: Vec<Vec<u32>>,
+        /// The next level's rows on this rank, global columns.
+        next_row_ptr: Vec<usize>,
+        next_cols: Vec<u32>,
+    },
+    Everyone {
+        pos: Vec<u32>,
+        /// The whole coarse operator's pattern.
+        row_ptr: Vec<usize>,
+        cols: Vec<u32>,
+    },
+}
+
 /// Where the coarse operator's values go after the local product (read by
 /// the device executor, `device_amg`, which runs the same plan on the GPU).
 pub(crate) enum Output {
@@ -148,6 +217,8 @@ pub struct DistGalerkin {
     /// Block `k` of `a_ext` is block `a_map[k]` of the rank's local matrix.
     pub(crate) a_map: Vec<u32>,
     pub(crate) p_ext: BlockCsr,
+    /// The global coarse column of each column of `p_ext` (ascending).
+    pub(crate) cext: Vec<u32>,
     exec: Box<dyn GalerkinProduct>,
     pub(crate) c_ext: BlockCsr,
     /// The two-pass patterns of the local product (statistics, summaries).
@@ -187,26 +258,7 @@ impl DistGalerkin {
         let lp = bf * bc;
         let ghost_rows = fetch_ghost_rows(comm, a, p, lp)?;
 
-        // A_ext: owned rows with sorted local columns, empty ghost rows.
-        let ptr = local.row_ptr();
-        let mut a_map: Vec<u32> = (0..local.nnzb() as u32).collect();
-        {
-            // Each row's blocks sorted by local column, rows in parallel.
-            let mut rows: Vec<&mut [u32]> = Vec::with_capacity(n_own);
-            let mut rest = &mut a_map[..];
-            for i in 0..n_own {
-                let (head, tail) = rest.split_at_mut(ptr[i + 1] - ptr[i]);
-                rows.push(head);
-                rest = tail;
-            }
-            rows.into_par_iter()
-                .for_each(|r| r.sort_unstable_by_key(|&k| local.col_idx()[k as usize]));
-        }
-        let a_cols: Vec<u32> = a_map.par_iter().map(|&k| local.col_idx()[k as usize]).collect();
-        let mut a_ptr = Vec::with_capacity(n_ext + 1);
-        a_ptr.extend_from_slice(ptr);
-        a_ptr.resize(n_ext + 1, a_cols.len());
-        let a_pattern = BlockPattern::new(n_ext, n_ext, a_ptr, a_cols)?;
+        let (a_pattern, a_map) = padded(local)?;
         let a_ext = BlockCsr::zeros(Arc::new(a_pattern), bf, bf);
 
         // P_ext: owned rows then ghost rows, coarse columns compressed.
@@ -224,9 +276,14 @@ impl DistGalerkin {
         };
         let mut p_cols = compress(&p.cols);
         p_cols.extend(compress(&ghost_rows.cols));
-        let mut p_vals = Vec::with_capacity(p.values.len() + ghost_rows.values.len());
-        p_vals.extend_from_slice(&p.values);
-        p_vals.extend_from_slice(&ghost_rows.values);
+        // Copied in parallel (P's values are the larger part of the product's input).
+        let mut p_vals = vec![0.0; p.values.len() + ghost_rows.values.len()];
+        let (own_vals, ghost_vals) = p_vals.split_at_mut(p.values.len());
+        own_vals
+            .par_chunks_mut(COPY_BLOCKS_PER_TASK)
+            .zip(p.values.par_chunks(COPY_BLOCKS_PER_TASK))
+            .for_each(|(d, s)| d.copy_from_slice(s));
+        ghost_vals.copy_from_slice(&ghost_rows.values);
         let p_pattern = BlockPattern::new(n_ext, cext.len(), p_ptr, p_cols)?;
         let p_ext = BlockCsr::new(Arc::new(p_pattern), bf, bc, p_vals)?;
 
@@ -393,6 +450,7 @@ impl DistGalerkin {
                 a_ext,
                 a_map,
                 p_ext,
+                cext,
                 exec,
                 c_ext,
                 base: inspected.base,
@@ -402,6 +460,225 @@ impl DistGalerkin {
             },
             next,
         ))
+    }
+
+    /// What a schedule-cache entry keeps of this product beside its schedule
+    /// (`next` is the level it fills, as [`DistGalerkin::build`] returned it).
+    pub(crate) fn plan(&self, next: &NextLevel) -> ProductPlan {
+        let pp = self.p_ext.pattern();
+        let out = match (&self.out, next) {
+            (
+                Output::Owners {
+                    mine,
+                    sends,
+                    recvs,
+                    maps,
+                    ..
+                },
+                NextLevel::Distributed(local),
+            ) => PlanOutput::Owners {
+                mine: mine.clone(),
+                sends: sends.clone(),
+                recvs: recvs.clone(),
+                maps: maps.clone(),
+                next_row_ptr: local.row_ptr().to_vec(),
+                next_cols: local
+                    .col_idx()
+                    .iter()
+                    .map(|&c| local.global_col(c as usize) as u32)
+                    .collect(),
+            },
+            (Output::Everyone { pos, .. }, NextLevel::Whole(c)) => PlanOutput::Everyone {
+                pos: pos.clone(),
+                row_ptr: c.pattern().row_ptr().to_vec(),
+                cols: c.pattern().col_idx().to_vec(),
+            },
+            _ => unreachable!("a product's output and the level it fills are built together"),
+        };
+        ProductPlan {
+            p_row_ptr: pp.row_ptr().to_vec(),
+            p_cols: pp.col_idx().to_vec(),
+            p_values: self.p_ext.values().par_iter().copied().collect(),
+            cext: self.cext.clone(),
+            out,
+        }
+    }
+
+    /// The product of a schedule-cache hit (module docs): `a` the level's
+    /// rows, `plan` what the entry kept, `schedule` loads the local product's
+    /// schedule for the patterns of `A_ext` and `P_ext` (refusing other
+    /// patterns). Every stored index is checked against the level's sizes
+    /// before use; a bad one is refused in one sentence. Rank-local: no
+    /// communication.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn from_plan(
+        me: usize,
+        size: usize,
+        a: &crate::local::DistMatrix,
+        plan: ProductPlan,
+        (bf, bc): (usize, usize),
+        coarse: &Partition,
+        kernels: &KernelRegistry,
+        schedule: &mut dyn FnMut(Arc<BlockPattern>, Arc<BlockPattern>) -> Result<VariantSchedule, String>,
+    ) -> Result<(Self, NextLevel), DistError> {
+        let bad = |why: String| DistError::Plan {
+            why: format!("the schedule cache entry's product plan {why}"),
+        };
+        let local = &a.local;
+        let n_ext = local.n_local_cols();
+        let nc = coarse.nrows();
+        let ProductPlan {
+            p_row_ptr,
+            p_cols,
+            p_values,
+            cext,
+            out,
+        } = plan;
+        if cext.windows(2).any(|w| w[0] >= w[1]) || cext.last().is_some_and(|&c| c as usize >= nc) {
+            return Err(bad(format!(
+                "numbers coarse columns out of order or beyond the {nc} coarse rows"
+            )));
+        }
+        if p_row_ptr.len() != n_ext + 1 {
+            return Err(bad(format!(
+                "holds {} rows of P for {n_ext} local columns",
+                p_row_ptr.len().saturating_sub(1)
+            )));
+        }
+        if let Some(v) = p_values.par_iter().find_any(|v| !v.is_finite()) {
+            return Err(bad(format!("holds a value {v} of P that is not finite")));
+        }
+        let p_pattern = BlockPattern::new(n_ext, cext.len(), p_row_ptr, p_cols).map_err(|e| bad(e.to_string()))?;
+        let p_ext = BlockCsr::new(Arc::new(p_pattern), bf, bc, p_values).map_err(|e| bad(e.to_string()))?;
+        let (a_pattern, a_map) = padded(local)?;
+        let a_ext = BlockCsr::zeros(Arc::new(a_pattern), bf, bf);
+        let schedule = schedule(a_ext.pattern_arc().clone(), p_ext.pattern_arc().clone())
+            .map_err(|why| DistError::Plan { why })?;
+        let base = schedule.base().clone();
+        let exec = kernels.executor_for(&schedule, bf, bc)?;
+        let c_ext = BlockCsr::zeros(base.c.clone(), bc, bc);
+        let cp = c_ext.pattern();
+        let lc = bc * bc;
+        let (out, next) = match out {
+            PlanOutput::Everyone { pos, row_ptr, cols } => {
+                let pattern = BlockPattern::new(nc, nc, row_ptr, cols).map_err(|e| bad(e.to_string()))?;
+                if pos.len() != cp.nnzb() || pos.iter().any(|&k| k as usize >= pattern.nnzb()) {
+                    return Err(bad(format!(
+                        "places {} blocks of {} into a coarse operator of {} blocks",
+                        pos.len(),
+                        cp.nnzb(),
+                        pattern.nnzb()
+                    )));
+                }
+                let c = BlockCsr::zeros(Arc::new(pattern), bc, bc);
+                let acc = vec![0.0; c.values().len()];
+                (Output::Everyone { pos, acc }, NextLevel::Whole(c))
+            }
+            PlanOutput::Owners {
+                mine,
+                sends,
+                recvs,
+                maps,
+                next_row_ptr,
+                next_cols,
+            } => {
+                let n_values = next_cols.len() * lc;
+                let next = LocalMatrix::from_rows(
+                    me,
+                    coarse,
+                    coarse,
+                    (bc, bc),
+                    next_row_ptr,
+                    &next_cols,
+                    vec![0.0; n_values],
+                )
+                .map_err(|e| bad(e.to_string()))?;
+                let nnzb = next.nnzb();
+                if mine.start > mine.end || mine.end > cp.nrows() || maps.len() != size {
+                    return Err(bad(format!(
+                        "names rows {mine:?} of {} and {} ranks' maps",
+                        cp.nrows(),
+                        maps.len()
+                    )));
+                }
+                let c_len = cp.nnzb() * lc;
+                if sends.iter().any(|l| {
+                    l.rank >= size || l.rank == me || l.start % lc != 0 || l.len % lc != 0 || l.start + l.len > c_len
+                }) {
+                    return Err(bad(format!("sends outside the local product's {c_len} values")));
+                }
+                let mut link_of = vec![usize::MAX; size];
+                let mut at = 0;
+                for (k, l) in recvs.iter().enumerate() {
+                    if l.rank >= size || l.rank == me || link_of[l.rank] != usize::MAX || l.start != at || l.len == 0 {
+                        return Err(bad("receives that do not tile its receive buffer".into()));
+                    }
+                    link_of[l.rank] = k;
+                    at += l.len;
+                }
+                let mine_blocks = cp.row_ptr()[mine.end] - cp.row_ptr()[mine.start];
+                for (q, map) in maps.iter().enumerate() {
+                    let want = if q == me {
+                        mine_blocks
+                    } else if link_of[q] != usize::MAX {
+                        recvs[link_of[q]].len / lc
+                    } else {
+                        0
+                    };
+                    if map.len() != want {
+                        return Err(bad(format!(
+                            "maps {} blocks from rank {q} where {want} arrive",
+                            map.len()
+                        )));
+                    }
+                    if map.iter().any(|&k| k as usize >= nnzb) {
+                        return Err(bad(format!(
+                            "maps a block from rank {q} beyond the {nnzb} owned blocks"
+                        )));
+                    }
+                }
+                (
+                    Output::Owners {
+                        mine,
+                        sends,
+                        recvs,
+                        recv: vec![0.0; at],
+                        maps,
+                        link_of,
+                        acc: vec![0.0; n_values],
+                    },
+                    NextLevel::Distributed(next),
+                )
+            }
+        };
+        Ok((
+            Self {
+                a_ext,
+                a_map,
+                p_ext,
+                cext,
+                exec,
+                c_ext,
+                base,
+                schedule,
+                out,
+                local_s: 0.0,
+            },
+            next,
+        ))
+    }
+
+    /// This rank's rows of `P` (global coarse columns): the first rows of `P_ext`.
+    pub(crate) fn owned_p(&self, n_own: usize) -> GlobalRows {
+        let pp = self.p_ext.pattern();
+        let end = pp.row_ptr()[n_own];
+        let l = self.p_ext.block_len();
+        let cext = &self.cext;
+        GlobalRows {
+            row_ptr: pp.row_ptr()[..=n_own].to_vec(),
+            cols: pp.col_idx()[..end].par_iter().map(|&c| cext[c as usize]).collect(),
+            values: self.p_ext.values()[..end * l].par_iter().copied().collect(),
+        }
     }
 
     /// The executor (module docs): `c`'s values from `a`'s. Collective;

@@ -48,7 +48,9 @@
 //!    `P_tent` (one block each) come by one exchange; `omega` is
 //!    `smoothing_factor / lambda_max(D^-1 A)` from CG-Lanczos
 //!    ([`ptap_amg::eig::cg_lanczos`]) over the ranks, started from the same
-//!    pseudo-random vector the serial code uses, indexed by key.
+//!    pseudo-random vector the serial code uses, indexed by key. On one rank
+//!    CG-Lanczos (it reads only `A`) runs beside steps 1 to 3, as in the
+//!    single process: no message leaves the process there.
 //! 5. **Filtering** (`pf > 0`): the serial
 //!    [`ptap_amg::filter_prolongator`] on the rank's rows of `P`, with the
 //!    rows of `B_c` their columns name fetched from the owners.
@@ -88,7 +90,7 @@
 //! solutions agree to the solver's tolerance.
 use crate::backend::{DistBackend, DistJacobi, DistMat, DistProduct, HaloRows, Restriction};
 use crate::cache;
-use crate::comm::Comm;
+use crate::comm::{Comm, SingleRank};
 use crate::local::{DistMatrix, HaloPlan, LocalMatrix};
 use crate::partition::Partition;
 use crate::product::{DistGalerkin, GlobalRows, NextLevel};
@@ -100,6 +102,7 @@ use ptap_amg::{tentative_prolongator, AmgError};
 use ptap_runtime::cycle::EIG_SEED;
 use ptap_runtime::hierarchy::Transfer;
 use ptap_runtime::{Hierarchy, HierarchyOptions, LevelParts};
+use ptap_schedules::VariantSchedule;
 use ptap_sparse::dense::{gemm_acc, gemm_acc_dyn};
 use ptap_sparse::par::{axpy, dot, par_concat, par_offsets, uniform_row_chunks, xpby};
 use ptap_sparse::{BlockCsr, BlockPattern};
@@ -149,8 +152,8 @@ pub struct DistLevelSummary {
     /// The coarse level below was rebalanced over its ranks ([`rebalanced`]).
     pub coarse_rebalanced: Option<bool>,
     /// The level's mesh setup by step, each the maximum over the ranks
-    /// (rank 0's report; the levels loaded from a schedule cache skip the
-    /// steps before the inspection).
+    /// (rank 0's report; a level loaded from a schedule cache reports only
+    /// `cache_load_s`: it decides, inspects and plans nothing).
     pub setup_s: Option<DistSetupTimes>,
     /// The level's work per rank after the matrix setup (rank 0's report of
     /// [`build_hierarchy`]; `None` on the replicated coarsest level).
@@ -257,12 +260,16 @@ pub struct DistSetupTimes {
     pub coarse_product_s: f64,
     /// `P`'s and `R`'s local matrices, their halo plans and the next level's.
     pub plans_s: f64,
+    /// A level loaded from the schedule cache: its product, `P`, `R` and the
+    /// halo plans rebuilt from the entry's plans (checked; no exchange, no
+    /// inspection: `inspection_s` and `plans_s` stay 0).
+    pub cache_load_s: f64,
     /// Everything of the level (the sum, on the slowest rank).
     pub total_s: f64,
 }
 
 impl DistSetupTimes {
-    fn fields(&mut self) -> [&mut f64; 12] {
+    fn fields(&mut self) -> [&mut f64; 13] {
         [
             &mut self.strength_s,
             &mut self.aggregation_s,
@@ -275,6 +282,7 @@ impl DistSetupTimes {
             &mut self.inspection_s,
             &mut self.coarse_product_s,
             &mut self.plans_s,
+            &mut self.cache_load_s,
             &mut self.total_s,
         ]
     }
@@ -747,6 +755,80 @@ fn aggregate<C: Comm + ?Sized>(
 /// An aggregate's members at its root's rank: (key, source rank, index in that rank's message).
 type Members = Vec<(u64, usize, usize)>;
 
+/// The aggregates' members gathered at their roots' ranks (the rank-deficiency
+/// merge and the tentative prolongator both start here).
+struct Gathered {
+    /// What each rank sent here: `[root, key, near-null row bits...]` per member.
+    got: Vec<Vec<u64>>,
+    /// Per destination rank, the owned node behind each entry sent there.
+    order: Vec<Vec<usize>>,
+    /// This rank's roots (local indices, ascending).
+    roots: Vec<usize>,
+    /// Per root of `roots`, its members sorted by key.
+    members: Vec<Members>,
+}
+
+/// Every owned node with a root sends the root's rank `[root, key, near-null
+/// row]` (one all-to-all); each rank checks that the roots named are its
+/// roots and lists each root's members in key order. Collective.
+fn gather_members<C: Comm + ?Sized>(
+    comm: &C,
+    part: &Partition,
+    root_of: &[Option<usize>],
+    is_root: &[bool],
+    keys: &[u64],
+    near_null: &[f64],
+    bm: usize,
+) -> Result<Gathered, DistError> {
+    let (me, size) = (comm.rank(), comm.size());
+    let own = part.range(me);
+    let mut send = vec![Vec::new(); size];
+    let mut order: Vec<Vec<usize>> = vec![Vec::new(); size];
+    for (i, r) in root_of.iter().enumerate() {
+        if let Some(g) = *r {
+            let q = part.owner(g);
+            let msg = &mut send[q];
+            msg.push(g as u64);
+            msg.push(keys[i]);
+            msg.extend(near_null[i * bm..(i + 1) * bm].iter().map(|v| v.to_bits()));
+            order[q].push(i);
+        }
+    }
+    let got = all_to_all_own(comm, send);
+    let entry = 2 + bm;
+    let roots: Vec<usize> = (0..own.len()).filter(|&i| is_root[i]).collect();
+    let mut slot_of_root = vec![u32::MAX; own.len()];
+    for (a, &i) in roots.iter().enumerate() {
+        slot_of_root[i] = a as u32;
+    }
+    let mut members: Vec<Members> = vec![Vec::new(); roots.len()];
+    for (q, msg) in got.iter().enumerate() {
+        if msg.len() % entry != 0 {
+            return Err(DistError::Plan {
+                why: format!("rank {q} sent a malformed aggregate membership"),
+            });
+        }
+        for (e, rec) in msg.chunks_exact(entry).enumerate() {
+            let g = rec[0] as usize;
+            let a = g
+                .checked_sub(own.start)
+                .and_then(|i| slot_of_root.get(i).copied())
+                .filter(|&a| a != u32::MAX)
+                .ok_or_else(|| DistError::Plan {
+                    why: format!("rank {q} named node {g} a root of rank {me}, which it is not"),
+                })?;
+            members[a as usize].push((rec[1], q, e));
+        }
+    }
+    members.par_iter_mut().for_each(|list| list.sort_unstable());
+    Ok(Gathered {
+        got,
+        order,
+        roots,
+        members,
+    })
+}
+
 /// The rank-deficiency merge (`shared/spec/amg.md`, step 2, last bullet):
 /// an aggregate whose stacked near-null rows do not carry all `m` modes
 /// (fewer than 3 non-collinear nodes for elasticity) joins a neighbouring
@@ -785,44 +867,24 @@ fn merge_deficient<C: Comm + ?Sized>(
     let (mut merges, mut dissolved) = (0, 0);
     loop {
         // 1. Verdicts at the roots' ranks: members send [root, key, near-null row].
-        let mut send = vec![Vec::new(); size];
-        let mut order: Vec<Vec<usize>> = vec![Vec::new(); size];
-        for (i, r) in root_of.iter().enumerate() {
-            if let Some(g) = *r {
-                let q = part.owner(g);
-                send[q].push(g as u64);
-                send[q].push(keys[i]);
-                send[q].extend(near_null[i * bm..(i + 1) * bm].iter().map(|v| v.to_bits()));
-                order[q].push(i);
-            }
-        }
-        let got = all_to_all_own(comm, send);
+        let Gathered {
+            got,
+            order,
+            roots,
+            members,
+        } = gather_members(comm, part, root_of, is_root, keys, near_null, bm)?;
         let entry = 2 + bm;
-        // Per local root: its members (key, rank, index in that rank's message).
-        let mut members: BTreeMap<usize, Vec<(u64, usize, usize)>> = BTreeMap::new();
-        for (q, msg) in got.iter().enumerate() {
-            if msg.len() % entry != 0 {
-                return Err(DistError::Plan {
-                    why: format!("rank {q} sent a malformed aggregate membership"),
-                });
-            }
-            for (e, rec) in msg.chunks_exact(entry).enumerate() {
-                let g = rec[0] as usize;
-                if !own.contains(&g) || !is_root[g - own.start] {
-                    return Err(DistError::Plan {
-                        why: format!("rank {q} named node {g} a root of rank {me}, which it is not"),
-                    });
-                }
-                members.entry(g).or_default().push((rec[1], q, e));
-            }
-        }
         let mut verdict: Vec<Vec<(bool, f64)>> = got.iter().map(|msg| vec![(false, 0.0); msg.len() / entry]).collect();
-        // The rank tests, one QR per aggregate, in parallel.
-        let mut lists: Vec<(usize, Members)> = members.into_iter().collect();
+        // The rank tests, one QR per aggregate, in parallel (aggregates with members).
+        let lists: Vec<(usize, &Members)> = roots
+            .iter()
+            .zip(&members)
+            .filter(|(_, list)| !list.is_empty())
+            .map(|(&i, list)| (own.start + i, list))
+            .collect();
         let bad: Vec<bool> = lists
-            .par_iter_mut()
+            .par_iter()
             .map(|(_, list)| {
-                list.sort_unstable();
                 let mut stack = Vec::with_capacity(list.len() * bm);
                 for &(_, q, e) in list.iter() {
                     stack.extend(
@@ -836,10 +898,10 @@ fn merge_deficient<C: Comm + ?Sized>(
             })
             .collect();
         let mut deficient_roots = Vec::new();
-        for ((g, list), bad) in lists.iter().zip(bad) {
+        for (&(g, list), bad) in lists.iter().zip(bad) {
             let prio = priority(keys[g - own.start]);
             if bad {
-                deficient_roots.push(*g);
+                deficient_roots.push(g);
             }
             for &(_, q, e) in list.iter() {
                 verdict[q][e] = (bad, prio);
@@ -962,12 +1024,17 @@ fn merge_deficient<C: Comm + ?Sized>(
     }
 }
 
+/// A node without a row of `P_tent` (unaggregated).
+const NO_ROW: u32 = u32::MAX;
+
 /// What the tentative prolongator gives a rank: its rows of `P_tent` (one
 /// block each, or none), the coarse partition, and its coarse nodes' near-null
 /// rows and keys.
 struct TentativeRows {
-    /// Per owned node: global coarse column and its `b x m` block.
-    rows: Vec<Option<(u32, Vec<f64>)>>,
+    /// Per owned node: its global coarse column ([`NO_ROW`]: unaggregated)
+    /// and its `b x m` block (`b * m` values a node, zero without a column).
+    cols: Vec<u32>,
+    blocks: Vec<f64>,
     coarse: Partition,
     coarse_near_null: Vec<f64>,
     coarse_keys: Vec<u64>,
@@ -1000,61 +1067,31 @@ fn tentative<C: Comm + ?Sized>(
         starts.push(starts.last().unwrap() + *c as usize);
     }
     let coarse = Partition::new(starts)?;
-    let mut agg_of_root = vec![u32::MAX; own.len()];
-    for (a, &i) in roots.iter().enumerate() {
-        agg_of_root[i] = a as u32;
-    }
-    // Members -> the root's rank: [root, key, near-null row bits...].
-    let mut send = vec![Vec::new(); size];
-    let mut order: Vec<Vec<usize>> = vec![Vec::new(); size];
-    for (i, r) in root_of.iter().enumerate() {
-        if let Some(g) = *r {
-            let q = part.owner(g);
-            let msg = &mut send[q];
-            msg.push(g as u64);
-            msg.push(keys[i]);
-            msg.extend(near_null[i * bm..(i + 1) * bm].iter().map(|v| v.to_bits()));
-            order[q].push(i);
-        }
-    }
-    let got = all_to_all_own(comm, send);
+    let Gathered {
+        got, order, members, ..
+    } = gather_members(comm, part, root_of, is_root, keys, near_null, bm)?;
     let entry = 2 + bm;
-    // Members of each local aggregate: (key, source rank, index in its message).
-    let mut members: Vec<Vec<(u64, usize, usize)>> = vec![Vec::new(); roots.len()];
-    for (q, msg) in got.iter().enumerate() {
-        if msg.len() % entry != 0 {
-            return Err(DistError::Plan {
-                why: format!("rank {q} sent a malformed aggregate membership"),
-            });
-        }
-        for (e, rec) in msg.chunks_exact(entry).enumerate() {
-            let g = rec[0] as usize;
-            let a = g
-                .checked_sub(own.start)
-                .and_then(|i| agg_of_root.get(i).copied())
-                .filter(|&a| a != u32::MAX)
-                .ok_or_else(|| DistError::Plan {
-                    why: format!("rank {q} named node {g} a root of rank {me}, which it is not"),
-                })?;
-            members[a as usize].push((rec[1], q, e));
-        }
-    }
-    // The serial QR on the gathered aggregates, members in key order.
-    let mut of_node = Vec::new();
-    let mut stacked = Vec::new();
+    // The serial QR on the gathered aggregates, members in key order (the
+    // near-null rows stacked in parallel).
+    let total: usize = members.iter().map(Vec::len).sum();
+    let (mut of_node, mut from) = (Vec::with_capacity(total), Vec::with_capacity(total));
     let mut place: Vec<Vec<usize>> = got.iter().map(|msg| vec![0; msg.len() / entry]).collect();
-    for (a, list) in members.iter_mut().enumerate() {
-        list.sort_unstable();
+    for (a, list) in members.iter().enumerate() {
         for &(_, q, e) in list.iter() {
             place[q][e] = of_node.len();
             of_node.push(a as u32);
-            stacked.extend(
-                got[q][e * entry + 2..(e + 1) * entry]
-                    .iter()
-                    .map(|&v| f64::from_bits(v)),
-            );
+            from.push((q, e));
         }
     }
+    let mut stacked = vec![0.0; total * bm];
+    stacked
+        .par_chunks_mut(bm.max(1))
+        .zip(from.par_iter())
+        .for_each(|(out, &(q, e))| {
+            for (o, &v) in out.iter_mut().zip(&got[q][e * entry + 2..(e + 1) * entry]) {
+                *o = f64::from_bits(v);
+            }
+        });
     let aggs = Aggregates {
         of_node,
         count: roots.len(),
@@ -1069,16 +1106,19 @@ fn tentative<C: Comm + ?Sized>(
     let reply: Vec<Vec<u64>> = place
         .iter()
         .map(|vs| {
-            let mut msg = Vec::with_capacity(vs.len() * (1 + bm));
-            for &v in vs {
-                msg.push(c0 + u64::from(aggs.of_node[v]));
-                msg.extend(tent.p0.block(v).iter().map(|x| x.to_bits()));
-            }
+            let mut msg = vec![0u64; vs.len() * (1 + bm)];
+            msg.par_chunks_mut(1 + bm).zip(vs.par_iter()).for_each(|(rec, &v)| {
+                rec[0] = c0 + u64::from(aggs.of_node[v]);
+                for (o, x) in rec[1..].iter_mut().zip(tent.p0.block(v)) {
+                    *o = x.to_bits();
+                }
+            });
             msg
         })
         .collect();
     let back = all_to_all_own(comm, reply);
-    let mut rows: Vec<Option<(u32, Vec<f64>)>> = vec![None; own.len()];
+    let mut cols = vec![NO_ROW; own.len()];
+    let mut blocks = vec![0.0; own.len() * bm];
     for (q, msg) in back.iter().enumerate() {
         if msg.len() != order[q].len() * (1 + bm) {
             return Err(DistError::Plan {
@@ -1086,7 +1126,10 @@ fn tentative<C: Comm + ?Sized>(
             });
         }
         for (rec, &i) in msg.chunks_exact(1 + bm).zip(&order[q]) {
-            rows[i] = Some((rec[0] as u32, rec[1..].iter().map(|&v| f64::from_bits(v)).collect()));
+            cols[i] = rec[0] as u32;
+            for (o, &v) in blocks[i * bm..(i + 1) * bm].iter_mut().zip(&rec[1..]) {
+                *o = f64::from_bits(v);
+            }
         }
     }
     // A coarse node's key is its global number: coarse nodes are numbered in
@@ -1094,7 +1137,8 @@ fn tentative<C: Comm + ?Sized>(
     // and the single-process code indexes its start vectors the same way.
     let coarse_keys = (c0..c0 + roots.len() as u64).collect();
     Ok(TentativeRows {
-        rows,
+        cols,
+        blocks,
         coarse,
         coarse_near_null: tent.coarse_near_null,
         coarse_keys,
@@ -1152,27 +1196,11 @@ impl<C: Comm + ?Sized> LanczosOps for DistLanczos<'_, C> {
     }
 }
 
-/// The owned rows of the smoothed prolongator `P = (I - omega D^-1 A) P_tent`
-/// and `omega`. Collective.
-#[allow(clippy::too_many_arguments)]
-fn smoothed<C: Comm + ?Sized>(
-    comm: &C,
-    a: &HaloRows,
-    part: &Partition,
-    tent: &[Option<(u32, Vec<f64>)>],
-    keys: &[u64],
-    m: usize,
-    opts: &ptap_amg::AmgOptions,
-    level: usize,
-) -> Result<(GlobalRows, f64, f64), DistError> {
-    let t_omega = Instant::now();
-    let am = a.matrix();
-    let local = &am.local;
+/// `local`'s scalar diagonal, checked positive (on every rank together).
+/// Collective.
+fn scalar_diagonal<C: Comm + ?Sized>(comm: &C, local: &LocalMatrix, level: usize) -> Result<Vec<f64>, DistError> {
     let (b, _) = local.block_shape();
     let n = local.n_rows();
-    let bm = b * m;
-    let l = b * b;
-    // Scalar diagonal, checked positive (on every rank together).
     let mut d = vec![0.0; n * b];
     let check = (|| {
         for i in 0..n {
@@ -1196,41 +1224,97 @@ fn smoothed<C: Comm + ?Sized>(
         Ok(())
     })();
     crate::comm::agree(comm, check)?;
-    // omega from CG-Lanczos on D^-1 A.
+    Ok(d)
+}
+
+/// `A` on one rank, as CG-Lanczos sees it: [`DistLanczos`] without a
+/// communicator (no ghost columns, reductions are the identity; the same
+/// operations in the same order, so the same bits), usable from any thread.
+struct OneRankLanczos<'a> {
+    a: &'a LocalMatrix,
+    d: &'a [f64],
+}
+
+impl LanczosOps for OneRankLanczos<'_> {
+    type Vector = Vec<f64>;
+    type Error = DistError;
+    fn apply(&self, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), DistError> {
+        // DistMatrix::spmv's two passes (interior rows, then boundary rows: none here).
+        self.a.product_rows(x, y, false);
+        self.a.product_rows(x, y, true);
+        Ok(())
+    }
+    fn precondition(&self, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), DistError> {
+        for ((yi, xi), di) in y.iter_mut().zip(x).zip(self.d) {
+            *yi = xi / di;
+        }
+        Ok(())
+    }
+    fn dot(&self, x: &Vec<f64>, y: &Vec<f64>) -> Result<f64, DistError> {
+        Ok(dot(x, y))
+    }
+    fn axpy(&self, alpha: f64, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), DistError> {
+        axpy(alpha, x, y);
+        Ok(())
+    }
+    fn xpby(&self, x: &Vec<f64>, beta: f64, y: &mut Vec<f64>) -> Result<(), DistError> {
+        xpby(x, beta, y);
+        Ok(())
+    }
+    fn copy(&self, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), DistError> {
+        y.copy_from_slice(x);
+        Ok(())
+    }
+}
+
+/// `omega = smoothing_factor / lambda_max(D^-1 A)` by CG-Lanczos through
+/// `ops` on `rows` scalar rows, started from the keyed pseudo-random vector.
+fn omega_by_lanczos<O: LanczosOps<Vector = Vec<f64>, Error = DistError>>(
+    ops: &O,
+    keys: &[u64],
+    b: usize,
+    opts: &ptap_amg::AmgOptions,
+    level: usize,
+) -> Result<f64, DistError> {
     let start = keyed_random(keys, b);
-    let (mut r, mut z, mut p, mut ap) = (vec![0.0; n * b], vec![0.0; n * b], vec![0.0; n * b], vec![0.0; n * b]);
-    drop(am);
-    let lmax = cg_lanczos(
-        &DistLanczos { comm, a, d: &d },
-        &start,
-        opts.eig_iterations,
-        &mut r,
-        &mut z,
-        &mut p,
-        &mut ap,
-    )
-    .map_err(|e| match e {
+    let n = start.len();
+    let (mut r, mut z, mut p, mut ap) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+    let lmax = cg_lanczos(ops, &start, opts.eig_iterations, &mut r, &mut z, &mut p, &mut ap).map_err(|e| match e {
         LanczosError::Ops(e) => e,
         LanczosError::Breakdown(why) => AmgError::EigenBreakdown { level, why }.into(),
     })?;
-    let omega = opts.smoothing_factor / lmax;
-    let omega_s = t_omega.elapsed().as_secs_f64();
-    // Ghost rows of P_tent: [coarse column or -1, block].
+    Ok(opts.smoothing_factor / lmax)
+}
+
+/// The owned rows of the smoothed prolongator `P = (I - omega D^-1 A) P_tent`
+/// (`d` the scalar diagonal of `A`). Collective.
+#[allow(clippy::too_many_arguments)]
+fn smoothed<C: Comm + ?Sized>(
+    comm: &C,
+    a: &HaloRows,
+    part: &Partition,
+    (tent_cols, tent_blocks): (&[u32], &[f64]),
+    m: usize,
+    (omega, d): (f64, &[f64]),
+) -> Result<GlobalRows, DistError> {
     let am = a.matrix();
     let local = &am.local;
+    let (b, _) = local.block_shape();
+    let n = local.n_rows();
+    let bm = b * m;
+    let l = b * b;
+    // Ghost rows of P_tent: [coarse column or -1, block].
     let mut plan = HaloPlan::build_with_width(local, part, 1 + bm, comm)?;
     let w = 1 + bm;
     let mut t = vec![0.0; local.n_local_cols() * w];
-    for (i, row) in tent.iter().enumerate() {
-        let rec = &mut t[i * w..(i + 1) * w];
-        match row {
-            Some((c, blk)) => {
-                rec[0] = f64::from(*c);
-                rec[1..].copy_from_slice(blk);
-            }
-            None => rec[0] = -1.0,
+    t[..n * w].par_chunks_mut(w).enumerate().for_each(|(i, rec)| {
+        if tent_cols[i] == NO_ROW {
+            rec[0] = -1.0;
+        } else {
+            rec[0] = f64::from(tent_cols[i]);
+            rec[1..].copy_from_slice(&tent_blocks[i * bm..(i + 1) * bm]);
         }
-    }
+    });
     plan.exchange(comm, &mut t, &mut |_| {});
     // Row chunks in parallel, each row's sums in the same order whatever the
     // thread count (contributions sorted stably by coarse column).
@@ -1263,7 +1347,7 @@ fn smoothed<C: Comm + ?Sized>(
                     contrib.push((rec[0] as u32, at));
                 }
                 contrib.sort_by_key(|&(c, _)| c);
-                let own = tent[i].as_ref().map(|(c, _)| *c);
+                let own = (tent_cols[i] != NO_ROW).then_some(tent_cols[i]);
                 let before = cols.len();
                 let mut s = 0;
                 while s < contrib.len() {
@@ -1285,7 +1369,7 @@ fn smoothed<C: Comm + ?Sized>(
                         }
                     }
                     if own == Some(c) {
-                        let p0 = &tent[i].as_ref().expect("own block").1;
+                        let p0 = &tent_blocks[i * bm..(i + 1) * bm];
                         for (o, v) in sum.iter_mut().zip(p0) {
                             *o += v;
                         }
@@ -1298,12 +1382,11 @@ fn smoothed<C: Comm + ?Sized>(
         })
         .collect();
     let (lens, (cols, vals)): (Vec<_>, (Vec<_>, Vec<_>)) = parts.into_iter().map(|(l, c, v)| (l, (c, v))).unzip();
-    let out = GlobalRows {
+    Ok(GlobalRows {
         row_ptr: par_offsets(&lens),
         cols: par_concat(&cols),
         values: par_concat(&vals),
-    };
-    Ok((out, omega, omega_s))
+    })
 }
 
 /// `P`'s rows filtered at `threshold` ([`ptap_amg::filter_prolongator`],
@@ -1365,20 +1448,38 @@ fn filtered<C: Comm + ?Sized>(
             at[q] += 1;
         }
     }
+    // Columns as indices into `cols` (one subtraction when they are a range,
+    // as on one rank).
+    let contiguous = cols.last().is_none_or(|&c| (c - cols[0]) as usize + 1 == cols.len());
     let local_cols: Vec<u32> = p
         .cols
         .par_iter()
-        .map(|c| cols.binary_search(c).expect("every column is listed") as u32)
+        .map(|c| {
+            if contiguous {
+                c - cols[0]
+            } else {
+                cols.binary_search(c).expect("every column is listed") as u32
+            }
+        })
         .collect();
-    let pattern = BlockPattern::new(p.nrows(), cols.len(), p.row_ptr, local_cols)?;
-    let local = BlockCsr::new(Arc::new(pattern), b, m, p.values)?;
-    let f = ptap_amg::filter_prolongator(&local, &b_c, threshold, tol).p;
-    let fp = f.pattern();
-    Ok(GlobalRows {
-        row_ptr: fp.row_ptr().to_vec(),
-        cols: fp.col_idx().iter().map(|&c| cols[c as usize]).collect(),
-        values: f.values().to_vec(),
-    })
+    // The serial filter's kernel on the rows as they are (no matrix built
+    // around them, nothing copied out).
+    let f = ptap_amg::filter_rows(
+        (&p.row_ptr, &local_cols, &p.values),
+        cols.len(),
+        (b, m),
+        &b_c,
+        threshold,
+        m,
+        tol,
+    );
+    let mut out = GlobalRows {
+        row_ptr: f.row_ptr,
+        cols: f.cols,
+        values: f.values,
+    };
+    out.cols.par_iter_mut().for_each(|c| *c = cols[*c as usize]);
+    Ok(out)
 }
 
 /// The rows of `local` as a block pattern with sorted local columns
@@ -1588,13 +1689,100 @@ fn redistribute<C: Comm + ?Sized>(
     Ok((out, out_keys))
 }
 
+/// What steps 1 to 3 give a level: the tentative prolongator's rows and the
+/// counts the report keeps, with their times.
+struct Aggregated {
+    /// This rank's nodes left out of every aggregate.
+    unaggregated: usize,
+    rounds: usize,
+    /// Rank-deficient aggregates merged and dissolved.
+    merged: (usize, usize),
+    tent: TentativeRows,
+    /// Strength, aggregation, merge and tentative times.
+    times: DistSetupTimes,
+}
+
+/// Steps 1 to 3 of the module docs on `local`'s rows (partition `part`):
+/// the strength graph, the aggregates, the rank-deficiency merge and the
+/// tentative prolongator. Collective.
+#[allow(clippy::too_many_arguments)]
+fn aggregate_level<C: Comm + ?Sized>(
+    comm: &C,
+    local: &LocalMatrix,
+    part: &Partition,
+    keys: &[u64],
+    near_null: &[f64],
+    (b, modes): (usize, usize),
+    opts: &ptap_amg::AmgOptions,
+    l: usize,
+) -> Result<Aggregated, DistError> {
+    let mut times = DistSetupTimes::default();
+    let mut step = Instant::now();
+    let mut lap = move || {
+        let now = Instant::now();
+        let dt = now.duration_since(step).as_secs_f64();
+        step = now;
+        dt
+    };
+    let mut node_plan = HaloPlan::build_with_width(local, part, 1, comm)?;
+    let s = strength(comm, local, &mut node_plan, opts.threshold_at(l), l)?;
+    times.strength_s = lap();
+    let distance = if l < opts.aggressive_levels { 2 } else { 1 };
+    let (prio, (state, rounds)) = match opts.aggregation {
+        // Natural order: the larger priority is the smaller global index.
+        Aggregation::Natural => {
+            let n_all = part.nrows() as f64;
+            let prio: Vec<f64> = local.rows().map(|g| n_all - g as f64).collect();
+            let states = natural_states(comm, local, part, &node_plan, &s, distance)?;
+            (prio, states)
+        }
+        Aggregation::Petsc => {
+            let prio: Vec<f64> = keys.iter().map(|&k| priority(k)).collect();
+            let states = luby_states(comm, local, &mut node_plan, &s, &prio, distance);
+            (prio, states)
+        }
+    };
+    let (mut root_of, mut is_root) = join_roots(comm, local, &mut node_plan, &s, &prio, &state, distance);
+    times.aggregation_s = lap();
+    let merged = merge_deficient(
+        comm,
+        local,
+        &mut node_plan,
+        &s,
+        part,
+        (&mut root_of, &mut is_root),
+        keys,
+        near_null,
+        (b, modes, opts.rank_tolerance),
+    )?;
+    times.merge_s = lap();
+    let tent = tentative(
+        comm,
+        part,
+        &root_of,
+        &is_root,
+        keys,
+        near_null,
+        b,
+        modes,
+        opts.rank_tolerance,
+    )?;
+    times.tentative_s = lap();
+    Ok(Aggregated {
+        unaggregated: root_of.iter().filter(|r| r.is_none()).count(),
+        rounds,
+        merged,
+        tent,
+        times,
+    })
+}
+
 /// One level's mesh setup (steps 1 to 5 of the module docs) on the rows of
 /// `cur`: the decisions a schedule cache entry keeps, and the coarse
 /// near-null rows. Collective.
 #[allow(clippy::too_many_arguments)]
 fn decide<C: Comm + ?Sized>(
     comm: &C,
-    a_fp: ptap_schedules::file::PatternFingerprint,
     cur: &HaloRows,
     part: &Partition,
     keys: &[u64],
@@ -1609,65 +1797,43 @@ fn decide<C: Comm + ?Sized>(
         "level {l}: parallel aggregation of {} block rows",
         part.nrows()
     ));
-    let mut times = DistSetupTimes::default();
-    let mut step = Instant::now();
-    let mut lap = move || {
-        let now = Instant::now();
-        let dt = now.duration_since(step).as_secs_f64();
-        step = now;
-        dt
-    };
-    let (root_of, is_root, rounds, (merged, dissolved)) = {
+    let (aggregated, early_omega) = {
         let m = cur.matrix();
-        let mut node_plan = HaloPlan::build_with_width(&m.local, part, 1, comm)?;
-        let s = strength(comm, &m.local, &mut node_plan, opts.threshold_at(l), l)?;
-        times.strength_s = lap();
-        let distance = if l < opts.aggressive_levels { 2 } else { 1 };
-        let (prio, (state, rounds)) = match opts.aggregation {
-            // Natural order: the larger priority is the smaller global index.
-            Aggregation::Natural => {
-                let n_all = part.nrows() as f64;
-                let prio: Vec<f64> = m.local.rows().map(|g| n_all - g as f64).collect();
-                let states = natural_states(comm, &m.local, part, &node_plan, &s, distance)?;
-                (prio, states)
-            }
-            Aggregation::Petsc => {
-                let prio: Vec<f64> = keys.iter().map(|&k| priority(k)).collect();
-                let states = luby_states(comm, &m.local, &mut node_plan, &s, &prio, distance);
-                (prio, states)
-            }
-        };
-        let (mut of, mut roots) = join_roots(comm, &m.local, &mut node_plan, &s, &prio, &state, distance);
-        times.aggregation_s = lap();
-        let merged = merge_deficient(
-            comm,
-            &m.local,
-            &mut node_plan,
-            &s,
-            part,
-            (&mut of, &mut roots),
-            keys,
-            near_null,
-            (b, modes, opts.rank_tolerance),
-        )?;
-        times.merge_s = lap();
-        (of, roots, rounds, merged)
+        let local = &m.local;
+        if comm.size() == 1 {
+            // One rank: no message leaves the process, so CG-Lanczos for omega
+            // (it reads only A) runs beside the aggregation, as the single
+            // process does; both on SingleRank, whose collectives give what
+            // the communicator's give on one rank.
+            let (agg, om) = rayon::join(
+                || aggregate_level(&SingleRank, local, part, keys, near_null, (b, modes), opts, l),
+                || {
+                    let t = Instant::now();
+                    let om = scalar_diagonal(&SingleRank, local, l).and_then(|d| {
+                        let omega = omega_by_lanczos(&OneRankLanczos { a: local, d: &d }, keys, b, opts, l)?;
+                        Ok((omega, d))
+                    });
+                    (om, t.elapsed().as_secs_f64())
+                },
+            );
+            (agg, Some(om))
+        } else {
+            (
+                aggregate_level(comm, local, part, keys, near_null, (b, modes), opts, l),
+                None,
+            )
+        }
     };
-    let mut tent = tentative(
-        comm,
-        part,
-        &root_of,
-        &is_root,
-        keys,
-        near_null,
-        b,
-        modes,
-        opts.rank_tolerance,
-    )?;
-    times.tentative_s = lap();
+    let Aggregated {
+        unaggregated,
+        rounds,
+        merged: (merged, dissolved),
+        mut tent,
+        mut times,
+    } = aggregated?;
     let mut stats = [
         tent.coarse.nrows() as f64,
-        root_of.iter().filter(|r| r.is_none()).count() as f64,
+        unaggregated as f64,
         tent.rank_deficient as f64,
     ];
     comm.all_reduce_sum(&mut stats[1..]);
@@ -1685,9 +1851,28 @@ fn decide<C: Comm + ?Sized>(
     progress(&format!(
         "level {l}: smoothing P and inspecting the distributed P^T A P"
     ));
-    let (p, omega, omega_s) = smoothed(comm, cur, part, &tent.rows, keys, modes, opts, l)?;
-    times.omega_s = omega_s;
-    times.smoothing_s = lap() - omega_s;
+    let (omega, d) = match early_omega {
+        Some((om, secs)) => {
+            times.omega_s = secs;
+            om?
+        }
+        None => {
+            let t = Instant::now();
+            let d = scalar_diagonal(comm, &cur.matrix().local, l)?;
+            let omega = omega_by_lanczos(&DistLanczos { comm, a: cur, d: &d }, keys, b, opts, l)?;
+            times.omega_s = t.elapsed().as_secs_f64();
+            (omega, d)
+        }
+    };
+    let mut step = Instant::now();
+    let mut lap = move || {
+        let now = Instant::now();
+        let dt = now.duration_since(step).as_secs_f64();
+        step = now;
+        dt
+    };
+    let p = smoothed(comm, cur, part, (&tent.cols, &tent.blocks), modes, (omega, &d))?;
+    times.smoothing_s = lap();
     let whole = coarse_rows <= opts.coarse_eq_limit || l + 2 >= opts.max_levels;
     let mut rebalance = false;
     if !whole {
@@ -1729,7 +1914,7 @@ fn decide<C: Comm + ?Sized>(
     comm.all_reduce_sum(&mut p_blocks);
     Ok((
         cache::LevelEntry {
-            a: a_fp,
+            part: part.clone(),
             fine_block: b,
             coarse_block: modes,
             whole,
@@ -1745,6 +1930,7 @@ fn decide<C: Comm + ?Sized>(
             rebalanced: rebalance,
             mis_rounds: rounds,
             p_blocks: p_blocks[0] as usize,
+            plans: None,
         },
         tent.coarse_near_null,
         times,
@@ -1757,16 +1943,20 @@ struct CacheState {
     key: String,
     status: &'static str,
     reason: Option<String>,
-    /// The levels to load (every rank has them), or `None`: build and write.
-    levels: Option<Vec<cache::LevelEntry>>,
+    /// This rank's refusal of its entry.
+    refused: Option<String>,
+    /// The entry to load (every rank has one), or `None`: build and write.
+    levels: Option<cache::Loaded>,
 }
 
 /// Looks up this rank's entry in `dir` and agrees with the other ranks on
 /// loading (every rank has a valid entry) or rebuilding. Collective.
+#[allow(clippy::too_many_arguments)]
 fn lookup<C: Comm + ?Sized>(
     comm: &C,
     dir: &std::path::Path,
     a: &LocalMatrix,
+    part: &Partition,
     near_null: &[f64],
     (b, modes): (usize, usize),
     options: &HierarchyOptions,
@@ -1783,8 +1973,8 @@ fn lookup<C: Comm + ?Sized>(
     let mine = if made.is_err() || !path.exists() {
         None
     } else {
-        let level0 = ptap_schedules::file::fingerprint(&local_pattern(a)?);
-        Some(cache::load(&path, &key, (size, me), &level0, (a.n_rows(), b, modes)))
+        let level0 = ptap_schedules::file::fingerprint(&crate::product::padded(a)?.0);
+        Some(cache::load(&path, &key, (size, me), &level0, (part, b, modes)))
     };
     // [missing, refused] over the ranks.
     let mut counts = [
@@ -1837,11 +2027,48 @@ fn lookup<C: Comm + ?Sized>(
             "written"
         },
         reason,
+        refused: match &mine {
+            Some(Err(why)) => Some(why.clone()),
+            _ => None,
+        },
         levels: match mine {
             Some(Ok(levels)) if load => Some(levels),
             _ => None,
         },
     })
+}
+
+/// The send half of `plan` (per rank, the global columns sent there; this
+/// rank owns columns from `owned_start`): what a cache entry keeps of a halo plan.
+fn send_lists(plan: &HaloPlan, owned_start: usize, size: usize) -> Vec<Vec<u64>> {
+    let mut lists = vec![Vec::new(); size];
+    for (s, link) in plan.sends().iter().enumerate() {
+        lists[link.rank] = plan
+            .send_columns(s)
+            .iter()
+            .map(|&c| (owned_start + c as usize) as u64)
+            .collect();
+    }
+    lists
+}
+
+/// The halo plan of `local` (columns `cols`) from the send lists a loaded
+/// entry kept for it (the top of the entry's remaining levels; taken), with
+/// no exchange: the receive half follows from the ghosts. Collective (the
+/// ranks agree on success).
+fn plan_from_entry<C: Comm + ?Sized>(
+    comm: &C,
+    local: &LocalMatrix,
+    cols: &Partition,
+    entry: Option<&mut cache::LevelEntry>,
+) -> Result<HaloPlan, DistError> {
+    let sends = entry
+        .and_then(|e| e.plans.as_mut())
+        .map(|p| std::mem::take(&mut p.a_sends))
+        .ok_or_else(|| DistError::Plan {
+            why: "the schedule cache entry ends before a level it names".into(),
+        });
+    crate::comm::agree(comm, sends.and_then(|s| HaloPlan::from_requests(local, cols, s)))
 }
 
 /// What the distributed mesh setup reports (the same on every rank).
@@ -1866,6 +2093,9 @@ pub struct DistCacheReport {
     pub reason: Option<String>,
     /// The key of the problem and its options (partition-independent).
     pub key: String,
+    /// This rank's refusal of its entry, in one sentence (`None`: it had a
+    /// valid entry, or none).
+    pub refused: Option<String>,
 }
 
 /// The distributed hierarchy over `comm` (module docs): mesh setup
@@ -1935,11 +2165,13 @@ fn note(line: &str) {
 }
 
 /// [`build_levels`] with the schedule cache in `cache` (module docs of
-/// [`crate::cache`]): an entry for this problem, rank count and rank on every
-/// rank is loaded (the mesh setup's decisions: `P`, the coarse partitions and
-/// keys, `omega`), else the levels are built and every rank writes its
-/// entry. A refused entry is reported (its sentence, on its rank) and
-/// rebuilt; entries for another rank count are named and left alone.
+/// [`crate::cache`]): an entry for this problem, rank count, split of the rows
+/// and rank on every rank is loaded (the mesh setup's decisions: `P`, the
+/// coarse partitions and keys, `omega`; and its plans: the halo plans, the
+/// distributed product's plan and its local schedule, so a loaded level runs
+/// no exchange and no inspection), else the levels are built and every rank
+/// writes its entry. A refused entry is reported (its sentence, on its rank)
+/// and rebuilt; entries for another rank count are named and left alone.
 /// Collective.
 pub fn build_levels_cached<'c, C: Comm + ?Sized>(
     comm: &'c C,
@@ -1978,15 +2210,24 @@ pub fn build_levels_cached<'c, C: Comm + ?Sized>(
     }
     let (size, b_modes) = (comm.size(), (b0, modes));
     let mut cache_state = match cache {
-        Some(dir) => Some(lookup(comm, dir, &a, &near_null, b_modes, options, dist)?),
+        Some(dir) => Some(lookup(comm, dir, &a, &part, &near_null, b_modes, options, dist)?),
         None => None,
     };
-    let mut loaded = cache_state.as_mut().and_then(|c| c.levels.take()).map(Vec::into_iter);
+    // A hit: the entry's levels, last first (each level takes its own and the
+    // next level's halo plan from the top), and the mapped file.
+    let mut loaded = cache_state.as_mut().and_then(|c| c.levels.take()).map(|mut hit| {
+        hit.levels.reverse();
+        hit
+    });
+    let writing = cache_state.is_some() && loaded.is_none();
     let mut written: Vec<cache::LevelEntry> = Vec::new();
     let backend = DistBackend::new(comm, options.kernels.clone());
     let policy = options.product_policy();
     let mut keys: Vec<u64> = a.rows().map(|g| g as u64).collect();
-    let plan = HaloPlan::build(&a, &part, comm)?;
+    let plan = match loaded.as_mut() {
+        Some(hit) => plan_from_entry(comm, &a, &part, hit.levels.last_mut())?,
+        None => HaloPlan::build(&a, &part, comm)?,
+    };
     let mut cur = HaloRows::new(DistMatrix { local: a, plan });
     let mut part = part;
     let mut near_null = near_null;
@@ -1997,32 +2238,20 @@ pub fn build_levels_cached<'c, C: Comm + ?Sized>(
         let l = parts.len();
         let t_level = Instant::now();
         let mut times = DistSetupTimes::default();
-        // The level's pattern as the runtime reads it, and its fingerprint
-        // (the schedule cache's check), computed once.
+        // The level's pattern as the runtime reads it.
         let pattern = Arc::new(local_pattern(&cur.matrix().local)?);
-        let a_fp = ptap_schedules::file::fingerprint(&pattern);
-        let entry = match loaded.as_mut() {
-            Some(levels) => {
-                progress(&format!("level {l}: loading P from the schedule cache"));
-                let entry = levels.next().ok_or_else(|| DistError::Plan {
+        let mut entry = match loaded.as_mut() {
+            Some(hit) => {
+                progress(&format!("level {l}: loading P and its plans from the schedule cache"));
+                let entry = hit.levels.pop().ok_or_else(|| DistError::Plan {
                     why: format!("the schedule cache entry ends before level {l}"),
                 });
-                let entry = crate::comm::agree(
-                    comm,
-                    entry.and_then(|e| match e.a.difference(&a_fp) {
-                        None => Ok(e),
-                        Some(d) => Err(DistError::Plan {
-                            why: format!("the schedule cache entry's level {l} was built for another pattern: {d}"),
-                        }),
-                    }),
-                )?;
                 near_null = Vec::new();
-                entry
+                crate::comm::agree(comm, entry)?
             }
             None => {
                 let (entry, coarse_near_null, decided) = decide(
                     comm,
-                    a_fp.clone(),
                     &cur,
                     &part,
                     &keys,
@@ -2035,28 +2264,16 @@ pub fn build_levels_cached<'c, C: Comm + ?Sized>(
                 )?;
                 near_null = coarse_near_null;
                 times = decided;
-                if cache_state.is_some() {
-                    written.push(entry.clone());
+                if writing {
+                    written.push(entry.decisions());
                 }
                 entry
             }
         };
-        let cache::LevelEntry {
-            whole,
-            p,
-            coarse: mut coarse_part,
-            mut coarse_keys,
-            omega,
-            aggregates: n_aggs,
-            unaggregated,
-            deficient,
-            merged,
-            dissolved,
-            mut rebalanced,
-            mis_rounds: rounds,
-            p_blocks,
-            ..
-        } = entry;
+        let whole = entry.whole;
+        let mut coarse_part = entry.coarse.clone();
+        let mut coarse_keys = std::mem::take(&mut entry.coarse_keys);
+        let mut rebalanced = entry.rebalanced;
         let coarse_rows = coarse_part.nrows() * modes;
         if whole && coarse_rows > options.max_coarse_rows {
             return Err(DistError::Options {
@@ -2067,66 +2284,131 @@ pub fn build_levels_cached<'c, C: Comm + ?Sized>(
             });
         }
         let t_inspect = Instant::now();
-        let inspect_for = |coarse: &Partition| {
-            DistGalerkin::build(
-                comm,
-                &cur.matrix(),
-                &p,
-                (b, modes),
-                coarse,
-                whole,
-                &options.kernels,
-                &policy,
-            )
-        };
-        let (mut g, mut next) = inspect_for(&coarse_part)?;
-        if loaded.is_none() {
-            // Rows even but blocks not (the level's work is its blocks): the
-            // coarse level moves to a split by blocks and is inspected again.
-            if let NextLevel::Distributed(local) = &next {
-                if let Some(to) = rebalanced_by_blocks(comm, &coarse_part, local) {
-                    let (nn, k) = redistribute(comm, &coarse_part, &to, &near_null, &coarse_keys, modes * modes)?;
-                    near_null = nn;
-                    coarse_keys = k;
-                    coarse_part = to;
-                    rebalanced = true;
-                    if let Some(w) = written.last_mut() {
-                        w.coarse = coarse_part.clone();
-                        w.coarse_keys = coarse_keys.clone();
-                        w.rebalanced = true;
-                    }
-                    (g, next) = inspect_for(&coarse_part)?;
-                }
+        let n_own = cur.matrix().local.n_rows();
+        let (g, next, p, p_sends) = match (loaded.as_ref(), entry.plans.take()) {
+            // A hit: the product and P's halo plan from the entry (module docs of `cache`).
+            (Some(hit), Some(plans)) => {
+                let cache::LevelPlans { p_sends, product, .. } = plans;
+                let bundle = &hit.bundle;
+                let built = DistGalerkin::from_plan(
+                    me,
+                    size,
+                    &cur.matrix(),
+                    product,
+                    (b, modes),
+                    &coarse_part,
+                    &options.kernels,
+                    &mut |a, p| {
+                        VariantSchedule::from_record(bundle, l as u32, a, p)
+                            .map_err(|e| format!("the schedule cache entry's level {l}: {e}"))
+                    },
+                );
+                let (g, next) = crate::comm::agree(comm, built)?;
+                let p = g.owned_p(n_own);
+                (g, next, p, Some(p_sends))
             }
+            (Some(_), None) => {
+                return Err(DistError::Plan {
+                    why: format!("the schedule cache entry's level {l} has no plans"),
+                })
+            }
+            (None, _) => {
+                let p = std::mem::take(&mut entry.p);
+                let inspect_for = |coarse: &Partition| {
+                    DistGalerkin::build(
+                        comm,
+                        &cur.matrix(),
+                        &p,
+                        (b, modes),
+                        coarse,
+                        whole,
+                        &options.kernels,
+                        &policy,
+                    )
+                };
+                let (mut g, mut next) = inspect_for(&coarse_part)?;
+                // Rows even but blocks not (the level's work is its blocks): the
+                // coarse level moves to a split by blocks and is inspected again.
+                if let NextLevel::Distributed(local) = &next {
+                    if let Some(to) = rebalanced_by_blocks(comm, &coarse_part, local) {
+                        let (nn, k) = redistribute(comm, &coarse_part, &to, &near_null, &coarse_keys, modes * modes)?;
+                        near_null = nn;
+                        coarse_keys = k;
+                        coarse_part = to;
+                        rebalanced = true;
+                        if let Some(w) = written.last_mut() {
+                            w.coarse = coarse_part.clone();
+                            w.coarse_keys = coarse_keys.clone();
+                            w.rebalanced = true;
+                        }
+                        (g, next) = inspect_for(&coarse_part)?;
+                    }
+                }
+                (g, next, p, None)
+            }
+        };
+        let from_cache = p_sends.is_some();
+        if !from_cache {
+            times.inspection_s = t_inspect.elapsed().as_secs_f64();
         }
-        times.inspection_s = t_inspect.elapsed().as_secs_f64();
+        // What the entry keeps of the product (written after the levels are built).
+        let product_plan = writing.then(|| g.plan(&next));
         let t_plans = Instant::now();
-        let (p_mat, r_mat) = if whole {
-            let pattern = BlockPattern::new(p.nrows(), coarse_part.nrows(), p.row_ptr.clone(), p.cols.clone())?;
+        let (p_mat, r_mat, p_plan_sends) = if whole {
+            let pattern = BlockPattern::new(p.nrows(), coarse_part.nrows(), p.row_ptr, p.cols)?;
             let pm = BlockCsr::new(Arc::new(pattern), b, modes, p.values)?;
             let rm = pm.transpose();
-            (DistMat::RowsToWhole(pm), DistMat::WholeFromRows(rm))
+            (
+                DistMat::RowsToWhole(pm),
+                DistMat::WholeFromRows(rm),
+                vec![Vec::new(); size],
+            )
         } else {
             let pl = LocalMatrix::from_rows(me, &part, &coarse_part, (b, modes), p.row_ptr, &p.cols, p.values)?;
-            let plan = HaloPlan::build(&pl, &coarse_part, comm)?;
+            let plan = match p_sends {
+                Some(sends) => crate::comm::agree(comm, HaloPlan::from_requests(&pl, &coarse_part, sends))?,
+                None => HaloPlan::build(&pl, &coarse_part, comm)?,
+            };
+            let sends = if writing {
+                send_lists(&plan, coarse_part.range(me).start, size)
+            } else {
+                Vec::new()
+            };
             let r = sorted_local(&pl)?.transpose();
             let restriction = Restriction::new(r, plan.clone());
             (
                 DistMat::Rows(Box::new(HaloRows::new(DistMatrix { local: pl, plan }))),
                 DistMat::Restriction(Box::new(restriction)),
+                sends,
             )
         };
         let mut next = match next {
             NextLevel::Whole(c) => DistMat::Whole(c),
             NextLevel::Distributed(local) => {
-                let plan = HaloPlan::build(&local, &coarse_part, comm)?;
+                let plan = match loaded.as_mut() {
+                    Some(hit) => plan_from_entry(comm, &local, &coarse_part, hit.levels.last_mut())?,
+                    None => HaloPlan::build(&local, &coarse_part, comm)?,
+                };
                 DistMat::Rows(Box::new(HaloRows::new(DistMatrix { local, plan })))
             }
         };
-        times.plans_s = t_plans.elapsed().as_secs_f64();
+        if from_cache {
+            times.cache_load_s = t_inspect.elapsed().as_secs_f64();
+        } else {
+            times.plans_s = t_plans.elapsed().as_secs_f64();
+        }
+        if let (Some(product), Some(w)) = (product_plan, written.last_mut()) {
+            let m = cur.matrix();
+            w.plans = Some(cache::LevelPlans {
+                a_sends: send_lists(&m.plan, m.local.owned_cols().start, size),
+                p_sends: p_plan_sends,
+                product,
+                schedule: Some(g.schedule.clone()),
+            });
+        }
         let (schedule, variant_schedule) = (g.base.clone(), g.schedule.clone());
         let mut g = Box::new(g);
-        if !whole && loaded.is_none() {
+        if !whole && !from_cache {
             // The next level's aggregation reads its values (a loaded level
             // is not aggregated; the matrix setup computes them).
             let t = Instant::now();
@@ -2135,12 +2417,22 @@ pub fn build_levels_cached<'c, C: Comm + ?Sized>(
         }
         times.total_s = t_level.elapsed().as_secs_f64();
         let setup_s = times.max_over_ranks(comm);
-        let n_own = cur.matrix().local.n_rows();
         let per_rank = comm
             .gather(0, &[n_own as f64, cur.matrix().local.nnzb() as f64])
             .unwrap_or_default();
         let rows_per_rank = per_rank.iter().step_by(2).map(|&x| x as usize).collect();
         let blocks_per_rank = per_rank.iter().skip(1).step_by(2).map(|&x| x as usize).collect();
+        let cache::LevelEntry {
+            omega,
+            aggregates: n_aggs,
+            unaggregated,
+            deficient,
+            merged,
+            dissolved,
+            mis_rounds: rounds,
+            p_blocks,
+            ..
+        } = entry;
         summaries.push(DistLevelSummary {
             level: l,
             block_rows: part.nrows(),
@@ -2233,6 +2525,7 @@ pub fn build_levels_cached<'c, C: Comm + ?Sized>(
             path: c.path.display().to_string(),
             status: c.status,
             reason: c.reason,
+            refused: c.refused,
             key: c.key,
         }
     });
