@@ -813,6 +813,7 @@ mod tests {
             transfers: None,
             peak_device_bytes: None,
             peak_rss_bytes: None,
+            start: Default::default(),
         }
     }
 

@@ -836,6 +836,19 @@ impl<B: Backend> Hierarchy<B> {
     /// only the fine operator's values, or the values a host backend adopts)
     /// and runs the matrix setup there.
     pub fn new(backend: B, setup: MeshSetup, progress: &mut dyn FnMut(&str)) -> Result<Self, B::Error> {
+        Self::with_fine(backend, setup, None, progress)
+    }
+
+    /// [`Hierarchy::new`] with the fine operator already on the backend
+    /// (`fine`, from [`Backend::matrix_ref`] of the setup's level 0 operator,
+    /// values included), so its upload can overlap the mesh setup or the
+    /// schedule cache's load. `None` uploads it here.
+    pub fn with_fine(
+        backend: B,
+        setup: MeshSetup,
+        mut fine: Option<B::Matrix>,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<Self, B::Error> {
         let MeshSetup {
             levels: mesh,
             options,
@@ -933,7 +946,10 @@ impl<B: Backend> Hierarchy<B> {
             };
             up.work_s += since(t);
             let t = Instant::now();
-            let a = backend.matrix(a, l == 0)?;
+            let a = match fine.take().filter(|_| l == 0) {
+                Some(m) => m,
+                None => backend.matrix(a, l == 0)?,
+            };
             up.operators_s += since(t);
             let mut smoother = smoother;
             if let Some(sm) = smoother.as_mut() {
