@@ -9,10 +9,9 @@
 //!   alternate; the host fills one (a parallel copy, many cores) while the
 //!   device reads the other by DMA. Each buffer has an event recorded after
 //!   the DMA that reads it, and the host waits on that event before it writes
-//!   the buffer again. On the H200 host this moved 3.85 GB in 0.10-0.12 s
-//!   with `memcpy`; the buffers are now filled with non-temporal stores
-//!   ([`fill`]), which skip reading each destination line first, though on
-//!   that host they measured no faster (35 GB/s staged either way).
+//!   the buffer again ([`fill`]). On the H200 host this moves 3.85 GB in
+//!   0.10-0.12 s (non-temporal stores, which skip reading each destination
+//!   line first, were tried and measured no faster: 35 GB/s either way).
 //! - **In place** (`PTAP_UPLOAD=inplace`, copies of [`DIRECT_MIN_BYTES`] or
 //!   more): the host range is page-locked where it lies (`cuMemHostRegister`,
 //!   read-only, so a read-only mapping of a schedule file qualifies) in pieces
@@ -79,9 +78,6 @@ pub(crate) struct Staging {
     bufs: Vec<Buffer>,
     /// Try the in-place path first (`PTAP_UPLOAD=inplace`).
     direct: bool,
-    /// Fill the buffers with non-temporal stores (the default; `PTAP_STAGE_COPY=plain`
-    /// uses `memcpy`, for comparison).
-    streaming: bool,
     pub(crate) paths: UploadPaths,
 }
 
@@ -96,11 +92,9 @@ const PAGE: usize = 4096;
 impl Staging {
     pub(crate) fn new() -> Self {
         let direct = std::env::var("PTAP_UPLOAD").is_ok_and(|v| v == "inplace");
-        let streaming = !std::env::var("PTAP_STAGE_COPY").is_ok_and(|v| v == "plain");
         Self {
             bufs: Vec::new(),
             direct,
-            streaming,
             paths: UploadPaths::default(),
         }
     }
@@ -261,7 +255,7 @@ impl Staging {
             // SAFETY: the buffer holds STAGE_BYTES >= chunk.len() bytes, and no
             // DMA reads it now (the event above has completed).
             let stage = unsafe { std::slice::from_raw_parts_mut(buf.ptr, chunk.len()) };
-            fill(stage, chunk, self.streaming);
+            fill(stage, chunk);
             let offset = (i * STAGE_BYTES) as u64;
             // SAFETY: `dst + offset .. + chunk.len()` lies inside the device
             // buffer (its byte length is at least `bytes.len()` past `dst`);
@@ -312,58 +306,11 @@ impl Staging {
 }
 
 /// `src` copied into `dst` (same length) by many threads, a [`COPY_PIECE`] each.
-/// With `streaming`, the stores bypass the cache: `dst` is page-locked memory
-/// that only the DMA reads next, so loading its lines first (what a cached
-/// store does) only spends memory bandwidth, which is what limits this copy.
-pub(crate) fn fill(dst: &mut [u8], src: &[u8], streaming: bool) {
+pub(crate) fn fill(dst: &mut [u8], src: &[u8]) {
     assert_eq!(dst.len(), src.len(), "staging copy of unequal lengths");
     dst.par_chunks_mut(COPY_PIECE)
         .zip(src.par_chunks(COPY_PIECE))
-        .for_each(|(d, s)| {
-            if streaming {
-                copy_streaming(d, s)
-            } else {
-                d.copy_from_slice(s)
-            }
-        });
-}
-
-/// `src` into `dst` (same length) with non-temporal stores where the target has
-/// them: the unaligned head and the tail are copied plainly, and a store fence
-/// orders the streamed lines before the DMA is queued.
-#[cfg(target_arch = "x86_64")]
-fn copy_streaming(dst: &mut [u8], src: &[u8]) {
-    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
-    let head = dst.as_ptr().align_offset(16).min(dst.len());
-    dst[..head].copy_from_slice(&src[..head]);
-    let body = (dst.len() - head) / 64 * 64;
-    let (d, s) = (dst[head..].as_mut_ptr(), src[head..].as_ptr());
-    let mut i = 0;
-    while i < body {
-        // SAFETY: `i + 64 <= body` bytes lie in both slices past `head`; `d + i`
-        // is 16-byte aligned (`head` aligned it, `i` steps by 64); SSE2 is part
-        // of x86-64, so the intrinsics are always available.
-        unsafe {
-            let a = _mm_loadu_si128(s.add(i).cast::<__m128i>());
-            let b = _mm_loadu_si128(s.add(i + 16).cast::<__m128i>());
-            let c = _mm_loadu_si128(s.add(i + 32).cast::<__m128i>());
-            let e = _mm_loadu_si128(s.add(i + 48).cast::<__m128i>());
-            _mm_stream_si128(d.add(i).cast::<__m128i>(), a);
-            _mm_stream_si128(d.add(i + 16).cast::<__m128i>(), b);
-            _mm_stream_si128(d.add(i + 32).cast::<__m128i>(), c);
-            _mm_stream_si128(d.add(i + 48).cast::<__m128i>(), e);
-        }
-        i += 64;
-    }
-    let done = head + body;
-    dst[done..].copy_from_slice(&src[done..]);
-    // SAFETY: a fence has no preconditions.
-    unsafe { _mm_sfence() };
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn copy_streaming(dst: &mut [u8], src: &[u8]) {
-    dst.copy_from_slice(src);
+        .for_each(|(d, s)| d.copy_from_slice(s));
 }
 
 /// `src` narrowed to `u32` into `dst` (same length), in parallel; whether every value fit.
@@ -449,7 +396,7 @@ mod tests {
     }
 
     #[test]
-    fn streamed_fill_equals_its_source_at_odd_offsets_and_sizes() {
+    fn parallel_fill_equals_its_source_at_odd_offsets_and_sizes() {
         // Arrange: a source and a destination that both start off alignment.
         let src = pattern(3 * COPY_PIECE + 777);
         for (d_off, s_off, n) in [
@@ -461,7 +408,7 @@ mod tests {
         ] {
             let mut dst = vec![0u8; n + d_off + 64];
             // Act
-            fill(&mut dst[d_off..d_off + n], &src[s_off..s_off + n], true);
+            fill(&mut dst[d_off..d_off + n], &src[s_off..s_off + n]);
             // Assert: the range is the source's bytes, and nothing around it was written.
             assert_eq!(
                 &dst[d_off..d_off + n],
