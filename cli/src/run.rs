@@ -216,18 +216,25 @@ pub(crate) fn matrix_phases_line(m: &MatrixSetupTimings) -> String {
         );
     }
     s += &format!(", coarse factor {:.2} ms", 1e3 * m.coarse_factor_s);
+    if m.beside_s > 0.0 {
+        s += &format!(
+            "; beside on lanes until {:.2} ms after the products (the per-level times above are their checks)",
+            1e3 * m.beside_s
+        );
+    }
     s
 }
 
 /// The matrix setup's split of a step's (or a mean's) phases.
 fn print_matrix_split(name: &str, p: &Phases) {
     outln!(
-        "{name:<9} matrix setup {:.4} s = numeric PtAP {:.4} s + Jacobi {:.4} s + eigen-estimates {:.4} s + coarse factor {:.4} s",
+        "{name:<9} matrix setup {:.4} s = numeric PtAP {:.4} s + Jacobi {:.4} s + eigen-estimates {:.4} s + coarse factor {:.4} s + beside on lanes {:.4} s",
         p.matrix_setup_s,
         p.galerkin_numeric_s,
         p.jacobi_s,
         p.eigen_s,
-        p.coarse_factor_s
+        p.coarse_factor_s,
+        p.beside_s
     );
 }
 

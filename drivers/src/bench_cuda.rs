@@ -578,7 +578,8 @@ fn spmv_result(
 }
 
 /// Hot matrix setup and solve on the device: best of `repeat` each, for the
-/// CPU-built hierarchy `h` put on the device with column-split products.
+/// CPU-built hierarchy `h` put on the device with the device's default
+/// products (what `ptap run --device cuda` runs).
 fn device_solve(
     dev: &Arc<Device>,
     h: &Hierarchy,
@@ -587,7 +588,7 @@ fn device_solve(
     bw: f64,
     precision: SmootherPrecision,
 ) -> Result<SolveResult> {
-    let variant = Variant::ColumnSplit;
+    let variant = ptap::Target::DEVICE_DEFAULT_VARIANT;
     let mut setup = h.mesh_setup().with_variant(variant)?;
     setup.options.smoother_precision = precision;
     let backend = Cuda::with_kernels(dev, h.options().kernels.clone())?;

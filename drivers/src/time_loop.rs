@@ -72,6 +72,10 @@ pub struct Phases {
     pub jacobi_s: f64,
     pub eigen_s: f64,
     pub coarse_factor_s: f64,
+    /// Of the matrix setup: the wait after the products for the Jacobi
+    /// inverses, eigen-estimates and coarse factor run beside them on lanes
+    /// (0 where they run in order; the three above are then only their checks).
+    pub beside_s: f64,
     pub solve_s: f64,
 }
 
@@ -91,6 +95,7 @@ impl Phases {
             jacobi_s: sum(|p| p.jacobi_s),
             eigen_s: sum(|p| p.eigen_s),
             coarse_factor_s: sum(|p| p.coarse_factor_s),
+            beside_s: sum(|p| p.beside_s),
             solve_s: sum(|p| p.solve_s),
         })
     }
@@ -453,6 +458,7 @@ fn steps_on<B: Backend, A: StepAssembly<B>>(
                 jacobi_s: matrix.jacobi_s(),
                 eigen_s: matrix.eigen_s(),
                 coarse_factor_s: matrix.coarse_factor_s,
+                beside_s: matrix.beside_s,
                 solve_s: rep.solve_s,
             },
             matrix,

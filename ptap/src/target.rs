@@ -58,9 +58,13 @@ impl Target {
     pub fn default_variant(&self) -> Variant {
         match self {
             Target::Cpu => Variant::TwoPass,
-            Target::Cuda(_) => Variant::TensorPair,
+            Target::Cuda(_) => Self::DEVICE_DEFAULT_VARIANT,
         }
     }
+
+    /// [`Self::default_variant`] on a GPU (also what `ptap bench`'s device
+    /// solve runs).
+    pub const DEVICE_DEFAULT_VARIANT: Variant = Variant::TensorPair;
 
     /// `cpu`, or the GPU's name.
     pub fn name(&self) -> String {
