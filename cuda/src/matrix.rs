@@ -23,26 +23,6 @@ pub struct DeviceBlockCsr {
     pub values: CudaSlice<f64>,
 }
 
-/// The row of every stored block of `p`.
-pub(crate) fn block_rows(p: &BlockPattern) -> Vec<u32> {
-    use rayon::prelude::*;
-    // Each row fills its own blocks' entries: rows split the output disjointly.
-    let mut rows = vec![0u32; p.nnzb()];
-    let mut parts = Vec::with_capacity(p.nrows());
-    let mut rest = &mut rows[..];
-    for i in 0..p.nrows() {
-        let (head, tail) = rest.split_at_mut(p.row_range(i).len());
-        parts.push(head);
-        rest = tail;
-    }
-    parts
-        .into_par_iter()
-        .with_min_len(1 << 12)
-        .enumerate()
-        .for_each(|(i, r)| r.fill(i as u32));
-    rows
-}
-
 impl DeviceBlockCsr {
     /// Uploads pattern and values (counted under the device's current phase).
     pub fn upload(dev: &Device, m: &BlockCsr) -> Result<Self, CudaError> {

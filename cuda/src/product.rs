@@ -29,10 +29,14 @@ struct DevPattern {
 
 impl DevPattern {
     fn upload(dev: &Device, p: &BlockPattern) -> Result<Self, CudaError> {
+        let rp = dev.upload_u32("row pointers", p.row_ptr())?;
+        // Built on the device from the row pointers, as a matrix's are.
+        let row = dev.zeros::<u32>(p.nnzb())?;
+        device_block_rows(dev, &rp, p.nrows(), &row)?;
         Ok(Self {
-            rp: dev.upload_u32("row pointers", p.row_ptr())?,
+            rp,
             ci: dev.upload(p.col_idx())?,
-            row: dev.upload(&crate::matrix::block_rows(p))?,
+            row,
             nnzb: p.nnzb(),
         })
     }
