@@ -1158,18 +1158,60 @@ fn all_to_all_own<C: Comm + ?Sized>(comm: &C, mut send: Vec<Vec<u64>>) -> Vec<Ve
     got
 }
 
-/// `A`, its scalar diagonal and the ranks, as CG-Lanczos sees them.
-struct DistLanczos<'a, C: Comm + ?Sized> {
+/// What CG-Lanczos needs of the ranks' operator beyond vector arithmetic:
+/// the product with `A` and the sum of a dot product over the ranks.
+trait RankOperator {
+    fn apply(&self, x: &[f64], y: &mut [f64]) -> Result<(), DistError>;
+    fn sum(&self, local: f64) -> f64;
+}
+
+/// `A` over the ranks: the halo SpMV, dots all-reduced.
+struct HaloOperator<'a, C: Comm + ?Sized> {
     comm: &'a C,
     a: &'a HaloRows,
+}
+
+impl<C: Comm + ?Sized> RankOperator for HaloOperator<'_, C> {
+    fn apply(&self, x: &[f64], y: &mut [f64]) -> Result<(), DistError> {
+        self.a.spmv(self.comm, x, y)
+    }
+    fn sum(&self, local: f64) -> f64 {
+        let mut v = [local];
+        self.comm.all_reduce_sum(&mut v);
+        v[0]
+    }
+}
+
+/// `A` on one rank: [`HaloOperator`] without a communicator (no ghost
+/// columns, sums are the identity; the same operations in the same order, so
+/// the same bits), usable from any thread.
+struct OneRankOperator<'a> {
+    a: &'a LocalMatrix,
+}
+
+impl RankOperator for OneRankOperator<'_> {
+    fn apply(&self, x: &[f64], y: &mut [f64]) -> Result<(), DistError> {
+        // DistMatrix::spmv's two passes (interior rows, then boundary rows: none here).
+        self.a.product_rows(x, y, false);
+        self.a.product_rows(x, y, true);
+        Ok(())
+    }
+    fn sum(&self, local: f64) -> f64 {
+        local
+    }
+}
+
+/// The ranks' `A` and its scalar diagonal, as CG-Lanczos sees them.
+struct DistLanczos<'a, O> {
+    op: O,
     d: &'a [f64],
 }
 
-impl<C: Comm + ?Sized> LanczosOps for DistLanczos<'_, C> {
+impl<O: RankOperator> LanczosOps for DistLanczos<'_, O> {
     type Vector = Vec<f64>;
     type Error = DistError;
     fn apply(&self, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), DistError> {
-        self.a.spmv(self.comm, x, y)
+        self.op.apply(x, y)
     }
     fn precondition(&self, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), DistError> {
         for ((yi, xi), di) in y.iter_mut().zip(x).zip(self.d) {
@@ -1178,9 +1220,7 @@ impl<C: Comm + ?Sized> LanczosOps for DistLanczos<'_, C> {
         Ok(())
     }
     fn dot(&self, x: &Vec<f64>, y: &Vec<f64>) -> Result<f64, DistError> {
-        let mut v = [dot(x, y)];
-        self.comm.all_reduce_sum(&mut v);
-        Ok(v[0])
+        Ok(self.op.sum(dot(x, y)))
     }
     fn axpy(&self, alpha: f64, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), DistError> {
         axpy(alpha, x, y);
@@ -1225,46 +1265,6 @@ fn scalar_diagonal<C: Comm + ?Sized>(comm: &C, local: &LocalMatrix, level: usize
     })();
     crate::comm::agree(comm, check)?;
     Ok(d)
-}
-
-/// `A` on one rank, as CG-Lanczos sees it: [`DistLanczos`] without a
-/// communicator (no ghost columns, reductions are the identity; the same
-/// operations in the same order, so the same bits), usable from any thread.
-struct OneRankLanczos<'a> {
-    a: &'a LocalMatrix,
-    d: &'a [f64],
-}
-
-impl LanczosOps for OneRankLanczos<'_> {
-    type Vector = Vec<f64>;
-    type Error = DistError;
-    fn apply(&self, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), DistError> {
-        // DistMatrix::spmv's two passes (interior rows, then boundary rows: none here).
-        self.a.product_rows(x, y, false);
-        self.a.product_rows(x, y, true);
-        Ok(())
-    }
-    fn precondition(&self, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), DistError> {
-        for ((yi, xi), di) in y.iter_mut().zip(x).zip(self.d) {
-            *yi = xi / di;
-        }
-        Ok(())
-    }
-    fn dot(&self, x: &Vec<f64>, y: &Vec<f64>) -> Result<f64, DistError> {
-        Ok(dot(x, y))
-    }
-    fn axpy(&self, alpha: f64, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), DistError> {
-        axpy(alpha, x, y);
-        Ok(())
-    }
-    fn xpby(&self, x: &Vec<f64>, beta: f64, y: &mut Vec<f64>) -> Result<(), DistError> {
-        xpby(x, beta, y);
-        Ok(())
-    }
-    fn copy(&self, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), DistError> {
-        y.copy_from_slice(x);
-        Ok(())
-    }
 }
 
 /// `omega = smoothing_factor / lambda_max(D^-1 A)` by CG-Lanczos through
@@ -1810,7 +1810,16 @@ fn decide<C: Comm + ?Sized>(
                 || {
                     let t = Instant::now();
                     let om = scalar_diagonal(&SingleRank, local, l).and_then(|d| {
-                        let omega = omega_by_lanczos(&OneRankLanczos { a: local, d: &d }, keys, b, opts, l)?;
+                        let omega = omega_by_lanczos(
+                            &DistLanczos {
+                                op: OneRankOperator { a: local },
+                                d: &d,
+                            },
+                            keys,
+                            b,
+                            opts,
+                            l,
+                        )?;
                         Ok((omega, d))
                     });
                     (om, t.elapsed().as_secs_f64())
@@ -1859,7 +1868,16 @@ fn decide<C: Comm + ?Sized>(
         None => {
             let t = Instant::now();
             let d = scalar_diagonal(comm, &cur.matrix().local, l)?;
-            let omega = omega_by_lanczos(&DistLanczos { comm, a: cur, d: &d }, keys, b, opts, l)?;
+            let omega = omega_by_lanczos(
+                &DistLanczos {
+                    op: HaloOperator { comm, a: cur },
+                    d: &d,
+                },
+                keys,
+                b,
+                opts,
+                l,
+            )?;
             times.omega_s = t.elapsed().as_secs_f64();
             (omega, d)
         }
