@@ -136,7 +136,7 @@ pub fn filter_rows(
                 let start = c.cols.len();
                 let range = row_ptr[i]..row_ptr[i + 1];
                 let row_vals = &p_values[range.start * b * nm..range.end * b * nm];
-                match filter_row(
+                let outcome = filter_row(
                     (b, nm),
                     &col_idx[range],
                     row_vals,
@@ -147,12 +147,8 @@ pub fn filter_rows(
                     &mut c.cols,
                     &mut c.values,
                     &mut scratch,
-                ) {
-                    RowOutcome::Kept => {}
-                    RowOutcome::Projected => c.filtered_rows += 1,
-                    RowOutcome::RankDeficient => c.rank_deficient_rows += 1,
-                }
-                c.lens.push(c.cols.len() - start);
+                );
+                c.finish_row(outcome, start);
             }
             c
         })
@@ -161,18 +157,7 @@ pub fn filter_rows(
         blocks_before: col_idx.len(),
         ..FilterStats::default()
     };
-    let (mut lens, mut cols, mut vals) = (Vec::new(), Vec::new(), Vec::new());
-    for c in parts {
-        stats.filtered_rows += c.filtered_rows;
-        stats.rank_deficient_rows += c.rank_deficient_rows;
-        lens.push(c.lens);
-        cols.push(c.cols);
-        vals.push(c.values);
-    }
-    let (row_ptr, (cols, values)) = rayon::join(
-        || par_offsets(&lens),
-        || rayon::join(|| par_concat(&cols), || par_concat(&vals)),
-    );
+    let (row_ptr, cols, values) = FilteredChunk::concat(parts, &mut stats);
     stats.blocks_after = row_ptr[nrows];
     FilteredRows {
         row_ptr,
@@ -304,7 +289,7 @@ where
                     }
                 }
                 let start = c.cols.len();
-                match filter_row(
+                let outcome = filter_row(
                     (b, nm),
                     &row_cols,
                     &row_vals,
@@ -315,26 +300,13 @@ where
                     &mut c.cols,
                     &mut c.values,
                     &mut scratch,
-                ) {
-                    RowOutcome::Kept => {}
-                    RowOutcome::Projected => c.filtered_rows += 1,
-                    RowOutcome::RankDeficient => c.rank_deficient_rows += 1,
-                }
-                c.lens.push(c.cols.len() - start);
+                );
+                c.finish_row(outcome, start);
             }
             c
         })
         .collect();
-    let (mut lens, mut cols, mut vals) = (Vec::new(), Vec::new(), Vec::new());
-    for c in parts {
-        lens.push(c.lens);
-        cols.push(c.cols);
-        vals.push(c.values);
-    }
-    let (row_ptr, (col_idx, values)) = rayon::join(
-        || par_offsets(&lens),
-        || rayon::join(|| par_concat(&cols), || par_concat(&vals)),
-    );
+    let (row_ptr, col_idx, values) = FilteredChunk::concat(parts, &mut FilterStats::default());
     let pattern = BlockPattern::new(ap.nrows(), pp.ncols(), row_ptr, col_idx)
         .expect("a subset of a valid product pattern's columns is a valid pattern");
     BlockCsr::new(Arc::new(pattern), b, nm, values).expect("one b x nm block per kept column")
@@ -355,6 +327,37 @@ struct FilteredChunk {
     values: Vec<f64>,
     filtered_rows: usize,
     rank_deficient_rows: usize,
+}
+
+impl FilteredChunk {
+    /// Closes a row whose kept blocks were appended from `cols[start..]` on,
+    /// counting what the filter did to it.
+    fn finish_row(&mut self, outcome: RowOutcome, start: usize) {
+        match outcome {
+            RowOutcome::Kept => {}
+            RowOutcome::Projected => self.filtered_rows += 1,
+            RowOutcome::RankDeficient => self.rank_deficient_rows += 1,
+        }
+        self.lens.push(self.cols.len() - start);
+    }
+
+    /// The chunks' rows in order, as row pointers, columns and values
+    /// (concatenated in parallel); their row counts are added to `stats`.
+    fn concat(parts: Vec<FilteredChunk>, stats: &mut FilterStats) -> (Vec<usize>, Vec<u32>, Vec<f64>) {
+        let (mut lens, mut cols, mut vals) = (Vec::new(), Vec::new(), Vec::new());
+        for c in parts {
+            stats.filtered_rows += c.filtered_rows;
+            stats.rank_deficient_rows += c.rank_deficient_rows;
+            lens.push(c.lens);
+            cols.push(c.cols);
+            vals.push(c.values);
+        }
+        let (row_ptr, (cols, values)) = rayon::join(
+            || par_offsets(&lens),
+            || rayon::join(|| par_concat(&cols), || par_concat(&vals)),
+        );
+        (row_ptr, cols, values)
+    }
 }
 
 /// Per-chunk buffers of [`filter_row`], and the last QR it factored: rows
