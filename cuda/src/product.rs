@@ -1104,7 +1104,14 @@ fn rec_bytes(r: &DevRecords) -> usize {
 /// the rule, until the model has a calibrated L1 term: on a device `auto`
 /// runs the fastest member of the family the device has, the tensor pair
 /// where it has FP64 MMA (sm_80 and later), column split before.
-pub const DEVICE_VARIANTS: [Variant; 7] = [
+///
+/// The symmetric tensor pair is faster still on every level (4.82 / 0.705 /
+/// 0.139 ms, ledger 2026-11-25, step 6) and is the solver's default on a GPU
+/// (`ptap::Target::DEVICE_DEFAULT_VARIANT`), but not an `auto` candidate:
+/// `auto` serves any `A`, and the symmetric pair refuses a structurally
+/// non-symmetric one and reads only the lower triangle of a symmetric one.
+pub const DEVICE_VARIANTS: [Variant; 8] = [
+    Variant::TensorPairSym,
     Variant::TensorPair,
     Variant::ColumnSplit,
     Variant::TensorCore,

@@ -118,3 +118,41 @@ fn the_beams_symmetric_pair_schedules_round_trip_exactly() {
     }
     assert!(checked >= 2, "{checked} levels");
 }
+
+/// The symmetric pair's work at k = 16 (the bench's hierarchy): per level the
+/// block contributions of both stages against the tensor pair's, and the
+/// units the device runs. Prints them (the ledger's counts) and checks the
+/// `A P` stage runs at most 60 % of the full product's contributions.
+#[test]
+#[ignore = "k = 16 needs ~6 GB of host memory; run with --include-ignored"]
+fn the_symmetric_pair_halves_the_a_p_work_at_k16() {
+    use ptap_schedules::variants::row_work;
+    let problem = BeamProblem::build(16).unwrap();
+    let opts = HierarchyOptions {
+        variant: Some(Variant::TensorPairSym),
+        ..Default::default()
+    };
+    let h = Hierarchy::build(problem.a.clone(), &problem.near_null, 6, &opts, &mut |_| {}).unwrap();
+    for (l, lev) in h.levels().iter().enumerate() {
+        let Some(t) = lev.transfer.as_ref() else { continue };
+        let VariantSchedule::TensorPairSym(s) = &t.variant_schedule else {
+            panic!("level {l} is not a symmetric tensor pair")
+        };
+        let b = &s.base;
+        let full_ap: usize = row_work(&b.a, &b.p).iter().sum();
+        let full_rw = b.stats.block_multiplies - full_ap;
+        let (ap, rw) = s.contributions();
+        println!(
+            "level {l}: A P {ap} of {full_ap} ({:.3}), P^T W {rw} of {full_rw} ({:.3}), W' {} of {} blocks, \
+             A P units {} ({} entries), P^T W' units {}",
+            ap as f64 / full_ap as f64,
+            rw as f64 / full_rw as f64,
+            s.wh.nnzb(),
+            b.w.nnzb(),
+            s.ap_pairs.units(),
+            s.ap_pairs.entries(),
+            s.rw_pairs.units()
+        );
+        assert!(10 * ap <= 6 * full_ap && rw <= full_rw, "level {l}");
+    }
+}
