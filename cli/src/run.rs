@@ -79,7 +79,7 @@ pub struct RunArgs {
     /// Galerkin-product variant on every level (see `ptap solve --help`), or
     /// `auto` for the traffic model's pick per level (on the GPU: among the
     /// device variants, for this device, measured). Default: two-pass on the
-    /// CPU, tensor-pair (the device's product) on the GPU, so a schedule cache
+    /// CPU, tensor-pair-sym (the device's product) on the GPU, so a schedule cache
     /// holds what the device replays. outer-product is
     /// the one non-deterministic variant: its atomic scatter adds in a run-dependent
     /// order, so the last bits of A_c (and of the solution) change from run to run.

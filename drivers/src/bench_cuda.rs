@@ -263,7 +263,7 @@ pub fn device_variants(asked: &[Variant]) -> Result<Vec<Variant>> {
     }
     if let Some(v) = asked.iter().find(|v| !DEVICE_EXECUTORS.contains(v)) {
         bail!(
-            "the device has no {} executor; choose among two-pass, slot-tiled, column-split, tensor-core, tensor-pair, k-split, lane-tiled, row-gustavson, flat-stream, outer-product",
+            "the device has no {} executor; choose among two-pass, slot-tiled, column-split, tensor-core, tensor-pair, tensor-pair-sym, k-split, lane-tiled, row-gustavson, flat-stream, outer-product",
             v.name()
         );
     }
@@ -416,7 +416,8 @@ fn level_products(
     let mut rows = Vec::with_capacity(variants.len());
     for &v in variants {
         dev.set_phase("inspect + schedule upload");
-        let schedule = VariantSchedule::inspect(v, base.clone(), bf * bc);
+        // The symmetric pair refuses a non-symmetric A rather than run as another variant.
+        let schedule = VariantSchedule::try_inspect(v, base.clone(), bf * bc)?;
         let mut prod = DeviceProduct::new(dev, kernels, &schedule, bf, bc)?;
         dev.set_phase("matrix setup (numeric products)");
         let s = dev.time(repeat, || prod.numeric(da, dp, &mut dc))?;

@@ -578,6 +578,159 @@ extern "C" __global__ void ptap_mma2_3x3x6(const double* __restrict__ xv, const 
 #endif
 }
 
+// tensor-core stage (3x3 by 3x6), one warp per slot, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step, x blocks flagged in bit 31 halved
+extern "C" __global__ void ptap_mmah_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  u32 lane = threadIdx.x & 31;
+  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  if (w >= nslots) return;
+  u32 s = order[w];
+  u32 r = lane >> 2, t = lane & 3;
+  const double* xl0 = xv + (r < 3 && (0 + t) < 3 ? r * 3 + (0 + t) : 0);
+  const double* yl0 = yv + (r < 6 && (0 + t) < 3 ? (0 + t) * 6 + r : 0);
+  asm("" : "+l"(xl0), "+l"(yl0));
+  const double ym0 = (0 + t) < 3 ? 1.0 : 0.0;
+  double d0 = 0.0, d1 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 16) {
+    u32 cnt = q1 - q0 < 16 ? q1 - q0 : 16;
+    u32 e = lane & 15;
+    u32 idx = 0;
+    if (e < cnt) idx = lane < 16 ? rx[q0 + e] : ry[q0 + e];
+    u32 u = 0;
+    for (; u + 4 <= cnt; u += 4) {
+      u32 xi0 = __shfl_sync(0xffffffffu, idx, u + 0), yi0 = __shfl_sync(0xffffffffu, idx, 16 + u + 0);
+      const double hs0 = (int)xi0 < 0 ? 0.5 : 1.0;
+      xi0 &= 0x7fffffffu;
+      double a0_0 = __ldg(xl0 + (u64)xi0 * 9), b0_0 = __ldg(yl0 + (u64)yi0 * 18) * ym0;
+      u32 xi1 = __shfl_sync(0xffffffffu, idx, u + 1), yi1 = __shfl_sync(0xffffffffu, idx, 16 + u + 1);
+      const double hs1 = (int)xi1 < 0 ? 0.5 : 1.0;
+      xi1 &= 0x7fffffffu;
+      double a1_0 = __ldg(xl0 + (u64)xi1 * 9), b1_0 = __ldg(yl0 + (u64)yi1 * 18) * ym0;
+      u32 xi2 = __shfl_sync(0xffffffffu, idx, u + 2), yi2 = __shfl_sync(0xffffffffu, idx, 16 + u + 2);
+      const double hs2 = (int)xi2 < 0 ? 0.5 : 1.0;
+      xi2 &= 0x7fffffffu;
+      double a2_0 = __ldg(xl0 + (u64)xi2 * 9), b2_0 = __ldg(yl0 + (u64)yi2 * 18) * ym0;
+      u32 xi3 = __shfl_sync(0xffffffffu, idx, u + 3), yi3 = __shfl_sync(0xffffffffu, idx, 16 + u + 3);
+      const double hs3 = (int)xi3 < 0 ? 0.5 : 1.0;
+      xi3 &= 0x7fffffffu;
+      double a3_0 = __ldg(xl0 + (u64)xi3 * 9), b3_0 = __ldg(yl0 + (u64)yi3 * 18) * ym0;
+      a0_0 *= hs0;
+      a1_0 *= hs1;
+      a2_0 *= hs2;
+      a3_0 *= hs3;
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a3_0), "d"(b3_0));
+    }
+    for (; u < cnt; ++u) {
+      u32 xi0 = __shfl_sync(0xffffffffu, idx, u + 0), yi0 = __shfl_sync(0xffffffffu, idx, 16 + u + 0);
+      const double hs0 = (int)xi0 < 0 ? 0.5 : 1.0;
+      xi0 &= 0x7fffffffu;
+      double a0_0 = __ldg(xl0 + (u64)xi0 * 9), b0_0 = __ldg(yl0 + (u64)yi0 * 18) * ym0;
+      a0_0 *= hs0;
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+    }
+  }
+  u32 c0 = 2 * t;
+  double* cb = cv + (u64)s * 18;
+  if (r < 3 && c0 < 6) *(double2*)(cb + r * 6 + c0) = make_double2(d0, d1);
+#else
+  __trap();
+#endif
+}
+
+// tensor-pair stage (3x3 by 3x6, Packed), one warp per unit of 2 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step, the last ones as one guarded step, x blocks flagged in bit 31 halved
+extern "C" __global__ void ptap_mma2h_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  u32 lane = threadIdx.x & 31;
+  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  if (w >= nunits) return;
+  u32 r = lane >> 2, t = lane & 3;
+  const bool av0 = (r & 3) < 3 && (0 + t) < 3, bv0 = r < 6 && (0 + t) < 3;
+  const double* xl0 = xv + (av0 ? (r & 3) * 3 + (0 + t) : 0);
+  const double* yl0 = yv + (bv0 ? (0 + t) * 6 + r : (r < 6 ? r : 5));
+  asm("" : "+l"(xl0), "+l"(yl0));
+  const double ym0 = (0 + t) < 3 ? 1.0 : 0.0;
+  const uint2* ep = (const uint2*)ent;
+  double d0 = 0.0, d1 = 0.0;
+  u32 q = uptr[w], q1 = uptr[w + 1];
+  for (; q + 4 <= q1; q += 4) {
+    uint2 e0 = __ldg(ep + (2 * q + (r >> 2)) + 0);
+    uint2 e1 = __ldg(ep + (2 * q + (r >> 2)) + 2);
+    uint2 e2 = __ldg(ep + (2 * q + (r >> 2)) + 4);
+    uint2 e3 = __ldg(ep + (2 * q + (r >> 2)) + 6);
+    double b0_0 = 0.0, a0_0 = 0.0;
+    b0_0 = __ldg(yl0 + (u64)e0.y * 18) * ym0;
+    if (av0 && e0.x != 0xffffffffu) a0_0 = __ldg(xl0 + (u64)(e0.x & 0x7fffffffu) * 9);
+    double b1_0 = 0.0, a1_0 = 0.0;
+    b1_0 = __ldg(yl0 + (u64)e1.y * 18) * ym0;
+    if (av0 && e1.x != 0xffffffffu) a1_0 = __ldg(xl0 + (u64)(e1.x & 0x7fffffffu) * 9);
+    double b2_0 = 0.0, a2_0 = 0.0;
+    b2_0 = __ldg(yl0 + (u64)e2.y * 18) * ym0;
+    if (av0 && e2.x != 0xffffffffu) a2_0 = __ldg(xl0 + (u64)(e2.x & 0x7fffffffu) * 9);
+    double b3_0 = 0.0, a3_0 = 0.0;
+    b3_0 = __ldg(yl0 + (u64)e3.y * 18) * ym0;
+    if (av0 && e3.x != 0xffffffffu) a3_0 = __ldg(xl0 + (u64)(e3.x & 0x7fffffffu) * 9);
+    a0_0 *= (int)e0.x < 0 ? 0.5 : 1.0;
+    a1_0 *= (int)e1.x < 0 ? 0.5 : 1.0;
+    a2_0 *= (int)e2.x < 0 ? 0.5 : 1.0;
+    a3_0 *= (int)e3.x < 0 ? 0.5 : 1.0;
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a3_0), "d"(b3_0));
+  }
+  if (q < q1) {
+    u32 rem = q1 - q;
+    uint2 e0 = __ldg(ep + (2 * q + (r >> 2)) + 0);
+    uint2 e1 = make_uint2(0, 0);
+    if (1 < rem) e1 = __ldg(ep + (2 * q + (r >> 2)) + 2);
+    uint2 e2 = make_uint2(0, 0);
+    if (2 < rem) e2 = __ldg(ep + (2 * q + (r >> 2)) + 4);
+    double b0_0 = 0.0, a0_0 = 0.0;
+    b0_0 = __ldg(yl0 + (u64)e0.y * 18) * ym0;
+    if (av0 && e0.x != 0xffffffffu) a0_0 = __ldg(xl0 + (u64)(e0.x & 0x7fffffffu) * 9);
+    double b1_0 = 0.0, a1_0 = 0.0;
+    if (1 < rem) { b1_0 = __ldg(yl0 + (u64)e1.y * 18) * ym0; if (av0 && e1.x != 0xffffffffu) a1_0 = __ldg(xl0 + (u64)(e1.x & 0x7fffffffu) * 9); }
+    double b2_0 = 0.0, a2_0 = 0.0;
+    if (2 < rem) { b2_0 = __ldg(yl0 + (u64)e2.y * 18) * ym0; if (av0 && e2.x != 0xffffffffu) a2_0 = __ldg(xl0 + (u64)(e2.x & 0x7fffffffu) * 9); }
+    a0_0 *= (int)e0.x < 0 ? 0.5 : 1.0;
+    a1_0 *= (int)e1.x < 0 ? 0.5 : 1.0;
+    a2_0 *= (int)e2.x < 0 ? 0.5 : 1.0;
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+    if (1 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
+    if (2 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
+  }
+  u32 c0 = 2 * t;
+  {
+  u32 s = uslot[2 * w + (r >> 2)];
+  double* cb = cv + (u64)s * 18;
+  if (s != 0xffffffffu && (r & 3) < 3) {
+    if (c0 < 6) *(double2*)(cb + (r & 3) * 6 + c0) = make_double2(d0, d1);
+  }
+  }
+#else
+  __trap();
+#endif
+}
+
+// C = X + X^T in place over 6x6 blocks, one thread per slot element
+extern "C" __global__ void ptap_symmetrize_6x6(double* __restrict__ cv, const unsigned int* __restrict__ tr, unsigned int nslots) {
+  u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= (u64)nslots * 36) return;
+  u32 s = (u32)(i / 36), e = (u32)(i % 36), a = e / 6, b = e % 6;
+  u32 t = tr[s];
+  if (s < t || (s == t && a <= b)) {
+    double* x = cv + (u64)s * 36 + a * 6 + b;
+    double* y = cv + (u64)t * 36 + b * 6 + a;
+    double v = *x + *y;
+    *x = v;
+    *y = v;
+  }
+}
+
 // row-Gustavson stage (3x3 by 3x6), one warp per chunk of 32 output slots, 4 warps per block
 extern "C" __global__ void ptap_row_gustavson_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
   __shared__ double rg_acc[4][32 * 18];
@@ -2278,6 +2431,82 @@ extern "C" __global__ void ptap_mma_6x6x6(const double* __restrict__ xv, const d
       double a0_1 = 0.0, b0_1 = 0.0;
       if (av1) a0_1 = __ldg(xl1 + (u64)xi0 * 36);
       if (bv1) b0_1 = __ldg(yl1 + (u64)yi0 * 36);
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_1), "d"(b0_1));
+    }
+  }
+  u32 c0 = 2 * t;
+  double* cb = cv + (u64)s * 36;
+  if (r < 6 && c0 < 6) *(double2*)(cb + r * 6 + c0) = make_double2(d0, d1);
+#else
+  __trap();
+#endif
+}
+
+// tensor-core stage (6x6 by 6x6), one warp per slot, 2 FP64 m8n8k4 MMA per contribution, 2 contributions per step, x blocks flagged in bit 31 halved
+extern "C" __global__ void ptap_mmah_6x6x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  u32 lane = threadIdx.x & 31;
+  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  if (w >= nslots) return;
+  u32 s = order[w];
+  u32 r = lane >> 2, t = lane & 3;
+  const bool av0 = r < 6 && (0 + t) < 6, bv0 = r < 6 && (0 + t) < 6;
+  const double* xl0 = xv + (av0 ? r * 6 + (0 + t) : 0);
+  const double* yl0 = yv + (bv0 ? (0 + t) * 6 + r : 0);
+  asm("" : "+l"(xl0), "+l"(yl0));
+  const bool av1 = r < 6 && (4 + t) < 6, bv1 = r < 6 && (4 + t) < 6;
+  const double* xl1 = xv + (av1 ? r * 6 + (4 + t) : 0);
+  const double* yl1 = yv + (bv1 ? (4 + t) * 6 + r : 0);
+  asm("" : "+l"(xl1), "+l"(yl1));
+  double d0 = 0.0, d1 = 0.0;
+  u32 q1 = ptr[s + 1];
+  for (u32 q0 = ptr[s]; q0 < q1; q0 += 16) {
+    u32 cnt = q1 - q0 < 16 ? q1 - q0 : 16;
+    u32 e = lane & 15;
+    u32 idx = 0;
+    if (e < cnt) idx = lane < 16 ? rx[q0 + e] : ry[q0 + e];
+    u32 u = 0;
+    for (; u + 2 <= cnt; u += 2) {
+      u32 xi0 = __shfl_sync(0xffffffffu, idx, u + 0), yi0 = __shfl_sync(0xffffffffu, idx, 16 + u + 0);
+      const double hs0 = (int)xi0 < 0 ? 0.5 : 1.0;
+      xi0 &= 0x7fffffffu;
+      double a0_0 = 0.0, b0_0 = 0.0;
+      if (av0) a0_0 = __ldg(xl0 + (u64)xi0 * 36);
+      if (bv0) b0_0 = __ldg(yl0 + (u64)yi0 * 36);
+      double a0_1 = 0.0, b0_1 = 0.0;
+      if (av1) a0_1 = __ldg(xl1 + (u64)xi0 * 36);
+      if (bv1) b0_1 = __ldg(yl1 + (u64)yi0 * 36);
+      u32 xi1 = __shfl_sync(0xffffffffu, idx, u + 1), yi1 = __shfl_sync(0xffffffffu, idx, 16 + u + 1);
+      const double hs1 = (int)xi1 < 0 ? 0.5 : 1.0;
+      xi1 &= 0x7fffffffu;
+      double a1_0 = 0.0, b1_0 = 0.0;
+      if (av0) a1_0 = __ldg(xl0 + (u64)xi1 * 36);
+      if (bv0) b1_0 = __ldg(yl0 + (u64)yi1 * 36);
+      double a1_1 = 0.0, b1_1 = 0.0;
+      if (av1) a1_1 = __ldg(xl1 + (u64)xi1 * 36);
+      if (bv1) b1_1 = __ldg(yl1 + (u64)yi1 * 36);
+      a0_0 *= hs0;
+      a0_1 *= hs0;
+      a1_0 *= hs1;
+      a1_1 *= hs1;
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_1), "d"(b0_1));
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_1), "d"(b1_1));
+    }
+    for (; u < cnt; ++u) {
+      u32 xi0 = __shfl_sync(0xffffffffu, idx, u + 0), yi0 = __shfl_sync(0xffffffffu, idx, 16 + u + 0);
+      const double hs0 = (int)xi0 < 0 ? 0.5 : 1.0;
+      xi0 &= 0x7fffffffu;
+      double a0_0 = 0.0, b0_0 = 0.0;
+      if (av0) a0_0 = __ldg(xl0 + (u64)xi0 * 36);
+      if (bv0) b0_0 = __ldg(yl0 + (u64)yi0 * 36);
+      double a0_1 = 0.0, b0_1 = 0.0;
+      if (av1) a0_1 = __ldg(xl1 + (u64)xi0 * 36);
+      if (bv1) b0_1 = __ldg(yl1 + (u64)yi0 * 36);
+      a0_0 *= hs0;
+      a0_1 *= hs0;
       asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
       asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_1), "d"(b0_1));
     }

@@ -53,8 +53,10 @@ impl Target {
     }
 
     /// The product a backend runs when none is asked for: two-pass on the
-    /// CPU, the tensor pair on a GPU (column split's schedule where the
-    /// device has no FP64 MMA or the blocks pass 8x8; `ptap_cuda::DEVICE_VARIANTS` says why).
+    /// CPU, the symmetric tensor pair on a GPU (column split's schedule where
+    /// the device has no FP64 MMA or the blocks pass 8x8;
+    /// `ptap_cuda::DEVICE_VARIANTS` says why). The solver's operators are
+    /// symmetric (its front door checks them), which the symmetric pair needs.
     pub fn default_variant(&self) -> Variant {
         match self {
             Target::Cpu => Variant::TwoPass,
@@ -63,8 +65,10 @@ impl Target {
     }
 
     /// [`Self::default_variant`] on a GPU (also what `ptap bench`'s device
-    /// solve runs).
-    pub const DEVICE_DEFAULT_VARIANT: Variant = Variant::TensorPair;
+    /// solve runs): faster than the tensor pair on every level of the beam
+    /// (H200, k = 16, pf 0.03: 4.82 / 0.705 / 0.139 ms against 5.46 / 1.015 /
+    /// 0.201; `benches/results/h200-2026-11-25-products-ledger.md`).
+    pub const DEVICE_DEFAULT_VARIANT: Variant = Variant::TensorPairSym;
 
     /// `cpu`, or the GPU's name.
     pub fn name(&self) -> String {

@@ -58,6 +58,13 @@ pub(crate) fn executor_with<K: ProductKernels>(schedule: &VariantSchedule) -> Bo
         VariantSchedule::TensorPair(s) => {
             Box::new(ColumnSplitExecutor::<K>::new(s.split.clone()).reporting(Variant::TensorPair))
         }
+        // The symmetric split buys a CPU nothing measured: the host runs V0
+        // over its patterns, then keeps the variant's promise of an exactly
+        // symmetric result.
+        VariantSchedule::TensorPairSym(s) => Box::new(SymmetricTwoPass {
+            inner: TwoPassExecutor::with_kernels::<K>(s.base.clone()),
+            transpose: s.transpose.clone(),
+        }),
         VariantSchedule::RowGustavson(s) => Box::new(RowGustavsonExecutor::<K>::new(s.clone())),
         VariantSchedule::PanelTiled(s) => Box::new(PanelTiledExecutor::<K>::new(s.clone())),
         VariantSchedule::FlatStream(s) => Box::new(FlatStreamExecutor::<K>::new(s.clone())),
@@ -156,6 +163,44 @@ impl GalerkinProduct for TwoPassExecutor {
     }
     fn buffer_bytes(&self) -> usize {
         TwoPassExecutor::buffer_bytes(self)
+    }
+}
+
+/// The symmetric tensor pair's host executor: V0, then each mirrored pair of
+/// entries set to the mean of the two (`A_c`'s transposed slots from the
+/// schedule), so the result is exactly symmetric like the device's.
+struct SymmetricTwoPass {
+    inner: TwoPassExecutor,
+    transpose: ptap_schedules::SharedArray<u32>,
+}
+
+impl GalerkinProduct for SymmetricTwoPass {
+    fn variant(&self) -> Variant {
+        Variant::TensorPairSym
+    }
+    fn coarse_pattern(&self) -> &Arc<BlockPattern> {
+        &self.inner.schedule().c
+    }
+    fn numeric(&mut self, a: &BlockCsr, p: &BlockCsr, c: &mut BlockCsr) -> Result<(), RuntimeError> {
+        self.inner.numeric(a, p, c)?;
+        let b = c.block_shape().0;
+        let v = c.values_mut();
+        for s in 0..self.transpose.len() {
+            let t = self.transpose[s] as usize;
+            for r in 0..b {
+                for q in 0..b {
+                    let (x, y) = (s * b * b + r * b + q, t * b * b + q * b + r);
+                    if x < y {
+                        let m = 0.5 * (v[x] + v[y]);
+                        (v[x], v[y]) = (m, m);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+    fn buffer_bytes(&self) -> usize {
+        self.inner.buffer_bytes()
     }
 }
 

@@ -127,7 +127,7 @@ pub fn inspect_with_base(
     policy: &ProductPolicy,
 ) -> Result<Inspected, ScheduleError> {
     let Pick { variant, model } = pick(&base, shape, policy)?;
-    let schedule = VariantSchedule::inspect(variant, base.clone(), shape.bf * shape.bc);
+    let schedule = VariantSchedule::try_inspect(variant, base.clone(), shape.bf * shape.bc)?;
     Ok(Inspected { base, schedule, model })
 }
 
@@ -218,6 +218,16 @@ mod tests {
             prow.sort_unstable();
             prow.dedup();
             p_rows.push(prow);
+        }
+        // A symmetric A (the symmetric tensor pair refuses any other).
+        for i in 0..n {
+            for j in a_rows[i].clone() {
+                a_rows[j as usize].push(i as u32);
+            }
+        }
+        for row in &mut a_rows {
+            row.sort_unstable();
+            row.dedup();
         }
         let a = BlockPattern::from_rows(n, &a_rows).unwrap();
         let p = BlockPattern::from_rows(m, &p_rows).unwrap();

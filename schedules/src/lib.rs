@@ -43,4 +43,6 @@ pub enum ScheduleError {
     Sparse(#[from] ptap_sparse::SparseError),
     #[error(transparent)]
     Model(#[from] model::ModelError),
+    #[error(transparent)]
+    Symmetry(#[from] variants::SymmetryError),
 }

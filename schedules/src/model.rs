@@ -409,7 +409,8 @@ impl ModelRow {
             | Variant::LaneTiled
             | Variant::KSplit
             | Variant::TensorCore
-            | Variant::TensorPair => {
+            | Variant::TensorPair
+            | Variant::TensorPairSym => {
                 row.schedule_bytes = slot_list;
                 if variant != Variant::SlotTiled {
                     row.schedule_bytes += INDEX_BYTES * (z_w + z_c);

@@ -33,6 +33,7 @@
 //! | slot-tiled | `{ap,rw}.ptr` `{ap,rw}.x` `{ap,rw}.y` `{ap,rw}.tiles` |
 //! | column-split, k-split, lane-tiled, tensor-core | slot-tiled's and `{ap,rw}.order` |
 //! | tensor-pair | column split's and `{ap,rw}.pair.{ptr,slots}` (sizes `{ap,rw}.pair.width`) |
+//! | tensor-pair-sym | `wh.{row_ptr,col_idx}` (`W'`), `{ap,rw}.{ptr,x,y}`, `ap.order` (size `window`), `{ap,rw}.pair.{ptr,slots}`, `c.transpose` |
 //! | flat-stream | `{ap,rw}.{x,y,slot,tile_rows,tile_records}` |
 //! | outer-product | `{pass1,pass2}.{x,y,slot,tile_rows,tile_records}` |
 //! | panel-tiled | `tile_rows` `halo_ptr` `halo` `panel_offset` `r_panel_row` `groups` |
@@ -43,11 +44,17 @@
 //! bytes never cross the bus), and a loaded schedule's `ent` is empty. The
 //! stored units are checked against the ones the inspector derives from `W`'s
 //! pattern and the validated runs.
+//!
+//! The symmetric tensor pair (format version 6) stores `W'`'s pattern and its
+//! own runs: its `A P` runs' `x` blocks are checked to lie in the slot's row
+//! of `A` at or left of the diagonal, flagged exactly on the diagonal, and
+//! `c.transpose` to map every slot of `A_c` onto its mirror.
 use crate::file::{fingerprint, MappedBundle, NamedArray, RecordView, ScheduleFileError, ScheduleRecord};
 use crate::two_pass::{ProductStats, TwoPassSchedule};
 use crate::variants::{
     ColumnSplitSchedule, FlatRecords, FlatStreamSchedule, FusedSchedule, OuterProductSchedule, PairedRuns,
-    PanelTiledSchedule, RowGustavsonSchedule, SlotRuns, SlotTiledSchedule, TensorPairSchedule, VariantSchedule,
+    PanelTiledSchedule, RowGustavsonSchedule, SlotRuns, SlotTiledSchedule, TensorPairSchedule, TensorPairSymSchedule,
+    VariantSchedule, DIAGONAL_FLAG,
 };
 use crate::SharedArray;
 use crate::Variant;
@@ -144,6 +151,19 @@ impl VariantSchedule {
                 push_pairs(&mut arrays, &mut sizes, "ap", &s.ap);
                 push_pairs(&mut arrays, &mut sizes, "rw", &s.rw);
             }
+            Self::TensorPairSym(s) => {
+                push_pattern(&mut arrays, "wh", &s.wh);
+                for (stage, r) in [("ap", &s.ap), ("rw", &s.rw)] {
+                    arrays.push(NamedArray::u64(format!("{stage}.ptr"), r.ptr.to_vec()));
+                    arrays.push(NamedArray::u32(format!("{stage}.x"), r.x.to_vec()));
+                    arrays.push(NamedArray::u32(format!("{stage}.y"), r.y.to_vec()));
+                }
+                arrays.push(NamedArray::u32("ap.order", s.ap_order.to_vec()));
+                sizes.push(("window".into(), s.window as u64));
+                push_pairs(&mut arrays, &mut sizes, "ap", &s.ap_pairs);
+                push_pairs(&mut arrays, &mut sizes, "rw", &s.rw_pairs);
+                arrays.push(NamedArray::u32("c.transpose", s.transpose.to_vec()));
+            }
             // Rebuilt from the stored patterns at load (see `from_record`): no arrays of its own.
             Self::RowGustavson(_) => {}
             Self::FlatStream(s) => {
@@ -227,6 +247,7 @@ impl VariantSchedule {
                 let rw = l.pairs("rw", &split.tiled.rw, &base.c, 1)?;
                 Self::TensorPair(Arc::new(TensorPairSchedule { split, ap, rw }))
             }
+            Variant::TensorPairSym => Self::TensorPairSym(Arc::new(l.tensor_pair_sym()?)),
             Variant::ColumnSplit | Variant::LaneTiled | Variant::KSplit | Variant::TensorCore => {
                 let s = Arc::new(l.column_split()?);
                 match variant {
@@ -433,12 +454,20 @@ impl Loader<'_, '_> {
     }
 
     fn runs(&self, stage: &str, x_len: usize, y_len: usize, slots: usize) -> Result<(SlotRuns, SharedArray<u64>)> {
-        let (pn, xn, yn, tn) = (
-            format!("{stage}.ptr"),
-            format!("{stage}.x"),
-            format!("{stage}.y"),
-            format!("{stage}.tiles"),
-        );
+        let runs = self.plain_runs(stage, x_len, y_len, slots)?;
+        let tn = format!("{stage}.tiles");
+        let tiles = self.u64(&tn)?;
+        if tiles.is_empty() {
+            return Err(self.rec.invalid(format!("array `{tn}` is empty")));
+        }
+        check_ptr(self.rec, &tn, &tiles, tiles.len() - 1, slots)?;
+        Ok((runs, tiles))
+    }
+
+    /// The slot runs of `stage` (`{stage}.{ptr,x,y}`) over `slots` slots, every
+    /// `x` below `x_len` and `y` below `y_len`.
+    fn plain_runs(&self, stage: &str, x_len: usize, y_len: usize, slots: usize) -> Result<SlotRuns> {
+        let (pn, xn, yn) = (format!("{stage}.ptr"), format!("{stage}.x"), format!("{stage}.y"));
         let runs = SlotRuns {
             ptr: self.u64(&pn)?,
             x: self.u32(&xn)?,
@@ -462,12 +491,71 @@ impl Loader<'_, '_> {
                 .rec
                 .invalid(format!("array `{xn}` or `{yn}` indexes a block out of range")));
         }
-        let tiles = self.u64(&tn)?;
-        if tiles.is_empty() {
-            return Err(self.rec.invalid(format!("array `{tn}` is empty")));
+        Ok(runs)
+    }
+
+    /// The symmetric tensor pair (see the module docs): `W'`'s pattern, the
+    /// runs of both stages (the `A P` runs' `x` blocks in the slot's row of
+    /// `A`, at or left of the diagonal, flagged exactly there), the window
+    /// order, the units (exactly the inspector's) and the transposed-slot map
+    /// (every slot onto its mirror).
+    fn tensor_pair_sym(&self) -> Result<TensorPairSymSchedule> {
+        let b = self.base;
+        let (a, p, c) = (&b.a, &b.p, &b.c);
+        let wh = load_pattern(self.rec, "wh", p.nrows(), p.ncols())?;
+        let ap = self.plain_runs("ap", usize::MAX, p.nnzb(), wh.nnzb())?;
+        let rw = self.plain_runs("rw", p.nnzb(), wh.nnzb(), c.nnzb())?;
+        let lower = (0..wh.nrows()).into_par_iter().all(|i| {
+            let row = a.row_range(i);
+            let (lo, hi) = (wh.row_ptr()[i], wh.row_ptr()[i + 1]);
+            ap.x[ap.ptr[lo] as usize..ap.ptr[hi] as usize].iter().all(|&x| {
+                let k = (x & !DIAGONAL_FLAG) as usize;
+                row.contains(&k) && {
+                    let j = a.col_idx()[k] as usize;
+                    j <= i && ((x & DIAGONAL_FLAG) != 0) == (j == i)
+                }
+            })
+        });
+        if !lower {
+            return Err(self.rec.invalid(
+                "an `ap.x` block is not in its slot's row of A at or left of the diagonal, or its diagonal flag is wrong"
+                    .into(),
+            ));
         }
-        check_ptr(self.rec, &tn, &tiles, tiles.len() - 1, slots)?;
-        Ok((runs, tiles))
+        let window = self.size("window")? as usize;
+        if window == 0 {
+            return Err(self.rec.invalid("the column-split window is 0".into()));
+        }
+        let ap_order = self.u32("ap.order")?;
+        self.permutation("ap.order", &ap_order, ap.slots(), window)?;
+        let ap_pairs = self.pairs("ap", &ap, &wh, 2)?;
+        let rw_pairs = self.pairs("rw", &rw, c, 1)?;
+        let transpose = self.u32("c.transpose")?;
+        let rp = c.row_ptr();
+        let mirrored = transpose.len() == c.nnzb()
+            && (0..c.nrows()).into_par_iter().all(|i| {
+                c.row_range(i).all(|k| {
+                    let j = c.col_idx()[k] as usize;
+                    let t = transpose[k] as usize;
+                    (rp[j]..rp[j + 1]).contains(&t) && c.col_idx()[t] as usize == i
+                })
+            });
+        if !mirrored {
+            return Err(self
+                .rec
+                .invalid("`c.transpose` does not map every slot of A_c onto its transposed slot".into()));
+        }
+        Ok(TensorPairSymSchedule {
+            base: b.clone(),
+            wh: Arc::new(wh),
+            ap,
+            rw,
+            window,
+            ap_order,
+            ap_pairs,
+            rw_pairs,
+            transpose,
+        })
     }
 
     fn column_split(&self) -> Result<ColumnSplitSchedule> {

@@ -49,10 +49,17 @@ pub enum Variant {
     /// the accumulator) serves both; the merged entries are the inspector's.
     /// Deterministic, not bitwise V0 (equal to rounding, as the tensor core).
     TensorPair,
+    /// The tensor pair over half the work of a symmetric `A`: `A_c = X + X^T`
+    /// with `X = P^T (L + D/2) P` (`L` the strictly lower blocks, `D` the
+    /// diagonal ones), the sum written to both slots of each transposed pair,
+    /// so the result is exactly symmetric. Device only (the host runs V0 for
+    /// it); refused for a structurally non-symmetric `A`. Deterministic, not
+    /// bitwise V0 (equal to rounding).
+    TensorPairSym,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 13] = [
+    pub const ALL: [Variant; 14] = [
         Variant::TwoPass,
         Variant::FusedRowWise,
         Variant::FusedReordered,
@@ -66,6 +73,7 @@ impl Variant {
         Variant::KSplit,
         Variant::TensorCore,
         Variant::TensorPair,
+        Variant::TensorPairSym,
     ];
 
     /// The paper's label.
@@ -84,6 +92,7 @@ impl Variant {
             Variant::KSplit => "ksplit",
             Variant::TensorCore => "dmma",
             Variant::TensorPair => "dmma2",
+            Variant::TensorPairSym => "dmma2s",
         }
     }
 
@@ -103,6 +112,7 @@ impl Variant {
             Variant::KSplit => "k-split",
             Variant::TensorCore => "tensor-core",
             Variant::TensorPair => "tensor-pair",
+            Variant::TensorPairSym => "tensor-pair-sym",
         }
     }
 

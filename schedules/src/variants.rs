@@ -610,6 +610,188 @@ impl TensorPairSchedule {
     }
 }
 
+/// Bit 31 of an `x` index of the symmetric product's `A P` runs: the block is
+/// on `A`'s diagonal and the stage halves it (`W' = (L + D/2) P`). A block
+/// index below `2^31` leaves room for it (checked by the inspector).
+pub const DIAGONAL_FLAG: u32 = 1 << 31;
+
+/// The symmetric tensor pair (paper: `P^T A P = X + X^T`): for a symmetric
+/// `A = L + D + L^T` (`L` strictly lower, `D` the diagonal blocks),
+/// `X = P^T W'` with `W' = (L + D/2) P`. The `A P` stage runs only the
+/// contributions `A[i,k] P[k,J]` with `k <= i` (about half of `A P`'s), its
+/// diagonal ones marked with [`DIAGONAL_FLAG`] so the kernel halves them
+/// (exact); `W'`'s pattern ([`Self::wh`]) is a subset of `W`'s, so `X` has
+/// fewer contributions than `P^T W` too. `X` lands in `A_c`'s slots (a slot
+/// `X` does not reach reads 0), and a last pass writes `X[I,J] + X[J,I]^T`
+/// to both slots of each transposed pair ([`Self::transpose`]), so the
+/// result is exactly symmetric. Deterministic, not bitwise V0 (the sums are
+/// reassociated; equal to rounding, as the tensor pair).
+///
+/// The device's units are the tensor pair's, built over `W'` and these runs.
+/// On the host, the schedule runs V0 over [`Self::base`] (the algorithm buys a
+/// CPU nothing it was measured for).
+#[derive(Clone, Debug)]
+pub struct TensorPairSymSchedule {
+    pub base: Arc<TwoPassSchedule>,
+    /// The pattern of `W' = (L + D/2) P`.
+    pub wh: Arc<BlockPattern>,
+    /// `W'` slots: `x` = block of `A` (its full value array; [`DIAGONAL_FLAG`]
+    /// on diagonal blocks), `y` = block of `P`, in V0's order.
+    pub ap: SlotRuns,
+    /// `A_c` slots of `X`: `x` = block of `P` (applied transposed), `y` = block of `W'`.
+    pub rw: SlotRuns,
+    /// Column split's window order of the `A P` runs (the stage runs them
+    /// with the tensor core's kernel where two output blocks do not fit the
+    /// accumulator, as the tensor pair does).
+    pub window: usize,
+    pub ap_order: SharedArray<u32>,
+    pub ap_pairs: PairedRuns,
+    pub rw_pairs: PairedRuns,
+    /// Per slot `(I, J)` of `A_c`, the slot of `(J, I)`.
+    pub transpose: SharedArray<u32>,
+}
+
+/// Why the symmetric product cannot serve a pattern.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SymmetryError {
+    #[error(
+        "the symmetric tensor pair (tensor-pair-sym) needs a structurally symmetric A, but block ({row}, {col}) \
+         has no mirror ({col}, {row}); use the tensor pair"
+    )]
+    NotSymmetric { row: usize, col: usize },
+    #[error("the symmetric tensor pair flags A's diagonal in bit 31 of a block index, but A has {0} blocks")]
+    TooLarge(usize),
+}
+
+/// The block of `p` at `(j, i)` for every block `(i, j)`, or the first block without one.
+pub fn transposed_slots(p: &BlockPattern) -> Result<Vec<u32>, SymmetryError> {
+    if p.nrows() != p.ncols() {
+        return Err(SymmetryError::NotSymmetric {
+            row: p.nrows(),
+            col: p.ncols(),
+        });
+    }
+    let mut tr = vec![0u32; p.nnzb()];
+    let rp = p.row_ptr();
+    let bad = tr
+        .par_chunks_mut(1 << 14)
+        .enumerate()
+        .map(|(c, out)| {
+            let first = c << 14;
+            let mut i = rp.partition_point(|&x| x <= first) - 1;
+            for (q, t) in out.iter_mut().enumerate() {
+                let k = first + q;
+                while rp[i + 1] <= k {
+                    i += 1;
+                }
+                let j = p.col_idx()[k] as usize;
+                match p.find(j, i) {
+                    Some(m) => *t = m as u32,
+                    None => return Some((i, j)),
+                }
+            }
+            None
+        })
+        .find_first(|b| b.is_some())
+        .flatten();
+    match bad {
+        Some((row, col)) => Err(SymmetryError::NotSymmetric { row, col }),
+        None => Ok(tr),
+    }
+}
+
+impl TensorPairSymSchedule {
+    /// Refuses a structurally non-symmetric `A` (its values cannot then be
+    /// symmetric, and `X + X^T` would be wrong).
+    pub fn inspect(base: Arc<TwoPassSchedule>) -> Result<Self, SymmetryError> {
+        let (a, p) = (&base.a, &base.p);
+        if a.nnzb() >= DIAGONAL_FLAG as usize {
+            return Err(SymmetryError::TooLarge(a.nnzb()));
+        }
+        transposed_slots(a)?;
+        let transpose = transposed_slots(&base.c)?;
+        // L + D: each row's blocks up to its diagonal, with their blocks of A (flagged on the diagonal).
+        let lower: Vec<usize> = (0..a.nrows())
+            .into_par_iter()
+            .map(|i| a.row(i).partition_point(|&j| j as usize <= i))
+            .collect();
+        let mut rp = vec![0usize; a.nrows() + 1];
+        for i in 0..a.nrows() {
+            rp[i + 1] = rp[i] + lower[i];
+        }
+        let mut ci = vec![0u32; rp[a.nrows()]];
+        let mut src = vec![0u32; rp[a.nrows()]];
+        for i in 0..a.nrows() {
+            for (q, k) in a.row_range(i).take(lower[i]).enumerate() {
+                let j = a.col_idx()[k];
+                ci[rp[i] + q] = j;
+                src[rp[i] + q] = k as u32 | if j as usize == i { DIAGONAL_FLAG } else { 0 };
+            }
+        }
+        let l = BlockPattern::new(a.nrows(), a.ncols(), rp, ci).expect("rows of A, truncated, stay sorted");
+        let wh = Arc::new(symbolic_product(&l, p));
+        let ap = slot_runs(&l, p, &wh, &|kx| src[kx]);
+        let r_src = &base.r_source;
+        let rw = slot_runs(&base.r, &wh, &base.c, &|kx| r_src[kx]);
+        let window = COLUMN_SPLIT_WINDOW;
+        let ap_order = windowed_run_length_order(&ap, window);
+        let ap_pairs = PairedRuns::paired(&ap, &wh);
+        let rw_pairs = PairedRuns::single(&rw);
+        Ok(Self {
+            base,
+            wh,
+            ap,
+            rw,
+            window,
+            ap_order,
+            ap_pairs,
+            rw_pairs,
+            transpose: transpose.into(),
+        })
+    }
+
+    /// Block contributions of the two stages (against V0's `A P` and `P^T W`).
+    pub fn contributions(&self) -> (usize, usize) {
+        (self.ap.contributions(), self.rw.contributions())
+    }
+}
+
+/// The pattern of `X Y` (rows in parallel chunks, a dense marker per chunk).
+pub fn symbolic_product(x: &BlockPattern, y: &BlockPattern) -> BlockPattern {
+    let chunks = balanced_row_chunks(&row_work(x, y), default_chunk_count(x.nrows()));
+    let parts: Vec<(Vec<usize>, Vec<u32>)> = chunks
+        .par_iter()
+        .map(|rows| {
+            let mut mark = vec![u32::MAX; y.ncols()];
+            let (mut lens, mut cols) = (Vec::with_capacity(rows.len()), Vec::new());
+            for i in rows.clone() {
+                let start = cols.len();
+                for &l in x.row(i) {
+                    for &j in y.row(l as usize) {
+                        if mark[j as usize] != i as u32 {
+                            mark[j as usize] = i as u32;
+                            cols.push(j);
+                        }
+                    }
+                }
+                cols[start..].sort_unstable();
+                lens.push(cols.len() - start);
+            }
+            (lens, cols)
+        })
+        .collect();
+    let mut rp = Vec::with_capacity(x.nrows() + 1);
+    rp.push(0usize);
+    let mut ci = Vec::with_capacity(parts.iter().map(|p| p.1.len()).sum());
+    for (lens, cols) in parts {
+        for n in lens {
+            rp.push(rp.last().unwrap() + n);
+        }
+        ci.extend_from_slice(&cols);
+    }
+    BlockPattern::new(x.nrows(), y.ncols(), rp, ci).expect("a symbolic product's rows are sorted and in range")
+}
+
 /// V3: one record per block multiply, `(x, y, slot)`, in V0's traversal order,
 /// cut into tiles of whole output rows. The executor sweeps records and
 /// accumulates into the slot each names. Since the order per slot is V0's,
@@ -977,17 +1159,38 @@ pub enum VariantSchedule {
     /// Column split's schedule, executed with tensor-core MMA on the device.
     TensorCore(Arc<ColumnSplitSchedule>),
     TensorPair(Arc<TensorPairSchedule>),
+    TensorPairSym(Arc<TensorPairSymSchedule>),
 }
 
 /// Staged `W` panel budget of V2c, in bytes (about one core's L2).
 pub const PANEL_BUDGET_BYTES: usize = 1 << 20;
 
 impl VariantSchedule {
-    /// Runs `variant`'s inspector on top of the two-pass patterns. `w_block_len`
-    /// (scalars of a `W` block, `b_f b_c`) sizes V2c's tiles.
+    /// Runs `variant`'s inspector on top of the two-pass patterns, refusing
+    /// the symmetric tensor pair for a structurally non-symmetric `A`.
+    /// `w_block_len` (scalars of a `W` block, `b_f b_c`) sizes V2c's tiles.
+    pub fn try_inspect(
+        variant: crate::Variant,
+        base: Arc<TwoPassSchedule>,
+        w_block_len: usize,
+    ) -> Result<Self, SymmetryError> {
+        match variant {
+            crate::Variant::TensorPairSym => Ok(Self::TensorPairSym(Arc::new(TensorPairSymSchedule::inspect(base)?))),
+            v => Ok(Self::inspect(v, base, w_block_len)),
+        }
+    }
+
+    /// [`Self::try_inspect`] for callers that hold a symmetric `A`, or none of
+    /// its variant: where the symmetric tensor pair refuses `A`'s pattern,
+    /// this gives the tensor pair (never a wrong product); the front door
+    /// (`inspect_with_base`) refuses instead.
     pub fn inspect(variant: crate::Variant, base: Arc<TwoPassSchedule>, w_block_len: usize) -> Self {
         use crate::Variant as V;
         match variant {
+            V::TensorPairSym => match TensorPairSymSchedule::inspect(base.clone()) {
+                Ok(s) => Self::TensorPairSym(Arc::new(s)),
+                Err(_) => Self::TensorPair(Arc::new(TensorPairSchedule::inspect(base))),
+            },
             V::TwoPass => Self::TwoPass(base),
             V::FusedRowWise => Self::Fused {
                 schedule: Arc::new(FusedSchedule::inspect(base, false)),
@@ -1029,6 +1232,7 @@ impl VariantSchedule {
             Self::KSplit(_) => V::KSplit,
             Self::TensorCore(_) => V::TensorCore,
             Self::TensorPair(_) => V::TensorPair,
+            Self::TensorPairSym(_) => V::TensorPairSym,
         }
     }
 
@@ -1043,6 +1247,7 @@ impl VariantSchedule {
             Self::OuterProduct(s) => &s.base,
             Self::ColumnSplit(s) | Self::LaneTiled(s) | Self::KSplit(s) | Self::TensorCore(s) => &s.tiled.base,
             Self::TensorPair(s) => &s.split.tiled.base,
+            Self::TensorPairSym(s) => &s.base,
             Self::RowGustavson(s) => &s.base,
         }
     }

@@ -43,7 +43,29 @@ const KEY: [u8; 32] = [7; 32];
 
 /// A written two-pass schedule's bytes.
 fn written(variant: Variant) -> (Vec<u8>, Arc<BlockPattern>, Arc<BlockPattern>) {
-    let (a, p) = patterns();
+    written_for(variant, patterns())
+}
+
+/// [`patterns`] with `A`'s couplings made symmetric (the symmetric tensor pair refuses others).
+fn symmetric_patterns() -> (Arc<BlockPattern>, Arc<BlockPattern>) {
+    let (_, p) = patterns();
+    let n = 60usize;
+    let rows: Vec<Vec<u32>> = (0..n)
+        .map(|i| {
+            [i.checked_sub(3), Some(i), (i + 3 < n).then_some(i + 3)]
+                .into_iter()
+                .flatten()
+                .map(|c| c as u32)
+                .collect()
+        })
+        .collect();
+    (Arc::new(BlockPattern::from_rows(n, &rows).unwrap()), p)
+}
+
+fn written_for(
+    variant: Variant,
+    (a, p): (Arc<BlockPattern>, Arc<BlockPattern>),
+) -> (Vec<u8>, Arc<BlockPattern>, Arc<BlockPattern>) {
     let base = Arc::new(TwoPassSchedule::inspect(a.clone(), p.clone()).unwrap());
     let s = VariantSchedule::inspect(variant, base, 2);
     let bundle = ScheduleBundle {
@@ -220,4 +242,66 @@ fn tensor_pair_units_that_do_not_merge_the_runs_are_refused() {
             "{name}: {e}"
         );
     }
+}
+
+/// Flips the bits `mask` of entry `k` of the `u32` array `name`.
+fn xor_u32(bytes: &mut [u8], name: &str, k: u64, mask: u32) {
+    let key = TagKey::from_bytes(KEY);
+    let (off, kind, len) = {
+        let m = validate_bytes_with_key(bytes, &key).unwrap();
+        m.record(0).unwrap().array_file_offset(name).unwrap()
+    };
+    assert_eq!(kind, ArrayKind::U32);
+    assert!(k < len);
+    let at = (off + 4 * k) as usize;
+    let v = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) ^ mask;
+    bytes[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+#[test]
+fn symmetric_pair_flags_blocks_and_mirrors_that_lie_are_refused() {
+    use ptap_schedules::variants::DIAGONAL_FLAG;
+    let key = TagKey::from_bytes(KEY);
+    let (bytes, a, p) = written_for(Variant::TensorPairSym, symmetric_patterns());
+    let VariantSchedule::TensorPairSym(s) = load(&bytes, &a, &p).expect("the intact file loads") else {
+        panic!("not a symmetric tensor-pair schedule")
+    };
+    let flagged = s.ap.x.iter().position(|&x| x & DIAGONAL_FLAG != 0).unwrap() as u64;
+    let plain = s.ap.x.iter().position(|&x| x & DIAGONAL_FLAG == 0).unwrap() as u64;
+    // A diagonal block unflagged (it would not be halved), an off-diagonal one flagged.
+    for k in [flagged, plain] {
+        let mut b = bytes.clone();
+        xor_u32(&mut b, "ap.x", k, DIAGONAL_FLAG);
+        seal_for_testing(&mut b, &key);
+        let e = load(&b, &a, &p).unwrap_err().to_string();
+        assert!(e.contains("its diagonal flag is wrong"), "{k}: {e}");
+    }
+    // An `x` block moved to the next block of A (upper, or the diagonal unflagged).
+    let mut b = bytes.clone();
+    edit_u32(&mut b, "ap.x", a.nnzb() as u32);
+    seal_for_testing(&mut b, &key);
+    let e = load(&b, &a, &p).unwrap_err().to_string();
+    assert!(e.contains("at or left of the diagonal"), "{e}");
+    // A transposed-slot map that points elsewhere, in range and out of it.
+    let nc = s.base.c.nnzb() as u32;
+    for (mask, what) in [(0u32, "in range"), (1 << 30, "out of range")] {
+        let mut b = bytes.clone();
+        if mask == 0 {
+            edit_u32(&mut b, "c.transpose", nc);
+        } else {
+            xor_u32(&mut b, "c.transpose", 0, mask);
+        }
+        seal_for_testing(&mut b, &key);
+        let e = load(&b, &a, &p).unwrap_err().to_string();
+        assert!(
+            e.contains("`c.transpose` does not map every slot of A_c onto its transposed slot"),
+            "{what}: {e}"
+        );
+    }
+    // The units stay checked as the tensor pair's are.
+    let mut b = bytes.clone();
+    edit_u32(&mut b, "ap.pair.slots", 100);
+    seal_for_testing(&mut b, &key);
+    let e = load(&b, &a, &p).unwrap_err().to_string();
+    assert!(e.contains("units do not merge each slot's run exactly once"), "{e}");
 }

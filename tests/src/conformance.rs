@@ -19,7 +19,7 @@ use ptap_runtime::{
 };
 use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
 use ptap_sparse::dense::{invert_in_place, relative_frobenius, Cholesky, Dense};
-use ptap_sparse::BlockCsr;
+use ptap_sparse::{BlockCsr, BlockPattern};
 use std::sync::Arc;
 
 /// A reordered sum of O(100) products, or the same sum with FMA contraction
@@ -511,12 +511,76 @@ fn two_pass(a: &BlockCsr, p: &BlockCsr) -> (Arc<TwoPassSchedule>, Vec<f64>) {
     (base, c.values().to_vec())
 }
 
+/// Whether `a` has a symmetric block pattern and values symmetric to
+/// rounding (the beam's assembly sums mirrored entries in different orders):
+/// what the symmetric tensor pair serves, to the products' tolerance.
+fn symmetric_to_rounding(a: &BlockCsr) -> bool {
+    let t = a.transpose();
+    let scale = a.values().iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    t.pattern() == a.pattern()
+        && t.values()
+            .iter()
+            .zip(a.values())
+            .all(|(x, y)| (x - y).abs() <= 1e-14 * scale)
+}
+
+/// `A + A^T` over the union of both patterns: exactly symmetric (each pair of
+/// mirrored entries sums the same two numbers).
+fn symmetrized(a: &BlockCsr) -> BlockCsr {
+    let (b, n) = (a.block_shape().0, a.pattern().nrows());
+    let t = a.transpose();
+    let rows: Vec<Vec<u32>> = (0..n)
+        .map(|i| {
+            let mut r: Vec<u32> = a.pattern().row(i).iter().chain(t.pattern().row(i)).copied().collect();
+            r.sort_unstable();
+            r.dedup();
+            r
+        })
+        .collect();
+    let pattern = Arc::new(BlockPattern::from_rows(n, &rows).unwrap());
+    let mut v = vec![0.0; pattern.nnzb() * b * b];
+    for m in [a, &t] {
+        for i in 0..n {
+            for k in m.pattern().row_range(i) {
+                let s = pattern.find(i, m.pattern().col_idx()[k] as usize).unwrap();
+                for e in 0..b * b {
+                    v[s * b * b + e] += m.values()[k * b * b + e];
+                }
+            }
+        }
+    }
+    BlockCsr::new(pattern, b, b, v).unwrap()
+}
+
+/// Block `(J, I)` of `c` (over `pattern`, `b x b` blocks) is block `(I, J)` transposed, bit for bit.
+fn assert_exactly_symmetric(pattern: &BlockPattern, c: &[f64], b: usize, what: &str) {
+    for i in 0..pattern.nrows() {
+        for k in pattern.row_range(i) {
+            let t = pattern.find(pattern.col_idx()[k] as usize, i).unwrap();
+            for r in 0..b {
+                for q in 0..b {
+                    assert_eq!(
+                        c[k * b * b + r * b + q].to_bits(),
+                        c[t * b * b + q * b + r].to_bits(),
+                        "{what}: slot {k} ({r}, {q}) against its mirror"
+                    );
+                }
+            }
+        }
+    }
+}
+
 fn check_products<B: Conforming>(be: &B, a: &BlockCsr, p: &BlockCsr, what: &str) {
     let (bf, bc) = p.block_shape();
     let (base, want) = two_pass(a, p);
     let da = be.matrix_ref(a).unwrap();
     let dp = be.matrix_ref(p).unwrap();
+    // The symmetric tensor pair serves symmetric operators only (see its test below).
+    let symmetric = symmetric_to_rounding(a);
     for v in be.variants() {
+        if v == Variant::TensorPairSym && !symmetric {
+            continue;
+        }
         // Arrange: a poisoned output, so every slot must be written.
         let schedule = VariantSchedule::inspect(v, base.clone(), bf * bc);
         assert_eq!(schedule.variant(), v);
@@ -534,6 +598,9 @@ fn check_products<B: Conforming>(be: &B, a: &BlockCsr, p: &BlockCsr, what: &str)
         if v != Variant::OuterProductScatter {
             be.galerkin(&mut product, &da, &dp, &mut dc).unwrap();
             Exactness::Bitwise.assert_matches(&be.values(&dc).unwrap(), &got, &format!("{v} {what}: a second call"));
+        }
+        if v == Variant::TensorPairSym {
+            assert_exactly_symmetric(&base.c, &got, bc, &format!("{v} {what}"));
         }
     }
 }
@@ -562,11 +629,16 @@ pub fn every_product_variant_is_equivalent_to_two_pass<B: Conforming>(be: &B) {
             widen(&mut a, &mut rng);
             widen(&mut p, &mut rng);
             check_products(be, &a, &p, &format!("random {bf}x{bf}/{bf}x{bc} {nf}x{nc}"));
+            // Every variant again on a symmetric A, the symmetric tensor pair among them.
+            let s = symmetrized(&a);
+            check_products(be, &s, &p, &format!("random symmetric {bf}x{bf}/{bf}x{bc} {nf}x{nc}"));
         }
     }
     let (_, h) = beam(2);
     for l in 0..h.num_levels() - 1 {
         let lev = &h.levels()[l];
+        // Symmetric by construction (to rounding): the symmetric tensor pair runs on every level.
+        assert!(symmetric_to_rounding(&lev.a), "beam level {l}");
         check_products(
             be,
             &lev.a,

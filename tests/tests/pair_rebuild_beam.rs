@@ -58,3 +58,101 @@ fn the_beams_tensor_pair_entries_are_rebuilt_exactly() {
     assert!(checked >= 2, "{checked} levels");
     assert!(dev.is_none() || on_device == checked);
 }
+
+/// The beam's symmetric tensor-pair schedules through a schedule file (format
+/// 6): every level loads the inspector's `W'` pattern, runs, units and
+/// transposed-slot map, and the entries rebuilt from the loaded units and
+/// runs (on the host and, where there is a GPU, on the device) are the
+/// inspector's. The `A P` stage runs about half of the tensor pair's contributions.
+#[test]
+fn the_beams_symmetric_pair_schedules_round_trip_exactly() {
+    let problem = BeamProblem::build(3).unwrap();
+    let mut opts = HierarchyOptions::default();
+    opts.amg.coarse_eq_limit = 100;
+    opts.variant = Some(Variant::TensorPairSym);
+    let h = Hierarchy::build(problem.a.clone(), &problem.near_null, 6, &opts, &mut |_| {}).unwrap();
+    let path = std::env::temp_dir().join(format!("ptap-sym-beam-{}.ptaps", std::process::id()));
+    write_bundle(&path, &hierarchy_bundle(&h, "beam k = 3")).unwrap();
+    let bundle = Arc::new(MappedBundle::open(&path).unwrap());
+    std::fs::remove_file(&path).unwrap();
+    let dev = ptap_tests::cuda_device_or_skip(ptap_cuda::DeviceOptions::default());
+    let mut checked = 0;
+    for (l, lev) in h.levels().iter().enumerate() {
+        let Some(t) = lev.transfer.as_ref() else { continue };
+        let VariantSchedule::TensorPairSym(built) = &t.variant_schedule else {
+            panic!("level {l} is not a symmetric tensor pair")
+        };
+        let stored = load_level(&bundle, l as u32, &lev.pattern).unwrap();
+        let VariantSchedule::TensorPairSym(loaded) = &stored.schedule else {
+            panic!("level {l} loads as another variant")
+        };
+        assert_eq!(*loaded.wh, *built.wh, "level {l}");
+        assert_eq!((&loaded.ap, &loaded.rw), (&built.ap, &built.rw), "level {l}");
+        assert_eq!(loaded.transpose, built.transpose, "level {l}");
+        assert_eq!(loaded.ap_order, built.ap_order, "level {l}");
+        for (got, want, runs) in [
+            (&loaded.ap_pairs, &built.ap_pairs, &loaded.ap),
+            (&loaded.rw_pairs, &built.rw_pairs, &loaded.rw),
+        ] {
+            assert!(!got.has_entries() && want.has_entries());
+            let r = PairedRuns::rebuild(got.width, got.ptr.clone(), got.slots.clone(), runs).unwrap();
+            assert_eq!(&r, want, "level {l}");
+            if let Some(dev) = &dev {
+                let ent = ptap_cuda::pair_entries_on_device(dev, got, runs).unwrap();
+                assert!(ent == want.ent[..], "level {l}: the device's entries differ");
+            }
+        }
+        let full: usize = (0..lev.a.pattern().nrows())
+            .map(|i| {
+                lev.a
+                    .pattern()
+                    .row(i)
+                    .iter()
+                    .map(|&k| t.p.pattern().row(k as usize).len())
+                    .sum::<usize>()
+            })
+            .sum();
+        let (ap, _) = built.contributions();
+        assert!(2 * ap < full + full / 4, "level {l}: {ap} of {full} A P contributions");
+        checked += 1;
+    }
+    assert!(checked >= 2, "{checked} levels");
+}
+
+/// The symmetric pair's work at k = 16 (the bench's hierarchy): per level the
+/// block contributions of both stages against the tensor pair's, and the
+/// units the device runs. Prints them (the ledger's counts) and checks the
+/// `A P` stage runs at most 60 % of the full product's contributions.
+#[test]
+#[ignore = "k = 16 needs ~6 GB of host memory; run with --include-ignored"]
+fn the_symmetric_pair_halves_the_a_p_work_at_k16() {
+    use ptap_schedules::variants::row_work;
+    let problem = BeamProblem::build(16).unwrap();
+    let opts = HierarchyOptions {
+        variant: Some(Variant::TensorPairSym),
+        ..Default::default()
+    };
+    let h = Hierarchy::build(problem.a.clone(), &problem.near_null, 6, &opts, &mut |_| {}).unwrap();
+    for (l, lev) in h.levels().iter().enumerate() {
+        let Some(t) = lev.transfer.as_ref() else { continue };
+        let VariantSchedule::TensorPairSym(s) = &t.variant_schedule else {
+            panic!("level {l} is not a symmetric tensor pair")
+        };
+        let b = &s.base;
+        let full_ap: usize = row_work(&b.a, &b.p).iter().sum();
+        let full_rw = b.stats.block_multiplies - full_ap;
+        let (ap, rw) = s.contributions();
+        println!(
+            "level {l}: A P {ap} of {full_ap} ({:.3}), P^T W {rw} of {full_rw} ({:.3}), W' {} of {} blocks, \
+             A P units {} ({} entries), P^T W' units {}",
+            ap as f64 / full_ap as f64,
+            rw as f64 / full_rw as f64,
+            s.wh.nnzb(),
+            b.w.nnzb(),
+            s.ap_pairs.units(),
+            s.ap_pairs.entries(),
+            s.rw_pairs.units()
+        );
+        assert!(10 * ap <= 6 * full_ap && rw <= full_rw, "level {l}");
+    }
+}

@@ -43,7 +43,11 @@ fn assert_round_trip(a: &BlockCsr, p: &BlockCsr, what: &str) {
     let base = Arc::new(TwoPassSchedule::inspect(a.pattern_arc().clone(), p.pattern_arc().clone()).unwrap());
     for v in Variant::ALL {
         // Arrange
-        let inspected = VariantSchedule::inspect(v, base.clone(), bf * bc);
+        let Ok(inspected) = VariantSchedule::try_inspect(v, base.clone(), bf * bc) else {
+            // The symmetric pair refuses a non-symmetric pattern (the beam's below runs it).
+            assert_eq!(v, Variant::TensorPairSym, "{what}");
+            continue;
+        };
         let file = save(inspected.to_record(0, bf, bc), &format!("{what}-{}", v.name()));
         // Act
         let loaded = VariantSchedule::from_record(&file, 0, a.pattern_arc().clone(), p.pattern_arc().clone()).unwrap();

@@ -73,6 +73,17 @@ pub fn mma_name(st: Stage) -> String {
     format!("ptap_mma_{}", st.tag())
 }
 
+/// The tensor-core `A P` stage of the symmetric product (`W' = (L + D/2) P`):
+/// an `x` index with bit 31 set names a diagonal block of `A`, which the
+/// stage halves (exact in floating point).
+pub fn mma_half_name(st: Stage) -> String {
+    format!("ptap_mmah_{}", st.tag())
+}
+
+/// Bit of an `x` index that marks a diagonal `A` block to be halved
+/// (`ptap_schedules::variants::DIAGONAL_FLAG`).
+pub const HALF_FLAG: u32 = 1 << 31;
+
 /// Threads and slots of one tensor-core block.
 pub fn mma_launch() -> (u32, u32) {
     ((MMA_WARPS * 32) as u32, MMA_WARPS as u32)
@@ -95,7 +106,7 @@ pub fn mma_pair_launch() -> (u32, u32) {
 
 /// The tensor-core stage `C = X Y` of `st` (see the module documentation);
 /// `st` must satisfy [`mma_fits`].
-pub(crate) fn mma_stage(out: &mut String, st: Stage) -> KernelEntry {
+pub(crate) fn mma_stage(out: &mut String, st: Stage, half: bool) -> KernelEntry {
     use ParamTy::*;
     assert!(mma_fits(st), "the tensor-core stage needs M, N <= 8");
     let (m, k, n) = (st.m, st.k, st.n);
@@ -104,7 +115,7 @@ pub(crate) fn mma_stage(out: &mut String, st: Stage) -> KernelEntry {
     let unroll = mma_unroll(st);
     let ch = MMA_INDEX_CHUNK;
     let e = KernelEntry {
-        name: mma_name(st),
+        name: if half { mma_half_name(st) } else { mma_name(st) },
         params: vec![
             p("xv", PtrF64),
             p("yv", PtrF64),
@@ -117,7 +128,12 @@ pub(crate) fn mma_stage(out: &mut String, st: Stage) -> KernelEntry {
         ],
         doc: format!(
             "tensor-core stage ({m}x{k} by {k}x{n}), one warp per slot, {steps} FP64 m8n8k4 MMA per contribution, \
-             {unroll} contributions per step"
+             {unroll} contributions per step{}",
+            if half {
+                ", x blocks flagged in bit 31 halved"
+            } else {
+                ""
+            }
         ),
     };
     e.write_signature(out, " {");
@@ -188,6 +204,14 @@ pub(crate) fn mma_stage(out: &mut String, st: Stage) -> KernelEntry {
                 "      u32 xi{c} = __shfl_sync(0xffffffffu, idx, u + {c}), yi{c} = __shfl_sync(0xffffffffu, idx, {ch} + u + {c});"
             )
             .unwrap();
+            if half {
+                // One test per contribution: the flag picks the scale, then leaves the index.
+                writeln!(
+                    out,
+                    "      const double hs{c} = (int)xi{c} < 0 ? 0.5 : 1.0;\n      xi{c} &= 0x7fffffffu;"
+                )
+                .unwrap();
+            }
             for h in 0..steps {
                 if predicated {
                     writeln!(
@@ -209,6 +233,11 @@ pub(crate) fn mma_stage(out: &mut String, st: Stage) -> KernelEntry {
                     "      double a{c}_{h} = __ldg(xl{h} + (u64)xi{c} * {mk}), b{c}_{h} = __ldg(yl{h} + (u64)yi{c} * {kn}){mask};"
                 )
                 .unwrap();
+            }
+        }
+        for c in 0..count {
+            for h in (0..steps).filter(|_| half) {
+                writeln!(out, "      a{c}_{h} *= hs{c};").unwrap();
             }
         }
         for c in 0..count {
@@ -267,6 +296,11 @@ pub fn mma_pair_name(st: Stage) -> String {
     format!("ptap_mma2_{}", st.tag())
 }
 
+/// The tensor-pair `A P` stage of the symmetric product (see [`mma_half_name`]).
+pub fn mma_pair_half_name(st: Stage) -> String {
+    format!("ptap_mma2h_{}", st.tag())
+}
+
 /// The tensor-pair stage `C = X Y` of `st` (one of [`mma_pair_fits`]) over
 /// the units of `ptap_schedules::variants::PairedRuns`, one warp per unit:
 /// pairs of slots for `A P` (rows 0-3 of the fragments serve the first, 4-7
@@ -285,20 +319,28 @@ pub fn mma_pair_name(st: Stage) -> String {
 /// (uniform branches) rather than one at a time, so they wait for one round
 /// of dependent loads instead of `rem`. Each slot still adds its entries in
 /// order, one MMA after the other: the same bytes as before.
-pub(crate) fn mma_pair_stage(out: &mut String, st: Stage) -> KernelEntry {
+pub(crate) fn mma_pair_stage(out: &mut String, st: Stage, halve: bool) -> KernelEntry {
     use ParamTy::*;
     assert!(
         mma_pair_fits(st),
         "the tensor-pair stage needs M, N <= 8 (M <= 4 for A P)"
     );
     let mode = if st.xt { PairMode::Single } else { PairMode::Packed };
+    assert!(
+        !halve || mode == PairMode::Packed,
+        "only the A P stage halves diagonal blocks"
+    );
     let (m, k, n) = (st.m, st.k, st.n);
     let (mk, kn, mn) = (m * k, k * n, m * n);
     let steps = k.div_ceil(4);
     let unroll = mma_unroll(st);
     let width = if mode == PairMode::Single { 1 } else { 2 };
     let e = KernelEntry {
-        name: mma_pair_name(st),
+        name: if halve {
+            mma_pair_half_name(st)
+        } else {
+            mma_pair_name(st)
+        },
         params: vec![
             p("xv", PtrF64),
             p("yv", PtrF64),
@@ -310,7 +352,12 @@ pub(crate) fn mma_pair_stage(out: &mut String, st: Stage) -> KernelEntry {
         ],
         doc: format!(
             "tensor-pair stage ({m}x{k} by {k}x{n}, {mode:?}), one warp per unit of {width} slot(s), {steps} FP64 \
-             m8n8k4 MMA per entry and side, {unroll} entries per step, the last ones as one guarded step"
+             m8n8k4 MMA per entry and side, {unroll} entries per step, the last ones as one guarded step{}",
+            if halve {
+                ", x blocks flagged in bit 31 halved"
+            } else {
+                ""
+            }
         ),
     };
     e.write_signature(out, " {");
@@ -370,7 +417,11 @@ pub(crate) fn mma_pair_stage(out: &mut String, st: Stage) -> KernelEntry {
         for c in 0..count {
             for h in 0..steps {
                 let bload = format!("__ldg(yl{h} + (u64)e{c}.y * {kn})");
-                let aload = format!("__ldg(xl{h} + (u64)e{c}.x * {mk})");
+                let aload = if halve {
+                    format!("__ldg(xl{h} + (u64)(e{c}.x & 0x7fffffffu) * {mk})")
+                } else {
+                    format!("__ldg(xl{h} + (u64)e{c}.x * {mk})")
+                };
                 let bstmt = if predicated {
                     format!("if (bv{h}) b{c}_{h} = {bload};")
                 } else if 4 * h + 4 > k {
@@ -390,6 +441,12 @@ pub(crate) fn mma_pair_stage(out: &mut String, st: Stage) -> KernelEntry {
                 } else {
                     writeln!(out, "    {bstmt}\n    {astmt}").unwrap();
                 }
+            }
+        }
+        // The flag of a side's `x` (an absent side's, u32::MAX, scales a 0).
+        for c in 0..count {
+            for h in (0..steps).filter(|_| halve) {
+                writeln!(out, "    a{c}_{h} *= (int)e{c}.x < 0 ? 0.5 : 1.0;").unwrap();
             }
         }
         for c in 0..count {
@@ -455,6 +512,38 @@ pub(crate) fn mma_pair_stage(out: &mut String, st: Stage) -> KernelEntry {
     e
 }
 
+/// The symmetrize kernel of `n x n` blocks.
+pub fn symmetrize_name(n: usize) -> String {
+    format!("ptap_symmetrize_{n}x{n}")
+}
+
+/// `C = X + X^T` in place over `C`'s slots (`X` written there by the `P^T W'`
+/// stage): one thread per slot element; the thread of slot `s` and element
+/// `(a, b)` owns it and its mirror `(b, a)` of the transposed slot `tr[s]`
+/// where `s < tr[s]` (or `s == tr[s]`, `a <= b`), reads both and writes their
+/// sum to both, so no element is read after another thread wrote it and the
+/// result is exactly symmetric.
+pub(crate) fn symmetrize(out: &mut String, n: usize) -> KernelEntry {
+    use ParamTy::*;
+    let nn = n * n;
+    let e = KernelEntry {
+        name: symmetrize_name(n),
+        params: vec![p("cv", PtrMutF64), p("tr", PtrU32), p("nslots", U32)],
+        doc: format!("C = X + X^T in place over {n}x{n} blocks, one thread per slot element"),
+    };
+    e.write_signature(out, " {");
+    writeln!(
+        out,
+        "  u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (i >= (u64)nslots * {nn}) return;\n  \
+         u32 s = (u32)(i / {nn}), e = (u32)(i % {nn}), a = e / {n}, b = e % {n};\n  u32 t = tr[s];\n  \
+         if (s < t || (s == t && a <= b)) {{\n    \
+         double* x = cv + (u64)s * {nn} + a * {n} + b;\n    double* y = cv + (u64)t * {nn} + b * {n} + a;\n    \
+         double v = *x + *y;\n    *x = v;\n    *y = v;\n  }}\n}}\n"
+    )
+    .unwrap();
+    e
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -465,7 +554,7 @@ mod tests {
         let s = ShapeSet { bf: 3, bc: 6 };
         let mut src = String::new();
         let st = Stage::ptw(s);
-        let e = mma_stage(&mut src, st);
+        let e = mma_stage(&mut src, st, false);
         assert_eq!(e.name, "ptap_mma_6x3x6t");
         // One inner step for K = 3, transposed x: x(i,k) at k*M + i.
         assert!(src.contains("xv + (r < 6 && (0 + t) < 3 ? (0 + t) * 6 + r : 0)"));
@@ -475,7 +564,7 @@ mod tests {
         assert_eq!(src.matches("mma.sync.aligned.m8n8k4").count(), mma_unroll(st) + 1);
         // Two inner steps for 6x6x6; the second covers k = 4, 5.
         let mut src = String::new();
-        mma_stage(&mut src, Stage::ap(ShapeSet { bf: 6, bc: 6 }));
+        mma_stage(&mut src, Stage::ap(ShapeSet { bf: 6, bc: 6 }), false);
         assert!(src.contains("bv1 = r < 6 && (4 + t) < 6") && src.contains("yv + (bv1 ? (4 + t) * 6 + r : 0)"));
         assert!(src.contains("if (av1) a0_1 = __ldg(xl1") && !src.contains("const double ym"));
         assert_eq!(src.matches("mma.sync.aligned.m8n8k4").count(), 2 * (2 + 1));
@@ -490,7 +579,7 @@ mod tests {
         assert!(mma_pair_fits(Stage::ap(fine)) && mma_pair_fits(Stage::ptw(fine)));
         assert!(!mma_pair_fits(Stage::ap(coarse)) && mma_pair_fits(Stage::ptw(coarse)));
         let mut src = String::new();
-        let e = mma_pair_stage(&mut src, Stage::ap(fine));
+        let e = mma_pair_stage(&mut src, Stage::ap(fine), false);
         assert_eq!(e.name, "ptap_mma2_3x3x6");
         // Rows 4-7 of the fragments are row r - 4 of the second slot; its side of entry q is uint2 2q + 1.
         assert!(src.contains("const bool av0 = (r & 3) < 3 && (0 + t) < 3"));
@@ -508,11 +597,11 @@ mod tests {
         assert!(src.contains("    if (2 < rem) asm volatile(\"mma.sync"));
         assert!(src.contains("blockIdx.x * (blockDim.x >> 5)"));
         let mut src = String::new();
-        mma_pair_stage(&mut src, Stage::ptw(fine));
+        mma_pair_stage(&mut src, Stage::ptw(fine), false);
         // Rows 6, 7 of the transposed A fragment read row 5, inside the span of rows 4, 5.
         assert!(src.contains("xv + (av0 ? (0 + t) * 6 + r : (r < 6 ? r : 5))"));
         let mut src = String::new();
-        mma_pair_stage(&mut src, Stage::ptw(coarse));
+        mma_pair_stage(&mut src, Stage::ptw(coarse), false);
         assert!(src.contains("uint2 e1 = __ldg(ep + q + 1);") && src.contains("uslot[1 * w + 0]"));
         assert!(src.contains("if (av1) a0_1 = __ldg(xl1"));
         // Two entries per step: the tail is the one remaining entry, unguarded.

@@ -1,0 +1,265 @@
+//! The symmetric tensor pair's schedule (`A_c = X + X^T`, `X = P^T (L + D/2) P`):
+//! replayed on the host from its runs, it gives V0's product to rounding and
+//! an exactly symmetric one; it refuses a non-symmetric pattern; it survives
+//! a schedule file.
+use ptap_schedules::file::{write_bundle_with_key, MappedBundle, ScheduleBundle};
+use ptap_schedules::key::TagKey;
+use ptap_schedules::variants::{SymmetryError, TensorPairSymSchedule, DIAGONAL_FLAG};
+use ptap_schedules::{ScheduleError, TwoPassSchedule, Variant, VariantSchedule};
+use ptap_sparse::BlockPattern;
+use std::sync::Arc;
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn value(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    }
+}
+
+/// A random structurally symmetric `n x n` pattern with its diagonal and a
+/// random `n x m` `P` with at least one block per row.
+fn patterns(rng: &mut Rng, n: usize, m: usize) -> (Arc<BlockPattern>, Arc<BlockPattern>) {
+    let mut rows: Vec<Vec<u32>> = (0..n).map(|i| vec![i as u32]).collect();
+    for i in 0..n {
+        for _ in 0..3 {
+            let j = (rng.next() % n as u64) as usize;
+            rows[i].push(j as u32);
+            rows[j].push(i as u32);
+        }
+    }
+    for r in &mut rows {
+        r.sort_unstable();
+        r.dedup();
+    }
+    let p_rows: Vec<Vec<u32>> = (0..n)
+        .map(|_| {
+            let mut r: Vec<u32> = (0..1 + rng.next() % 3)
+                .map(|_| (rng.next() % m as u64) as u32)
+                .collect();
+            r.sort_unstable();
+            r.dedup();
+            r
+        })
+        .collect();
+    (
+        Arc::new(BlockPattern::from_rows(n, &rows).unwrap()),
+        Arc::new(BlockPattern::from_rows(m, &p_rows).unwrap()),
+    )
+}
+
+/// Symmetric values of `a` (`bf x bf` blocks): block `(j, i)` is block `(i, j)` transposed.
+fn symmetric_values(rng: &mut Rng, a: &BlockPattern, bf: usize) -> Vec<f64> {
+    let bb = bf * bf;
+    let mut v = vec![0.0; a.nnzb() * bb];
+    for i in 0..a.nrows() {
+        for k in a.row_range(i) {
+            let j = a.col_idx()[k] as usize;
+            if j < i {
+                continue;
+            }
+            let t = a.find(j, i).unwrap();
+            for r in 0..bf {
+                for c in 0..bf {
+                    let x = rng.value();
+                    v[k * bb + r * bf + c] = x;
+                    v[t * bb + c * bf + r] = x;
+                }
+            }
+        }
+    }
+    v
+}
+
+/// `out (m x n) += x (m x k) y (k x n)`, `x` read transposed (stored `k x m`) when `xt`.
+fn gemm(x: &[f64], y: &[f64], out: &mut [f64], (m, k, n): (usize, usize, usize), xt: bool, scale: f64) {
+    for i in 0..m {
+        for j in 0..n {
+            let mut s = 0.0;
+            for l in 0..k {
+                let xv = if xt { x[l * m + i] } else { x[i * k + l] };
+                s += xv * y[l * n + j];
+            }
+            out[i * n + j] += scale * s;
+        }
+    }
+}
+
+/// V0's `P^T A P` (dense per block, row by row).
+fn v0(base: &TwoPassSchedule, av: &[f64], pv: &[f64], bf: usize, bc: usize) -> Vec<f64> {
+    let (a, p, w, c) = (&base.a, &base.p, &base.w, &base.c);
+    let mut wv = vec![0.0; w.nnzb() * bf * bc];
+    for i in 0..a.nrows() {
+        for ka in a.row_range(i) {
+            let l = a.col_idx()[ka] as usize;
+            for kp in p.row_range(l) {
+                let s = w.find(i, p.col_idx()[kp] as usize).unwrap();
+                let (x, y) = (&av[ka * bf * bf..][..bf * bf], &pv[kp * bf * bc..][..bf * bc]);
+                gemm(x, y, &mut wv[s * bf * bc..][..bf * bc], (bf, bf, bc), false, 1.0);
+            }
+        }
+    }
+    let mut cv = vec![0.0; c.nnzb() * bc * bc];
+    for j in 0..p.nrows() {
+        for kp in p.row_range(j) {
+            let i = p.col_idx()[kp] as usize;
+            for kw in w.row_range(j) {
+                let s = c.find(i, w.col_idx()[kw] as usize).unwrap();
+                let (x, y) = (&pv[kp * bf * bc..][..bf * bc], &wv[kw * bf * bc..][..bf * bc]);
+                gemm(x, y, &mut cv[s * bc * bc..][..bc * bc], (bc, bf, bc), true, 1.0);
+            }
+        }
+    }
+    cv
+}
+
+/// The symmetric schedule replayed from its runs: `W'`, `X`, then `X + X^T`.
+fn replay(s: &TensorPairSymSchedule, av: &[f64], pv: &[f64], bf: usize, bc: usize) -> Vec<f64> {
+    let mut wv = vec![0.0; s.wh.nnzb() * bf * bc];
+    for slot in 0..s.ap.slots() {
+        for q in s.ap.run(slot) {
+            let x = s.ap.x[q];
+            let ka = (x & !DIAGONAL_FLAG) as usize;
+            let scale = if x & DIAGONAL_FLAG != 0 { 0.5 } else { 1.0 };
+            let kp = s.ap.y[q] as usize;
+            let (x, y) = (&av[ka * bf * bf..][..bf * bf], &pv[kp * bf * bc..][..bf * bc]);
+            gemm(x, y, &mut wv[slot * bf * bc..][..bf * bc], (bf, bf, bc), false, scale);
+        }
+    }
+    let mut xv = vec![0.0; s.base.c.nnzb() * bc * bc];
+    for slot in 0..s.rw.slots() {
+        for q in s.rw.run(slot) {
+            let (kp, kw) = (s.rw.x[q] as usize, s.rw.y[q] as usize);
+            let (x, y) = (&pv[kp * bf * bc..][..bf * bc], &wv[kw * bf * bc..][..bf * bc]);
+            gemm(x, y, &mut xv[slot * bc * bc..][..bc * bc], (bc, bf, bc), true, 1.0);
+        }
+    }
+    let bb = bc * bc;
+    let mut cv = vec![0.0; xv.len()];
+    for slot in 0..s.rw.slots() {
+        let t = s.transpose[slot] as usize;
+        for r in 0..bc {
+            for c in 0..bc {
+                cv[slot * bb + r * bc + c] = xv[slot * bb + r * bc + c] + xv[t * bb + c * bc + r];
+            }
+        }
+    }
+    cv
+}
+
+fn rel_frobenius(got: &[f64], want: &[f64]) -> f64 {
+    let d: f64 = got.iter().zip(want).map(|(a, b)| (a - b) * (a - b)).sum();
+    let n: f64 = want.iter().map(|b| b * b).sum();
+    (d / n.max(f64::MIN_POSITIVE)).sqrt()
+}
+
+#[test]
+fn the_replayed_schedule_is_v0_to_rounding_exactly_symmetric_and_does_less_work() {
+    // 3x3 / 3x6 (the fine level), 6x6 / 6x6 (the coarse ones), 4x4 / 4x10 (the user shape).
+    for (t, &(bf, bc, n, m)) in [(3, 6, 300, 40), (6, 6, 120, 30), (4, 10, 90, 12), (1, 1, 1, 1)]
+        .iter()
+        .enumerate()
+    {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15 + t as u64);
+        let (a, p) = patterns(&mut rng, n, m);
+        let base = Arc::new(TwoPassSchedule::inspect(a.clone(), p.clone()).unwrap());
+        let s = TensorPairSymSchedule::inspect(base.clone()).unwrap();
+        let av = symmetric_values(&mut rng, &a, bf);
+        let pv: Vec<f64> = (0..p.nnzb() * bf * bc).map(|_| rng.value()).collect();
+        let want = v0(&base, &av, &pv, bf, bc);
+        let got = replay(&s, &av, &pv, bf, bc);
+        let err = rel_frobenius(&got, &want);
+        assert!(err <= 1e-13, "{bf}x{bc}: {err:e}");
+        // Exactly symmetric: block (J, I) is block (I, J) transposed, bit for bit.
+        let c = &base.c;
+        for i in 0..c.nrows() {
+            for k in c.row_range(i) {
+                let t = c.find(c.col_idx()[k] as usize, i).unwrap();
+                assert_eq!(s.transpose[k] as usize, t);
+                for r in 0..bc {
+                    for q in 0..bc {
+                        assert_eq!(
+                            got[k * bc * bc + r * bc + q].to_bits(),
+                            got[t * bc * bc + q * bc + r].to_bits()
+                        );
+                    }
+                }
+            }
+        }
+        // Fewer contributions in both stages (about half in A P), W' within W.
+        let full_ap: usize = (0..a.nrows())
+            .map(|i| a.row(i).iter().map(|&l| p.row(l as usize).len()).sum::<usize>())
+            .sum();
+        let (ap, rw) = s.contributions();
+        assert!(ap < full_ap || n == 1, "{bf}x{bc}: {ap} of {full_ap}");
+        assert!(rw <= base.stats.block_multiplies - full_ap, "{bf}x{bc}");
+        assert!(s.wh.nnzb() <= base.w.nnzb());
+        assert!(s.ap.x.iter().filter(|&&x| x & DIAGONAL_FLAG != 0).count() >= a.nrows().min(1));
+        // Inspected twice, the same schedule.
+        let again = TensorPairSymSchedule::inspect(base.clone()).unwrap();
+        assert_eq!((again.ap.clone(), again.rw.clone()), (s.ap.clone(), s.rw.clone()));
+        assert_eq!(again.ap_pairs, s.ap_pairs);
+    }
+}
+
+#[test]
+fn a_non_symmetric_pattern_is_refused_in_one_sentence() {
+    let a = Arc::new(BlockPattern::from_rows(3, &[vec![0, 2], vec![1], vec![2]]).unwrap());
+    let p = Arc::new(BlockPattern::from_rows(1, &[vec![0], vec![0], vec![0]]).unwrap());
+    let base = Arc::new(TwoPassSchedule::inspect(a.clone(), p.clone()).unwrap());
+    let e = TensorPairSymSchedule::inspect(base.clone()).unwrap_err();
+    assert_eq!(e, SymmetryError::NotSymmetric { row: 0, col: 2 });
+    let msg = e.to_string();
+    assert!(
+        msg.contains("block (0, 2) has no mirror (2, 0); use the tensor pair"),
+        "{msg}"
+    );
+    // The front door refuses it with the same sentence; the infallible inspector gives the tensor pair.
+    let e = VariantSchedule::try_inspect(Variant::TensorPairSym, base.clone(), 1).unwrap_err();
+    assert_eq!(e.to_string(), msg);
+    let policy = ptap_schedules::ProductPolicy::Fixed(Variant::TensorPairSym);
+    let e = ptap_schedules::inspect::inspect(a, p, ptap_schedules::BlockShape::new(1, 1), &policy).unwrap_err();
+    assert!(matches!(e, ScheduleError::Symmetry(_)), "{e}");
+    assert_eq!(
+        VariantSchedule::inspect(Variant::TensorPairSym, base, 1).variant(),
+        Variant::TensorPair
+    );
+}
+
+#[test]
+fn the_schedule_round_trips_through_a_file() {
+    let mut rng = Rng(77);
+    let (a, p) = patterns(&mut rng, 200, 30);
+    let base = Arc::new(TwoPassSchedule::inspect(a.clone(), p.clone()).unwrap());
+    let s = VariantSchedule::try_inspect(Variant::TensorPairSym, base, 18).unwrap();
+    let key = TagKey::from_bytes([3; 32]);
+    let bundle = ScheduleBundle {
+        created_by: "test".into(),
+        problem: "sym".into(),
+        records: vec![s.to_record(0, 3, 6)],
+    };
+    let path = std::env::temp_dir().join(format!("ptap-sym-{}.ptaps", std::process::id()));
+    write_bundle_with_key(&path, &bundle, &key).unwrap();
+    let m = Arc::new(MappedBundle::open_with_key(&path, &key).unwrap());
+    let loaded = VariantSchedule::from_record(&m, 0, a, p).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let (VariantSchedule::TensorPairSym(w), VariantSchedule::TensorPairSym(l)) = (&s, &loaded) else {
+        panic!("not symmetric tensor-pair schedules")
+    };
+    assert_eq!(*w.wh, *l.wh);
+    assert_eq!((&w.ap, &w.rw), (&l.ap, &l.rw));
+    assert_eq!(
+        (&w.ap_order, &w.transpose, w.window),
+        (&l.ap_order, &l.transpose, l.window)
+    );
+    for (a, b) in [(&w.ap_pairs, &l.ap_pairs), (&w.rw_pairs, &l.rw_pairs)] {
+        assert_eq!((a.width, &a.ptr, &a.slots), (b.width, &b.ptr, &b.slots));
+        assert!(b.ent.is_empty(), "entries are rebuilt, not stored");
+    }
+    assert_eq!(loaded.to_record(0, 3, 6), s.to_record(0, 3, 6));
+}
