@@ -414,6 +414,8 @@ fn level_products(
         .numeric(a, p, &mut cpu)?;
     let mut dc = DeviceBlockCsr::upload_pattern(dev, &base.c, bc, bc)?;
     let mut rows = Vec::with_capacity(variants.len());
+    // The first variant's bits, to say on stderr whether each later one gives the same.
+    let mut first: Option<(Variant, Vec<f64>)> = None;
     for &v in variants {
         dev.set_phase("inspect + schedule upload");
         // The symmetric pair refuses a non-symmetric A rather than run as another variant.
@@ -423,6 +425,15 @@ fn level_products(
         let s = dev.time(repeat, || prod.numeric(da, dp, &mut dc))?;
         dev.set_phase("verification downloads");
         let got = dc.download_values(dev)?;
+        match &first {
+            None => first = Some((v, got.clone())),
+            Some((f, bits)) => eprintln!(
+                "level {level}: {} gives the same bits as {}: {}",
+                v.name(),
+                f.name(),
+                bits.iter().zip(&got).all(|(x, y)| x.to_bits() == y.to_bits())
+            ),
+        }
         rows.push(ProductResult {
             level,
             variant: v.name(),
