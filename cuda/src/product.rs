@@ -404,7 +404,48 @@ enum Plan {
         ap: PairStage,
         rw: PairStage,
         tr: CudaSlice<u32>,
+        walk: Walk,
     },
+}
+
+/// The symmetric pair's fine `A P` walk (see [`Walk::new`]).
+const DEFAULT_WALK: &str = "i8";
+
+/// How the halving `A P` kernel's warps walk its units: spans of `chunk`
+/// consecutive units per warp (`inter`: a block's warps interleave over a span
+/// of `chunk` units per warp), then a grid's worth of spans on, over `grid`
+/// blocks.
+#[derive(Clone, Copy, Debug)]
+struct Walk {
+    grid: u32,
+    chunk: u32,
+    inter: bool,
+}
+
+impl Walk {
+    /// By default a block's warps interleave over spans of 8 units per warp,
+    /// one span per block (H200, k = 16, fine `A P`: 2.83 ms against 3.64 for
+    /// one unit per warp; ledger step 8). `PTAP_SYM_AP_WALK` overrides it for
+    /// measurement and tests (read once, here): `[i]CHUNK` (one span per warp
+    /// or block; `1` is one unit per warp, the geometry before),
+    /// `[i]CHUNK,res` (a grid of the resident blocks, slower: the warps of an
+    /// SM no longer run neighbouring units) or `[i]CHUNK,BLOCKS`.
+    fn new(dev: &Device, kernels: &Kernels, st: Stage, units: u32) -> Result<Self, CudaError> {
+        let (threads, per_block) = gpu_mma::mma_pair_launch();
+        let spec = std::env::var("PTAP_SYM_AP_WALK").unwrap_or_else(|_| DEFAULT_WALK.to_string());
+        let (chunk, blocks) = spec.split_once(',').unwrap_or((&spec, ""));
+        let (chunk, inter) = match chunk.trim().strip_prefix('i') {
+            Some(c) => (c, true),
+            None => (chunk.trim(), false),
+        };
+        let chunk = chunk.parse().unwrap_or(1u32).max(1);
+        let needed = units.div_ceil(per_block * chunk).max(1);
+        let grid = match (blocks.trim(), kernels.get(&gpu_mma::mma_pair_half_name(st))) {
+            ("res", Some(k)) => needed.min(k.blocks_per_sm(threads)?.max(1) * dev.sm_count()),
+            (b, _) => b.parse::<u32>().map_or(needed, |b| needed.min(b.max(1))),
+        };
+        Ok(Self { grid, chunk, inter })
+    }
 }
 
 /// A numeric Galerkin product `A_c = P^T A P` of one variant on the device.
@@ -583,6 +624,7 @@ impl DeviceProduct {
                 // `P^T W'` always runs units where the MMA fits (checked above): no order needed.
                 rw: PairStage::upload(dev, Stage::ptw(shape), &s.rw_pairs, &s.rw, &[])?,
                 tr: dev.upload(&s.transpose)?,
+                walk: Walk::new(dev, &kernels, Stage::ap(shape), s.ap_pairs.units() as u32)?,
             },
             VariantSchedule::TensorCore(s) => Plan::TensorCore {
                 ap: DevRuns::upload(dev, &s.tiled.ap)?,
@@ -829,12 +871,17 @@ impl DeviceProduct {
                 }
             }
             Plan::TensorPair { ap: u1, rw: u2 } => {
-                launch_pair_stage(dev, &self.kernels, ap, u1, &a.values, &p.values, &self.w, false)?;
-                launch_pair_stage(dev, &self.kernels, ptw, u2, &p.values, &self.w, &c.values, false)?;
+                launch_pair_stage(dev, &self.kernels, ap, u1, &a.values, &p.values, &self.w, None)?;
+                launch_pair_stage(dev, &self.kernels, ptw, u2, &p.values, &self.w, &c.values, None)?;
             }
-            Plan::TensorPairSym { ap: u1, rw: u2, tr } => {
-                launch_pair_stage(dev, &self.kernels, ap, u1, &a.values, &p.values, &self.w, true)?;
-                launch_pair_stage(dev, &self.kernels, ptw, u2, &p.values, &self.w, &c.values, false)?;
+            Plan::TensorPairSym {
+                ap: u1,
+                rw: u2,
+                tr,
+                walk,
+            } => {
+                launch_pair_stage(dev, &self.kernels, ap, u1, &a.values, &p.values, &self.w, Some(*walk))?;
+                launch_pair_stage(dev, &self.kernels, ptw, u2, &p.values, &self.w, &c.values, None)?;
                 let n = c.nnzb as u32;
                 dev.launch(
                     &self.kernels[&gpu_mma::symmetrize_name(bc)],
@@ -979,7 +1026,7 @@ impl DeviceProduct {
             Plan::Scatter { p1, p2 } => rec_bytes(p1) + rec_bytes(p2),
             Plan::RowGustavson { ap, rw } => ap.bytes() + rw.bytes(),
             Plan::TensorPair { ap, rw } => ap.bytes() + rw.bytes(),
-            Plan::TensorPairSym { ap, rw, tr } => ap.bytes() + rw.bytes() + tr.num_bytes(),
+            Plan::TensorPairSym { ap, rw, tr, .. } => ap.bytes() + rw.bytes() + tr.num_bytes(),
         };
         w + sched
     }
@@ -997,8 +1044,10 @@ fn launch_pair_stage(
     x: &CudaSlice<f64>,
     y: &CudaSlice<f64>,
     out: &CudaSlice<f64>,
-    halve: bool,
+    walk: Option<Walk>,
 ) -> Result<(), CudaError> {
+    // Only the symmetric product's `A P` stage walks (and halves).
+    let halve = walk.is_some();
     let (threads, per_block) = gpu_mma::mma_pair_launch();
     let grid = |n: u32| LaunchConfig {
         grid_dim: (n.div_ceil(per_block).max(1), 1, 1),
@@ -1013,19 +1062,27 @@ fn launch_pair_stage(
             } else {
                 gpu_mma::mma_pair_name(st)
             };
-            dev.launch(
-                &kernels[&name],
-                grid(n),
-                &[
-                    Arg::F64(x),
-                    Arg::F64(y),
-                    Arg::U32s(&u.ptr),
-                    Arg::U32s(&u.slots),
-                    Arg::U32s(&u.ent),
-                    Arg::F64Mut(out),
-                    Arg::U32(n),
-                ],
-            )
+            let mut args = vec![
+                Arg::F64(x),
+                Arg::F64(y),
+                Arg::U32s(&u.ptr),
+                Arg::U32s(&u.slots),
+                Arg::U32s(&u.ent),
+                Arg::F64Mut(out),
+                Arg::U32(n),
+            ];
+            match walk {
+                Some(wk) => {
+                    let cfg = LaunchConfig {
+                        grid_dim: (wk.grid, 1, 1),
+                        ..grid(n)
+                    };
+                    args.push(Arg::U32(wk.chunk));
+                    args.push(Arg::U32(wk.inter as u32));
+                    dev.launch(&kernels[&name], cfg, &args)
+                }
+                None => dev.launch(&kernels[&name], grid(n), &args),
+            }
         }
         PairStage::Runs { runs, order } => {
             let n = runs.slots as u32;

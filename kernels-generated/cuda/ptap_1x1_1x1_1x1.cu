@@ -410,12 +410,10 @@ extern "C" __global__ void ptap_mmah_1x1x1(const double* __restrict__ xv, const 
 #endif
 }
 
-// tensor-pair stage (1x1 by 1x1, Packed), one warp per unit of 2 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step, the last ones as one guarded step, x blocks flagged in bit 31 halved
-extern "C" __global__ void ptap_mma2h_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
+// tensor-pair stage (1x1 by 1x1, Packed), warps walking spans of units of 2 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step, the last ones as one guarded step, x blocks flagged in bit 31 halved
+extern "C" __global__ void ptap_mma2h_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits, unsigned int chunk, unsigned int inter) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
-  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
-  if (w >= nunits) return;
   u32 r = lane >> 2, t = lane & 3;
   const bool av0 = (r & 3) < 1 && (0 + t) < 1, bv0 = r < 1 && (0 + t) < 1;
   const double* xl0 = xv + (av0 ? (r & 3) * 1 + (0 + t) : 0);
@@ -423,6 +421,12 @@ extern "C" __global__ void ptap_mma2h_1x1x1(const double* __restrict__ xv, const
   asm("" : "+l"(xl0), "+l"(yl0));
   const double ym0 = (0 + t) < 1 ? 1.0 : 0.0;
   const uint2* ep = (const uint2*)ent;
+  const u32 nb = blockDim.x >> 5, lw = threadIdx.x >> 5, g = blockIdx.x * nb + lw;
+  const u32 step = inter ? nb : 1, span = chunk * step;
+  const u64 jump = (u64)(inter ? gridDim.x : gridDim.x * nb) * span;
+  for (u64 b0 = (u64)(inter ? blockIdx.x : g) * span; b0 < nunits; b0 += jump) {
+  const u32 b1 = (u32)(b0 + span < nunits ? b0 + span : nunits);
+  for (u32 w = (u32)b0 + (inter ? lw : 0); w < b1; w += step) {
   double d0 = 0.0, d1 = 0.0;
   u32 q = uptr[w], q1 = uptr[w + 1];
   for (; q + 4 <= q1; q += 4) {
@@ -478,6 +482,8 @@ extern "C" __global__ void ptap_mma2h_1x1x1(const double* __restrict__ xv, const
   double* cb = cv + (u64)s * 1;
   if (s != 0xffffffffu && (r & 3) < 1) {
     if (c0 < 1) cb[(r & 3) * 1 + c0] = d0; if (c0 + 1 < 1) cb[(r & 3) * 1 + c0 + 1] = d1;
+  }
+  }
   }
   }
 #else

@@ -485,3 +485,60 @@ fn device_assembly_timing_k16() {
 fn rayon_threads() -> usize {
     std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
 }
+
+/// The symmetric pair's fine `A P` warps may walk several units each (`i8`,
+/// the default); every walk gives the bytes of one unit per warp (`1`, the geometry before), on
+/// the beam's levels (k = 3) and on a random symmetric 3x3 / 3x6 product,
+/// including walks that loop over the grid (`1,1`, `3,2`, `i3,2`), a block's
+/// warps interleaved (`i...`) and spans that end past the last unit.
+#[test]
+fn the_symmetric_pairs_walks_give_the_bits_of_one_unit_per_warp() {
+    use ptap_runtime::Backend;
+    use ptap_schedules::{TwoPassSchedule, VariantSchedule};
+    let Some(be) = ptap_tests::conformance::cuda_or_skip(DeviceOptions { fmad: false }) else {
+        return;
+    };
+    let mut rng = ptap_tests::Rng::new(77);
+    let a = ptap_tests::random_block_csr(&mut rng, 300, 300, 3, 3, 0.03, true).to_dense();
+    let mut s = a.transpose();
+    for i in 0..s.rows {
+        for j in 0..s.cols {
+            *s.at_mut(i, j) += a.at(i, j);
+        }
+    }
+    let mut cases = vec![(
+        BlockCsr::from_dense(&s, 3, 3, true).unwrap(),
+        ptap_tests::random_block_csr(&mut rng, 300, 70, 3, 6, 0.04, false),
+        "random 3x3/3x6".to_string(),
+    )];
+    let (h, _) = beam(3);
+    for (l, lev) in h.levels().iter().enumerate() {
+        if let Some(t) = &lev.transfer {
+            cases.push((lev.a.clone(), t.p.clone(), format!("beam k=3 level {l}")));
+        }
+    }
+    for (a, p, what) in &cases {
+        let (bf, bc) = p.block_shape();
+        let base = Arc::new(TwoPassSchedule::inspect(a.pattern_arc().clone(), p.pattern_arc().clone()).unwrap());
+        let schedule = VariantSchedule::inspect(Variant::TensorPairSym, base.clone(), bf * bc);
+        let (da, dp) = (be.matrix_ref(a).unwrap(), be.matrix_ref(p).unwrap());
+        let mut want: Option<Vec<f64>> = None;
+        for walk in ["1", "i8", "1,res", "1,1", "3,2", "4", "7", "i1", "i3,2", "i4", "i2,res"] {
+            // Read once, when the product is built.
+            std::env::set_var("PTAP_SYM_AP_WALK", walk);
+            let mut product = be.product(&schedule, bf, bc).unwrap();
+            std::env::remove_var("PTAP_SYM_AP_WALK");
+            let mut dc = be.matrix(BlockCsr::zeros(base.c.clone(), bc, bc), false).unwrap();
+            be.galerkin(&mut product, &da, &dp, &mut dc).unwrap();
+            let got = be.values(&dc).unwrap();
+            match &want {
+                None => want = Some(got),
+                Some(w) => assert!(
+                    got.iter().zip(w).all(|(g, w)| g.to_bits() == w.to_bits()),
+                    "{what}: walk {walk:?} differs from one unit per warp"
+                ),
+            }
+        }
+    }
+    assert!(cases.len() >= 3, "{} cases", cases.len());
+}

@@ -349,10 +349,18 @@ pub(crate) fn mma_pair_stage(out: &mut String, st: Stage, halve: bool) -> Kernel
             p("ent", PtrU32),
             p("cv", PtrMutF64),
             p("nunits", U32),
-        ],
+        ]
+        .into_iter()
+        .chain(halve.then(|| [p("chunk", U32), p("inter", U32)]).into_iter().flatten())
+        .collect(),
         doc: format!(
-            "tensor-pair stage ({m}x{k} by {k}x{n}, {mode:?}), one warp per unit of {width} slot(s), {steps} FP64 \
-             m8n8k4 MMA per entry and side, {unroll} entries per step, the last ones as one guarded step{}",
+            "tensor-pair stage ({m}x{k} by {k}x{n}, {mode:?}), {} of {width} slot(s), {steps} \
+             FP64 m8n8k4 MMA per entry and side, {unroll} entries per step, the last ones as one guarded step{}",
+            if halve {
+                "warps walking spans of units"
+            } else {
+                "one warp per unit"
+            },
             if halve {
                 ", x blocks flagged in bit 31 halved"
             } else {
@@ -361,11 +369,16 @@ pub(crate) fn mma_pair_stage(out: &mut String, st: Stage, halve: bool) -> Kernel
         ),
     };
     e.write_signature(out, " {");
+    // The halving kernel's warps find their units in the loop below.
+    let first = if halve {
+        ""
+    } else {
+        "\n  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);\n  if (w >= nunits) return;"
+    };
     writeln!(
         out,
-        "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n  \
-         u32 lane = threadIdx.x & 31;\n  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);\n  \
-         if (w >= nunits) return;\n  u32 r = lane >> 2, t = lane & 3;"
+        "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n  u32 lane = threadIdx.x & 31;{first}\n  \
+         u32 r = lane >> 2, t = lane & 3;"
     )
     .unwrap();
     // Packed: lane row r is row r % 4 of side r / 4's block.
@@ -401,9 +414,24 @@ pub(crate) fn mma_pair_stage(out: &mut String, st: Stage, halve: bool) -> Kernel
             writeln!(out, "  const double ym{h} = {kk} < {k} ? 1.0 : 0.0;").unwrap();
         }
     }
+    writeln!(out, "  const uint2* ep = (const uint2*)ent;").unwrap();
+    // The halving kernel's warps walk spans of `chunk` consecutive units (with `inter`, a block's
+    // warps interleave over a span of `chunk` units per warp), then a grid's worth of spans on.
+    if halve {
+        writeln!(
+            out,
+            "  const u32 nb = blockDim.x >> 5, lw = threadIdx.x >> 5, g = blockIdx.x * nb + lw;\n  \
+             const u32 step = inter ? nb : 1, span = chunk * step;\n  \
+             const u64 jump = (u64)(inter ? gridDim.x : gridDim.x * nb) * span;\n  \
+             for (u64 b0 = (u64)(inter ? blockIdx.x : g) * span; b0 < nunits; b0 += jump) {{\n  \
+             const u32 b1 = (u32)(b0 + span < nunits ? b0 + span : nunits);\n  \
+             for (u32 w = (u32)b0 + (inter ? lw : 0); w < b1; w += step) {{"
+        )
+        .unwrap();
+    }
     writeln!(
         out,
-        "  const uint2* ep = (const uint2*)ent;\n  double d0 = 0.0, d1 = 0.0;\n  u32 q = uptr[w], q1 = uptr[w + 1];"
+        "  double d0 = 0.0, d1 = 0.0;\n  u32 q = uptr[w], q1 = uptr[w + 1];"
     )
     .unwrap();
     // The lane's side of entry q + c as a uint2 (entry q is uint2 q, or 2q + side when packed):
@@ -508,6 +536,9 @@ pub(crate) fn mma_pair_stage(out: &mut String, st: Stage, halve: bool) -> Kernel
         .unwrap();
     }
     writeln!(out, "  }}\n  }}").unwrap();
+    if halve {
+        writeln!(out, "  }}\n  }}").unwrap();
+    }
     writeln!(out, "#else\n  __trap();\n#endif\n}}\n").unwrap();
     e
 }
