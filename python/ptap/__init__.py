@@ -366,6 +366,8 @@ def galerkin(
     ``variant`` is one of :data:`VARIANTS` (or a paper label, ``V0`` ...
     ``V4``); every variant gives the same pattern and values equal to
     rounding, bitwise equal to two-pass's for :data:`BITWISE_VARIANTS`.
+    ``tensor-pair-sym`` computes ``X + X^T`` from ``A``'s lower triangle, so it
+    needs a symmetric ``A`` and refuses a structurally non-symmetric one.
     """
     if not isinstance(variant, str):
         raise TypeError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")

@@ -21,13 +21,26 @@ def rel_err(c, ref):
 def test_every_variant_matches_scipy(variant, b, c):
     rng = np.random.default_rng(1000 * b + c)
     a = random_block(rng, 40, 40, b, b, 0.1, diagonal=True)
+    if variant == "tensor-pair-sym":
+        # It computes X + X^T from A's lower triangle: it needs a symmetric A.
+        a = sp.bsr_matrix(a + a.T, blocksize=(b, b))
     p = random_block(rng, 40, 12, b, c, 0.15)
     out = ptap.galerkin(a, p, variant=variant)
     ref = p.T @ a @ p
+    if variant == "tensor-pair-sym":
+        assert (abs(out - out.T) > 0).nnz == 0
     assert isinstance(out, sp.bsr_matrix)
     assert out.blocksize == (c, c)
     assert out.shape == ref.shape == (12 * c, 12 * c)
     assert rel_err(out, ref) <= 1e-13
+
+
+def test_the_symmetric_pair_refuses_a_structurally_non_symmetric_a_in_one_sentence():
+    a = sp.bsr_matrix(np.array([[4.0, 1.0], [0.0, 4.0]]), blocksize=(1, 1))
+    p = sp.bsr_matrix(np.ones((2, 1)), blocksize=(1, 1))
+    with pytest.raises(ptap.SolverError, match=r"structurally symmetric A.*use the tensor pair"):
+        ptap.galerkin(a, p, variant="tensor-pair-sym")
+    assert ptap.galerkin(a, p, variant="tensor-pair").toarray()[0, 0] == 9.0
 
 
 @pytest.mark.parametrize("b,c", SHAPES)
