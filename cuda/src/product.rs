@@ -404,17 +404,12 @@ enum Plan {
         ap: PairStage,
         rw: PairStage,
         tr: CudaSlice<u32>,
-        /// The walks of the `A P` and `P^T W'` stages.
-        walk: [Walk; 2],
+        walk: Walk,
     },
 }
 
 /// The symmetric pair's fine `A P` walk (see [`Walk::new`]).
 const DEFAULT_WALK: &str = "i8";
-/// The symmetric pair's walk of its `A P` stage over column split's runs (the 6x6 levels).
-const DEFAULT_AP6_WALK: &str = "1";
-/// The symmetric pair's `P^T W'` walk.
-const DEFAULT_PTW_WALK: &str = "1";
 
 /// How the halving `A P` kernel's warps walk its units: spans of `chunk`
 /// consecutive units per warp (`inter`: a block's warps interleave over a span
@@ -435,32 +430,9 @@ impl Walk {
     /// or block; `1` is one unit per warp, the geometry before),
     /// `[i]CHUNK,res` (a grid of the resident blocks, slower: the warps of an
     /// SM no longer run neighbouring units) or `[i]CHUNK,BLOCKS`.
-    /// `PTAP_SYM_AP6_WALK` (the 6x6 levels' `A P` over column split's runs)
-    /// and `PTAP_SYM_PTW_WALK` (`P^T W'`) do the same for the other stages.
-    fn new(dev: &Device, kernels: &Kernels, st: Stage, u: &PairStage) -> Result<Self, CudaError> {
+    fn new(dev: &Device, kernels: &Kernels, st: Stage, units: u32) -> Result<Self, CudaError> {
         let (threads, per_block) = gpu_mma::mma_pair_launch();
-        let (var, default, name, units) = match u {
-            PairStage::Units(d) if !st.xt => (
-                "PTAP_SYM_AP_WALK",
-                DEFAULT_WALK,
-                gpu_mma::mma_pair_half_name(st),
-                d.units,
-            ),
-            PairStage::Units(d) => (
-                "PTAP_SYM_PTW_WALK",
-                DEFAULT_PTW_WALK,
-                gpu_mma::mma_pair_walk_name(st),
-                d.units,
-            ),
-            PairStage::Runs { runs, .. } => (
-                "PTAP_SYM_AP6_WALK",
-                DEFAULT_AP6_WALK,
-                gpu_mma::mma_half_name(st),
-                runs.slots,
-            ),
-        };
-        let units = units as u32;
-        let spec = std::env::var(var).unwrap_or_else(|_| default.to_string());
+        let spec = std::env::var("PTAP_SYM_AP_WALK").unwrap_or_else(|_| DEFAULT_WALK.to_string());
         let (chunk, blocks) = spec.split_once(',').unwrap_or((&spec, ""));
         let (chunk, inter) = match chunk.trim().strip_prefix('i') {
             Some(c) => (c, true),
@@ -468,7 +440,7 @@ impl Walk {
         };
         let chunk = chunk.parse().unwrap_or(1u32).max(1);
         let needed = units.div_ceil(per_block * chunk).max(1);
-        let grid = match (blocks.trim(), kernels.get(&name)) {
+        let grid = match (blocks.trim(), kernels.get(&gpu_mma::mma_pair_half_name(st))) {
             ("res", Some(k)) => needed.min(k.blocks_per_sm(threads)?.max(1) * dev.sm_count()),
             (b, _) => b.parse::<u32>().map_or(needed, |b| needed.min(b.max(1))),
         };
@@ -647,21 +619,13 @@ impl DeviceProduct {
                 ap: PairStage::upload(dev, Stage::ap(shape), &s.ap, &s.split.tiled.ap, &s.split.ap_order)?,
                 rw: PairStage::upload(dev, Stage::ptw(shape), &s.rw, &s.split.tiled.rw, &s.split.rw_order)?,
             },
-            VariantSchedule::TensorPairSym(s) => {
-                let ap = PairStage::upload(dev, Stage::ap(shape), &s.ap_pairs, &s.ap, &s.ap_order)?;
+            VariantSchedule::TensorPairSym(s) => Plan::TensorPairSym {
+                ap: PairStage::upload(dev, Stage::ap(shape), &s.ap_pairs, &s.ap, &s.ap_order)?,
                 // `P^T W'` always runs units where the MMA fits (checked above): no order needed.
-                let rw = PairStage::upload(dev, Stage::ptw(shape), &s.rw_pairs, &s.rw, &[])?;
-                let walk = [
-                    Walk::new(dev, &kernels, Stage::ap(shape), &ap)?,
-                    Walk::new(dev, &kernels, Stage::ptw(shape), &rw)?,
-                ];
-                Plan::TensorPairSym {
-                    ap,
-                    rw,
-                    tr: dev.upload(&s.transpose)?,
-                    walk,
-                }
-            }
+                rw: PairStage::upload(dev, Stage::ptw(shape), &s.rw_pairs, &s.rw, &[])?,
+                tr: dev.upload(&s.transpose)?,
+                walk: Walk::new(dev, &kernels, Stage::ap(shape), s.ap_pairs.units() as u32)?,
+            },
             VariantSchedule::TensorCore(s) => Plan::TensorCore {
                 ap: DevRuns::upload(dev, &s.tiled.ap)?,
                 rw: DevRuns::upload(dev, &s.tiled.rw)?,
@@ -916,17 +880,8 @@ impl DeviceProduct {
                 tr,
                 walk,
             } => {
-                launch_pair_stage(dev, &self.kernels, ap, u1, &a.values, &p.values, &self.w, Some(walk[0]))?;
-                launch_pair_stage(
-                    dev,
-                    &self.kernels,
-                    ptw,
-                    u2,
-                    &p.values,
-                    &self.w,
-                    &c.values,
-                    Some(walk[1]),
-                )?;
+                launch_pair_stage(dev, &self.kernels, ap, u1, &a.values, &p.values, &self.w, Some(*walk))?;
+                launch_pair_stage(dev, &self.kernels, ptw, u2, &p.values, &self.w, &c.values, None)?;
                 let n = c.nnzb as u32;
                 dev.launch(
                     &self.kernels[&gpu_mma::symmetrize_name(bc)],
@@ -1078,8 +1033,8 @@ impl DeviceProduct {
 }
 
 /// One stage of the tensor pair: its units under the pair kernel, or its runs
-/// under the tensor core's; `walk`: the symmetric pair's walking kernels (its
-/// `A P` stage's halve the diagonal blocks flagged in the `x` indices).
+/// under the tensor core's; `halve`: the symmetric pair's `A P` stage (the
+/// kernels that halve the diagonal blocks flagged in the `x` indices).
 #[allow(clippy::too_many_arguments)]
 fn launch_pair_stage(
     dev: &Device,
@@ -1091,8 +1046,8 @@ fn launch_pair_stage(
     out: &CudaSlice<f64>,
     walk: Option<Walk>,
 ) -> Result<(), CudaError> {
-    // Only the symmetric product walks, and its `A P` stage halves.
-    let halve = walk.is_some() && !st.xt;
+    // Only the symmetric product's `A P` stage walks (and halves).
+    let halve = walk.is_some();
     let (threads, per_block) = gpu_mma::mma_pair_launch();
     let grid = |n: u32| LaunchConfig {
         grid_dim: (n.div_ceil(per_block).max(1), 1, 1),
@@ -1102,10 +1057,10 @@ fn launch_pair_stage(
     match u {
         PairStage::Units(u) => {
             let n = u.units as u32;
-            let name = match (halve, walk.is_some()) {
-                (true, _) => gpu_mma::mma_pair_half_name(st),
-                (false, true) => gpu_mma::mma_pair_walk_name(st),
-                (false, false) => gpu_mma::mma_pair_name(st),
+            let name = if halve {
+                gpu_mma::mma_pair_half_name(st)
+            } else {
+                gpu_mma::mma_pair_name(st)
             };
             let mut args = vec![
                 Arg::F64(x),
@@ -1136,29 +1091,20 @@ fn launch_pair_stage(
             } else {
                 gpu_mma::mma_name(st)
             };
-            let mut args = vec![
-                Arg::F64(x),
-                Arg::F64(y),
-                Arg::U32s(&runs.ptr),
-                Arg::U32s(&runs.x),
-                Arg::U32s(&runs.y),
-                Arg::U32s(order),
-                Arg::F64Mut(out),
-                Arg::U32(n),
-            ];
-            // The halving kernel (the symmetric pair's) walks spans of slots.
-            match walk.filter(|_| halve) {
-                Some(wk) => {
-                    let cfg = LaunchConfig {
-                        grid_dim: (wk.grid, 1, 1),
-                        ..grid(n)
-                    };
-                    args.push(Arg::U32(wk.chunk));
-                    args.push(Arg::U32(wk.inter as u32));
-                    dev.launch(&kernels[&name], cfg, &args)
-                }
-                None => dev.launch(&kernels[&name], grid(n), &args),
-            }
+            dev.launch(
+                &kernels[&name],
+                grid(n),
+                &[
+                    Arg::F64(x),
+                    Arg::F64(y),
+                    Arg::U32s(&runs.ptr),
+                    Arg::U32s(&runs.x),
+                    Arg::U32s(&runs.y),
+                    Arg::U32s(order),
+                    Arg::F64Mut(out),
+                    Arg::U32(n),
+                ],
+            )
         }
     }
 }

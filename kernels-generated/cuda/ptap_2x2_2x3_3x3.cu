@@ -428,22 +428,18 @@ extern "C" __global__ void ptap_mma2_2x2x3(const double* __restrict__ xv, const 
 #endif
 }
 
-// tensor-core stage (2x2 by 2x3), warps walking spans of slots, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step, x blocks flagged in bit 31 halved
-extern "C" __global__ void ptap_mmah_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int chunk, unsigned int inter) {
+// tensor-core stage (2x2 by 2x3), one warp per slot, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step, x blocks flagged in bit 31 halved
+extern "C" __global__ void ptap_mmah_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
+  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  if (w >= nslots) return;
+  u32 s = order[w];
   u32 r = lane >> 2, t = lane & 3;
   const double* xl0 = xv + (r < 2 && (0 + t) < 2 ? r * 2 + (0 + t) : 0);
   const double* yl0 = yv + (r < 3 && (0 + t) < 2 ? (0 + t) * 3 + r : 0);
   asm("" : "+l"(xl0), "+l"(yl0));
   const double ym0 = (0 + t) < 2 ? 1.0 : 0.0;
-  const u32 nb = blockDim.x >> 5, lw = threadIdx.x >> 5, g = blockIdx.x * nb + lw;
-  const u32 step = inter ? nb : 1, span = chunk * step;
-  const u64 jump = (u64)(inter ? gridDim.x : gridDim.x * nb) * span;
-  for (u64 b0 = (u64)(inter ? blockIdx.x : g) * span; b0 < nslots; b0 += jump) {
-  const u32 b1 = (u32)(b0 + span < nslots ? b0 + span : nslots);
-  for (u32 w = (u32)b0 + (inter ? lw : 0); w < b1; w += step) {
-  u32 s = order[w];
   double d0 = 0.0, d1 = 0.0;
   u32 q1 = ptr[s + 1];
   for (u32 q0 = ptr[s]; q0 < q1; q0 += 16) {
@@ -490,8 +486,6 @@ extern "C" __global__ void ptap_mmah_2x2x3(const double* __restrict__ xv, const 
   u32 c0 = 2 * t;
   double* cb = cv + (u64)s * 6;
   if (r < 2) { if (c0 < 3) cb[r * 3 + c0] = d0; if (c0 + 1 < 3) cb[r * 3 + c0 + 1] = d1; }
-  }
-  }
 #else
   __trap();
 #endif
@@ -569,80 +563,6 @@ extern "C" __global__ void ptap_mma2h_2x2x3(const double* __restrict__ xv, const
   double* cb = cv + (u64)s * 6;
   if (s != 0xffffffffu && (r & 3) < 2) {
     if (c0 < 3) cb[(r & 3) * 3 + c0] = d0; if (c0 + 1 < 3) cb[(r & 3) * 3 + c0 + 1] = d1;
-  }
-  }
-  }
-  }
-#else
-  __trap();
-#endif
-}
-
-// tensor-pair stage (3x2 by 2x3, Single), warps walking spans of units of 1 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step, the last ones as one guarded step
-extern "C" __global__ void ptap_mma2w_3x2x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits, unsigned int chunk, unsigned int inter) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  u32 lane = threadIdx.x & 31;
-  u32 r = lane >> 2, t = lane & 3;
-  const bool av0 = r < 3 && (0 + t) < 2, bv0 = r < 3 && (0 + t) < 2;
-  const double* xl0 = xv + (av0 ? (0 + t) * 3 + r : (r < 3 ? r : 2));
-  const double* yl0 = yv + (bv0 ? (0 + t) * 3 + r : (r < 3 ? r : 2));
-  asm("" : "+l"(xl0), "+l"(yl0));
-  const double ym0 = (0 + t) < 2 ? 1.0 : 0.0;
-  const uint2* ep = (const uint2*)ent;
-  const u32 nb = blockDim.x >> 5, lw = threadIdx.x >> 5, g = blockIdx.x * nb + lw;
-  const u32 step = inter ? nb : 1, span = chunk * step;
-  const u64 jump = (u64)(inter ? gridDim.x : gridDim.x * nb) * span;
-  for (u64 b0 = (u64)(inter ? blockIdx.x : g) * span; b0 < nunits; b0 += jump) {
-  const u32 b1 = (u32)(b0 + span < nunits ? b0 + span : nunits);
-  for (u32 w = (u32)b0 + (inter ? lw : 0); w < b1; w += step) {
-  double d0 = 0.0, d1 = 0.0;
-  u32 q = uptr[w], q1 = uptr[w + 1];
-  for (; q + 4 <= q1; q += 4) {
-    uint2 e0 = __ldg(ep + q + 0);
-    uint2 e1 = __ldg(ep + q + 1);
-    uint2 e2 = __ldg(ep + q + 2);
-    uint2 e3 = __ldg(ep + q + 3);
-    double b0_0 = 0.0, a0_0 = 0.0;
-    b0_0 = __ldg(yl0 + (u64)e0.y * 6) * ym0;
-    a0_0 = __ldg(xl0 + (u64)e0.x * 6);
-    double b1_0 = 0.0, a1_0 = 0.0;
-    b1_0 = __ldg(yl0 + (u64)e1.y * 6) * ym0;
-    a1_0 = __ldg(xl0 + (u64)e1.x * 6);
-    double b2_0 = 0.0, a2_0 = 0.0;
-    b2_0 = __ldg(yl0 + (u64)e2.y * 6) * ym0;
-    a2_0 = __ldg(xl0 + (u64)e2.x * 6);
-    double b3_0 = 0.0, a3_0 = 0.0;
-    b3_0 = __ldg(yl0 + (u64)e3.y * 6) * ym0;
-    a3_0 = __ldg(xl0 + (u64)e3.x * 6);
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a3_0), "d"(b3_0));
-  }
-  if (q < q1) {
-    u32 rem = q1 - q;
-    uint2 e0 = __ldg(ep + q + 0);
-    uint2 e1 = make_uint2(0, 0);
-    if (1 < rem) e1 = __ldg(ep + q + 1);
-    uint2 e2 = make_uint2(0, 0);
-    if (2 < rem) e2 = __ldg(ep + q + 2);
-    double b0_0 = 0.0, a0_0 = 0.0;
-    b0_0 = __ldg(yl0 + (u64)e0.y * 6) * ym0;
-    a0_0 = __ldg(xl0 + (u64)e0.x * 6);
-    double b1_0 = 0.0, a1_0 = 0.0;
-    if (1 < rem) { b1_0 = __ldg(yl0 + (u64)e1.y * 6) * ym0; a1_0 = __ldg(xl0 + (u64)e1.x * 6); }
-    double b2_0 = 0.0, a2_0 = 0.0;
-    if (2 < rem) { b2_0 = __ldg(yl0 + (u64)e2.y * 6) * ym0; a2_0 = __ldg(xl0 + (u64)e2.x * 6); }
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
-    if (1 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
-    if (2 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
-  }
-  u32 c0 = 2 * t;
-  {
-  u32 s = uslot[1 * w + 0];
-  double* cb = cv + (u64)s * 9;
-  if (s != 0xffffffffu && r < 3) {
-    if (c0 < 3) cb[r * 3 + c0] = d0; if (c0 + 1 < 3) cb[r * 3 + c0 + 1] = d1;
   }
   }
   }
@@ -1679,22 +1599,18 @@ extern "C" __global__ void ptap_mma2_3x3x3(const double* __restrict__ xv, const 
 #endif
 }
 
-// tensor-core stage (3x3 by 3x3), warps walking spans of slots, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step, x blocks flagged in bit 31 halved
-extern "C" __global__ void ptap_mmah_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int chunk, unsigned int inter) {
+// tensor-core stage (3x3 by 3x3), one warp per slot, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step, x blocks flagged in bit 31 halved
+extern "C" __global__ void ptap_mmah_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
+  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  if (w >= nslots) return;
+  u32 s = order[w];
   u32 r = lane >> 2, t = lane & 3;
   const double* xl0 = xv + (r < 3 && (0 + t) < 3 ? r * 3 + (0 + t) : 0);
   const double* yl0 = yv + (r < 3 && (0 + t) < 3 ? (0 + t) * 3 + r : 0);
   asm("" : "+l"(xl0), "+l"(yl0));
   const double ym0 = (0 + t) < 3 ? 1.0 : 0.0;
-  const u32 nb = blockDim.x >> 5, lw = threadIdx.x >> 5, g = blockIdx.x * nb + lw;
-  const u32 step = inter ? nb : 1, span = chunk * step;
-  const u64 jump = (u64)(inter ? gridDim.x : gridDim.x * nb) * span;
-  for (u64 b0 = (u64)(inter ? blockIdx.x : g) * span; b0 < nslots; b0 += jump) {
-  const u32 b1 = (u32)(b0 + span < nslots ? b0 + span : nslots);
-  for (u32 w = (u32)b0 + (inter ? lw : 0); w < b1; w += step) {
-  u32 s = order[w];
   double d0 = 0.0, d1 = 0.0;
   u32 q1 = ptr[s + 1];
   for (u32 q0 = ptr[s]; q0 < q1; q0 += 16) {
@@ -1741,8 +1657,6 @@ extern "C" __global__ void ptap_mmah_3x3x3(const double* __restrict__ xv, const 
   u32 c0 = 2 * t;
   double* cb = cv + (u64)s * 9;
   if (r < 3) { if (c0 < 3) cb[r * 3 + c0] = d0; if (c0 + 1 < 3) cb[r * 3 + c0 + 1] = d1; }
-  }
-  }
 #else
   __trap();
 #endif
@@ -1820,80 +1734,6 @@ extern "C" __global__ void ptap_mma2h_3x3x3(const double* __restrict__ xv, const
   double* cb = cv + (u64)s * 9;
   if (s != 0xffffffffu && (r & 3) < 3) {
     if (c0 < 3) cb[(r & 3) * 3 + c0] = d0; if (c0 + 1 < 3) cb[(r & 3) * 3 + c0 + 1] = d1;
-  }
-  }
-  }
-  }
-#else
-  __trap();
-#endif
-}
-
-// tensor-pair stage (3x3 by 3x3, Single), warps walking spans of units of 1 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step, the last ones as one guarded step
-extern "C" __global__ void ptap_mma2w_3x3x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits, unsigned int chunk, unsigned int inter) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  u32 lane = threadIdx.x & 31;
-  u32 r = lane >> 2, t = lane & 3;
-  const bool av0 = r < 3 && (0 + t) < 3, bv0 = r < 3 && (0 + t) < 3;
-  const double* xl0 = xv + (av0 ? (0 + t) * 3 + r : (r < 3 ? r : 2));
-  const double* yl0 = yv + (bv0 ? (0 + t) * 3 + r : (r < 3 ? r : 2));
-  asm("" : "+l"(xl0), "+l"(yl0));
-  const double ym0 = (0 + t) < 3 ? 1.0 : 0.0;
-  const uint2* ep = (const uint2*)ent;
-  const u32 nb = blockDim.x >> 5, lw = threadIdx.x >> 5, g = blockIdx.x * nb + lw;
-  const u32 step = inter ? nb : 1, span = chunk * step;
-  const u64 jump = (u64)(inter ? gridDim.x : gridDim.x * nb) * span;
-  for (u64 b0 = (u64)(inter ? blockIdx.x : g) * span; b0 < nunits; b0 += jump) {
-  const u32 b1 = (u32)(b0 + span < nunits ? b0 + span : nunits);
-  for (u32 w = (u32)b0 + (inter ? lw : 0); w < b1; w += step) {
-  double d0 = 0.0, d1 = 0.0;
-  u32 q = uptr[w], q1 = uptr[w + 1];
-  for (; q + 4 <= q1; q += 4) {
-    uint2 e0 = __ldg(ep + q + 0);
-    uint2 e1 = __ldg(ep + q + 1);
-    uint2 e2 = __ldg(ep + q + 2);
-    uint2 e3 = __ldg(ep + q + 3);
-    double b0_0 = 0.0, a0_0 = 0.0;
-    b0_0 = __ldg(yl0 + (u64)e0.y * 9) * ym0;
-    a0_0 = __ldg(xl0 + (u64)e0.x * 9);
-    double b1_0 = 0.0, a1_0 = 0.0;
-    b1_0 = __ldg(yl0 + (u64)e1.y * 9) * ym0;
-    a1_0 = __ldg(xl0 + (u64)e1.x * 9);
-    double b2_0 = 0.0, a2_0 = 0.0;
-    b2_0 = __ldg(yl0 + (u64)e2.y * 9) * ym0;
-    a2_0 = __ldg(xl0 + (u64)e2.x * 9);
-    double b3_0 = 0.0, a3_0 = 0.0;
-    b3_0 = __ldg(yl0 + (u64)e3.y * 9) * ym0;
-    a3_0 = __ldg(xl0 + (u64)e3.x * 9);
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a3_0), "d"(b3_0));
-  }
-  if (q < q1) {
-    u32 rem = q1 - q;
-    uint2 e0 = __ldg(ep + q + 0);
-    uint2 e1 = make_uint2(0, 0);
-    if (1 < rem) e1 = __ldg(ep + q + 1);
-    uint2 e2 = make_uint2(0, 0);
-    if (2 < rem) e2 = __ldg(ep + q + 2);
-    double b0_0 = 0.0, a0_0 = 0.0;
-    b0_0 = __ldg(yl0 + (u64)e0.y * 9) * ym0;
-    a0_0 = __ldg(xl0 + (u64)e0.x * 9);
-    double b1_0 = 0.0, a1_0 = 0.0;
-    if (1 < rem) { b1_0 = __ldg(yl0 + (u64)e1.y * 9) * ym0; a1_0 = __ldg(xl0 + (u64)e1.x * 9); }
-    double b2_0 = 0.0, a2_0 = 0.0;
-    if (2 < rem) { b2_0 = __ldg(yl0 + (u64)e2.y * 9) * ym0; a2_0 = __ldg(xl0 + (u64)e2.x * 9); }
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
-    if (1 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
-    if (2 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
-  }
-  u32 c0 = 2 * t;
-  {
-  u32 s = uslot[1 * w + 0];
-  double* cb = cv + (u64)s * 9;
-  if (s != 0xffffffffu && r < 3) {
-    if (c0 < 3) cb[r * 3 + c0] = d0; if (c0 + 1 < 3) cb[r * 3 + c0 + 1] = d1;
   }
   }
   }

@@ -578,22 +578,18 @@ extern "C" __global__ void ptap_mma2_3x3x6(const double* __restrict__ xv, const 
 #endif
 }
 
-// tensor-core stage (3x3 by 3x6), warps walking spans of slots, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step, x blocks flagged in bit 31 halved
-extern "C" __global__ void ptap_mmah_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int chunk, unsigned int inter) {
+// tensor-core stage (3x3 by 3x6), one warp per slot, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step, x blocks flagged in bit 31 halved
+extern "C" __global__ void ptap_mmah_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
+  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  if (w >= nslots) return;
+  u32 s = order[w];
   u32 r = lane >> 2, t = lane & 3;
   const double* xl0 = xv + (r < 3 && (0 + t) < 3 ? r * 3 + (0 + t) : 0);
   const double* yl0 = yv + (r < 6 && (0 + t) < 3 ? (0 + t) * 6 + r : 0);
   asm("" : "+l"(xl0), "+l"(yl0));
   const double ym0 = (0 + t) < 3 ? 1.0 : 0.0;
-  const u32 nb = blockDim.x >> 5, lw = threadIdx.x >> 5, g = blockIdx.x * nb + lw;
-  const u32 step = inter ? nb : 1, span = chunk * step;
-  const u64 jump = (u64)(inter ? gridDim.x : gridDim.x * nb) * span;
-  for (u64 b0 = (u64)(inter ? blockIdx.x : g) * span; b0 < nslots; b0 += jump) {
-  const u32 b1 = (u32)(b0 + span < nslots ? b0 + span : nslots);
-  for (u32 w = (u32)b0 + (inter ? lw : 0); w < b1; w += step) {
-  u32 s = order[w];
   double d0 = 0.0, d1 = 0.0;
   u32 q1 = ptr[s + 1];
   for (u32 q0 = ptr[s]; q0 < q1; q0 += 16) {
@@ -640,8 +636,6 @@ extern "C" __global__ void ptap_mmah_3x3x6(const double* __restrict__ xv, const 
   u32 c0 = 2 * t;
   double* cb = cv + (u64)s * 18;
   if (r < 3 && c0 < 6) *(double2*)(cb + r * 6 + c0) = make_double2(d0, d1);
-  }
-  }
 #else
   __trap();
 #endif
@@ -719,80 +713,6 @@ extern "C" __global__ void ptap_mma2h_3x3x6(const double* __restrict__ xv, const
   double* cb = cv + (u64)s * 18;
   if (s != 0xffffffffu && (r & 3) < 3) {
     if (c0 < 6) *(double2*)(cb + (r & 3) * 6 + c0) = make_double2(d0, d1);
-  }
-  }
-  }
-  }
-#else
-  __trap();
-#endif
-}
-
-// tensor-pair stage (6x3 by 3x6, Single), warps walking spans of units of 1 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step, the last ones as one guarded step
-extern "C" __global__ void ptap_mma2w_6x3x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits, unsigned int chunk, unsigned int inter) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  u32 lane = threadIdx.x & 31;
-  u32 r = lane >> 2, t = lane & 3;
-  const bool av0 = r < 6 && (0 + t) < 3, bv0 = r < 6 && (0 + t) < 3;
-  const double* xl0 = xv + (av0 ? (0 + t) * 6 + r : (r < 6 ? r : 5));
-  const double* yl0 = yv + (bv0 ? (0 + t) * 6 + r : (r < 6 ? r : 5));
-  asm("" : "+l"(xl0), "+l"(yl0));
-  const double ym0 = (0 + t) < 3 ? 1.0 : 0.0;
-  const uint2* ep = (const uint2*)ent;
-  const u32 nb = blockDim.x >> 5, lw = threadIdx.x >> 5, g = blockIdx.x * nb + lw;
-  const u32 step = inter ? nb : 1, span = chunk * step;
-  const u64 jump = (u64)(inter ? gridDim.x : gridDim.x * nb) * span;
-  for (u64 b0 = (u64)(inter ? blockIdx.x : g) * span; b0 < nunits; b0 += jump) {
-  const u32 b1 = (u32)(b0 + span < nunits ? b0 + span : nunits);
-  for (u32 w = (u32)b0 + (inter ? lw : 0); w < b1; w += step) {
-  double d0 = 0.0, d1 = 0.0;
-  u32 q = uptr[w], q1 = uptr[w + 1];
-  for (; q + 4 <= q1; q += 4) {
-    uint2 e0 = __ldg(ep + q + 0);
-    uint2 e1 = __ldg(ep + q + 1);
-    uint2 e2 = __ldg(ep + q + 2);
-    uint2 e3 = __ldg(ep + q + 3);
-    double b0_0 = 0.0, a0_0 = 0.0;
-    b0_0 = __ldg(yl0 + (u64)e0.y * 18) * ym0;
-    a0_0 = __ldg(xl0 + (u64)e0.x * 18);
-    double b1_0 = 0.0, a1_0 = 0.0;
-    b1_0 = __ldg(yl0 + (u64)e1.y * 18) * ym0;
-    a1_0 = __ldg(xl0 + (u64)e1.x * 18);
-    double b2_0 = 0.0, a2_0 = 0.0;
-    b2_0 = __ldg(yl0 + (u64)e2.y * 18) * ym0;
-    a2_0 = __ldg(xl0 + (u64)e2.x * 18);
-    double b3_0 = 0.0, a3_0 = 0.0;
-    b3_0 = __ldg(yl0 + (u64)e3.y * 18) * ym0;
-    a3_0 = __ldg(xl0 + (u64)e3.x * 18);
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a3_0), "d"(b3_0));
-  }
-  if (q < q1) {
-    u32 rem = q1 - q;
-    uint2 e0 = __ldg(ep + q + 0);
-    uint2 e1 = make_uint2(0, 0);
-    if (1 < rem) e1 = __ldg(ep + q + 1);
-    uint2 e2 = make_uint2(0, 0);
-    if (2 < rem) e2 = __ldg(ep + q + 2);
-    double b0_0 = 0.0, a0_0 = 0.0;
-    b0_0 = __ldg(yl0 + (u64)e0.y * 18) * ym0;
-    a0_0 = __ldg(xl0 + (u64)e0.x * 18);
-    double b1_0 = 0.0, a1_0 = 0.0;
-    if (1 < rem) { b1_0 = __ldg(yl0 + (u64)e1.y * 18) * ym0; a1_0 = __ldg(xl0 + (u64)e1.x * 18); }
-    double b2_0 = 0.0, a2_0 = 0.0;
-    if (2 < rem) { b2_0 = __ldg(yl0 + (u64)e2.y * 18) * ym0; a2_0 = __ldg(xl0 + (u64)e2.x * 18); }
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
-    if (1 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
-    if (2 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
-  }
-  u32 c0 = 2 * t;
-  {
-  u32 s = uslot[1 * w + 0];
-  double* cb = cv + (u64)s * 36;
-  if (s != 0xffffffffu && r < 6) {
-    if (c0 < 6) *(double2*)(cb + r * 6 + c0) = make_double2(d0, d1);
   }
   }
   }
@@ -2529,10 +2449,13 @@ extern "C" __global__ void ptap_mma_6x6x6(const double* __restrict__ xv, const d
 #endif
 }
 
-// tensor-core stage (6x6 by 6x6), warps walking spans of slots, 2 FP64 m8n8k4 MMA per contribution, 2 contributions per step, x blocks flagged in bit 31 halved
-extern "C" __global__ void ptap_mmah_6x6x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int chunk, unsigned int inter) {
+// tensor-core stage (6x6 by 6x6), one warp per slot, 2 FP64 m8n8k4 MMA per contribution, 2 contributions per step, x blocks flagged in bit 31 halved
+extern "C" __global__ void ptap_mmah_6x6x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
+  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  if (w >= nslots) return;
+  u32 s = order[w];
   u32 r = lane >> 2, t = lane & 3;
   const bool av0 = r < 6 && (0 + t) < 6, bv0 = r < 6 && (0 + t) < 6;
   const double* xl0 = xv + (av0 ? r * 6 + (0 + t) : 0);
@@ -2542,13 +2465,6 @@ extern "C" __global__ void ptap_mmah_6x6x6(const double* __restrict__ xv, const 
   const double* xl1 = xv + (av1 ? r * 6 + (4 + t) : 0);
   const double* yl1 = yv + (bv1 ? (4 + t) * 6 + r : 0);
   asm("" : "+l"(xl1), "+l"(yl1));
-  const u32 nb = blockDim.x >> 5, lw = threadIdx.x >> 5, g = blockIdx.x * nb + lw;
-  const u32 step = inter ? nb : 1, span = chunk * step;
-  const u64 jump = (u64)(inter ? gridDim.x : gridDim.x * nb) * span;
-  for (u64 b0 = (u64)(inter ? blockIdx.x : g) * span; b0 < nslots; b0 += jump) {
-  const u32 b1 = (u32)(b0 + span < nslots ? b0 + span : nslots);
-  for (u32 w = (u32)b0 + (inter ? lw : 0); w < b1; w += step) {
-  u32 s = order[w];
   double d0 = 0.0, d1 = 0.0;
   u32 q1 = ptr[s + 1];
   for (u32 q0 = ptr[s]; q0 < q1; q0 += 16) {
@@ -2604,77 +2520,6 @@ extern "C" __global__ void ptap_mmah_6x6x6(const double* __restrict__ xv, const 
   u32 c0 = 2 * t;
   double* cb = cv + (u64)s * 36;
   if (r < 6 && c0 < 6) *(double2*)(cb + r * 6 + c0) = make_double2(d0, d1);
-  }
-  }
-#else
-  __trap();
-#endif
-}
-
-// tensor-pair stage (6x6 by 6x6, Single), warps walking spans of units of 1 slot(s), 2 FP64 m8n8k4 MMA per entry and side, 2 entries per step, the last ones as one guarded step
-extern "C" __global__ void ptap_mma2w_6x6x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits, unsigned int chunk, unsigned int inter) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  u32 lane = threadIdx.x & 31;
-  u32 r = lane >> 2, t = lane & 3;
-  const bool av0 = r < 6 && (0 + t) < 6, bv0 = r < 6 && (0 + t) < 6;
-  const double* xl0 = xv + (av0 ? (0 + t) * 6 + r : (r < 6 ? r : 5));
-  const double* yl0 = yv + (bv0 ? (0 + t) * 6 + r : (r < 6 ? r : 5));
-  asm("" : "+l"(xl0), "+l"(yl0));
-  const bool av1 = r < 6 && (4 + t) < 6, bv1 = r < 6 && (4 + t) < 6;
-  const double* xl1 = xv + (av1 ? (4 + t) * 6 + r : (r < 6 ? r : 5));
-  const double* yl1 = yv + (bv1 ? (4 + t) * 6 + r : (r < 6 ? r : 5));
-  asm("" : "+l"(xl1), "+l"(yl1));
-  const uint2* ep = (const uint2*)ent;
-  const u32 nb = blockDim.x >> 5, lw = threadIdx.x >> 5, g = blockIdx.x * nb + lw;
-  const u32 step = inter ? nb : 1, span = chunk * step;
-  const u64 jump = (u64)(inter ? gridDim.x : gridDim.x * nb) * span;
-  for (u64 b0 = (u64)(inter ? blockIdx.x : g) * span; b0 < nunits; b0 += jump) {
-  const u32 b1 = (u32)(b0 + span < nunits ? b0 + span : nunits);
-  for (u32 w = (u32)b0 + (inter ? lw : 0); w < b1; w += step) {
-  double d0 = 0.0, d1 = 0.0;
-  u32 q = uptr[w], q1 = uptr[w + 1];
-  for (; q + 2 <= q1; q += 2) {
-    uint2 e0 = __ldg(ep + q + 0);
-    uint2 e1 = __ldg(ep + q + 1);
-    double b0_0 = 0.0, a0_0 = 0.0;
-    if (bv0) b0_0 = __ldg(yl0 + (u64)e0.y * 36);
-    if (av0) a0_0 = __ldg(xl0 + (u64)e0.x * 36);
-    double b0_1 = 0.0, a0_1 = 0.0;
-    if (bv1) b0_1 = __ldg(yl1 + (u64)e0.y * 36);
-    if (av1) a0_1 = __ldg(xl1 + (u64)e0.x * 36);
-    double b1_0 = 0.0, a1_0 = 0.0;
-    if (bv0) b1_0 = __ldg(yl0 + (u64)e1.y * 36);
-    if (av0) a1_0 = __ldg(xl0 + (u64)e1.x * 36);
-    double b1_1 = 0.0, a1_1 = 0.0;
-    if (bv1) b1_1 = __ldg(yl1 + (u64)e1.y * 36);
-    if (av1) a1_1 = __ldg(xl1 + (u64)e1.x * 36);
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_1), "d"(b0_1));
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_1), "d"(b1_1));
-  }
-  if (q < q1) {
-    u32 rem = q1 - q;
-    uint2 e0 = __ldg(ep + q + 0);
-    double b0_0 = 0.0, a0_0 = 0.0;
-    if (bv0) b0_0 = __ldg(yl0 + (u64)e0.y * 36);
-    if (av0) a0_0 = __ldg(xl0 + (u64)e0.x * 36);
-    double b0_1 = 0.0, a0_1 = 0.0;
-    if (bv1) b0_1 = __ldg(yl1 + (u64)e0.y * 36);
-    if (av1) a0_1 = __ldg(xl1 + (u64)e0.x * 36);
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_1), "d"(b0_1));
-  }
-  u32 c0 = 2 * t;
-  {
-  u32 s = uslot[1 * w + 0];
-  double* cb = cv + (u64)s * 36;
-  if (s != 0xffffffffu && r < 6) {
-    if (c0 < 6) *(double2*)(cb + r * 6 + c0) = make_double2(d0, d1);
-  }
-  }
-  }
-  }
 #else
   __trap();
 #endif

@@ -486,10 +486,9 @@ fn rayon_threads() -> usize {
     std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
 }
 
-/// The symmetric pair's warps may walk several units each (fine `A P`: `i8`,
-/// the default; likewise the 6x6 levels' `A P` over runs and `P^T W'`); every
-/// walk gives the bytes of one unit per warp (`1`, the geometry before), on
-/// the beam's levels (k = 3) and on random symmetric 3x3 / 3x6 and 6x6 / 6x6 products,
+/// The symmetric pair's fine `A P` warps may walk several units each (`i8`,
+/// the default); every walk gives the bytes of one unit per warp (`1`, the geometry before), on
+/// the beam's levels (k = 3) and on a random symmetric 3x3 / 3x6 product,
 /// including walks that loop over the grid (`1,1`, `3,2`, `i3,2`), a block's
 /// warps interleaved (`i...`) and spans that end past the last unit.
 #[test]
@@ -512,18 +511,6 @@ fn the_symmetric_pairs_walks_give_the_bits_of_one_unit_per_warp() {
         ptap_tests::random_block_csr(&mut rng, 300, 70, 3, 6, 0.04, false),
         "random 3x3/3x6".to_string(),
     )];
-    let a6 = ptap_tests::random_block_csr(&mut rng, 120, 120, 6, 6, 0.05, true).to_dense();
-    let mut s6 = a6.transpose();
-    for i in 0..s6.rows {
-        for j in 0..s6.cols {
-            *s6.at_mut(i, j) += a6.at(i, j);
-        }
-    }
-    cases.push((
-        BlockCsr::from_dense(&s6, 6, 6, true).unwrap(),
-        ptap_tests::random_block_csr(&mut rng, 120, 40, 6, 6, 0.06, false),
-        "random 6x6/6x6".to_string(),
-    ));
     let (h, _) = beam(3);
     for (l, lev) in h.levels().iter().enumerate() {
         if let Some(t) = &lev.transfer {
@@ -538,11 +525,9 @@ fn the_symmetric_pairs_walks_give_the_bits_of_one_unit_per_warp() {
         let mut want: Option<Vec<f64>> = None;
         for walk in ["1", "i8", "1,res", "1,1", "3,2", "4", "7", "i1", "i3,2", "i4", "i2,res"] {
             // Read once, when the product is built.
-            // Every stage walks alike: the fine A P, the 6x6 levels' A P over runs, P^T W'.
-            let vars = ["PTAP_SYM_AP_WALK", "PTAP_SYM_AP6_WALK", "PTAP_SYM_PTW_WALK"];
-            vars.iter().for_each(|v| std::env::set_var(v, walk));
+            std::env::set_var("PTAP_SYM_AP_WALK", walk);
             let mut product = be.product(&schedule, bf, bc).unwrap();
-            vars.iter().for_each(|v| std::env::remove_var(v));
+            std::env::remove_var("PTAP_SYM_AP_WALK");
             let mut dc = be.matrix(BlockCsr::zeros(base.c.clone(), bc, bc), false).unwrap();
             be.galerkin(&mut product, &da, &dp, &mut dc).unwrap();
             let got = be.values(&dc).unwrap();
@@ -555,5 +540,5 @@ fn the_symmetric_pairs_walks_give_the_bits_of_one_unit_per_warp() {
             }
         }
     }
-    assert!(cases.len() >= 4, "{} cases", cases.len());
+    assert!(cases.len() >= 3, "{} cases", cases.len());
 }

@@ -125,18 +125,10 @@ pub(crate) fn mma_stage(out: &mut String, st: Stage, half: bool) -> KernelEntry 
             p("order", PtrU32),
             p("cv", PtrMutF64),
             p("nslots", U32),
-        ]
-        .into_iter()
-        .chain(half.then(|| [p("chunk", U32), p("inter", U32)]).into_iter().flatten())
-        .collect(),
+        ],
         doc: format!(
-            "tensor-core stage ({m}x{k} by {k}x{n}), {}, {steps} FP64 m8n8k4 MMA per contribution, \
+            "tensor-core stage ({m}x{k} by {k}x{n}), one warp per slot, {steps} FP64 m8n8k4 MMA per contribution, \
              {unroll} contributions per step{}",
-            if half {
-                "warps walking spans of slots"
-            } else {
-                "one warp per slot"
-            },
             if half {
                 ", x blocks flagged in bit 31 halved"
             } else {
@@ -145,17 +137,11 @@ pub(crate) fn mma_stage(out: &mut String, st: Stage, half: bool) -> KernelEntry 
         ),
     };
     e.write_signature(out, " {");
-    // The halving kernel (the symmetric pair's only) walks spans of its slots: see [`walk_head`].
-    let first = if half {
-        ""
-    } else {
-        "\n  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);\n  if (w >= nslots) return;\n  \
-         u32 s = order[w];"
-    };
     writeln!(
         out,
         "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n  \
-         u32 lane = threadIdx.x & 31;{first}\n  u32 r = lane >> 2, t = lane & 3;"
+         u32 lane = threadIdx.x & 31;\n  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);\n  \
+         if (w >= nslots) return;\n  u32 s = order[w];\n  u32 r = lane >> 2, t = lane & 3;"
     )
     .unwrap();
     // Per inner step h (inner index 4h + t): the lane's element of the `x` and
@@ -196,10 +182,6 @@ pub(crate) fn mma_stage(out: &mut String, st: Stage, half: bool) -> KernelEntry 
                 writeln!(out, "  const double ym{h} = {kk} < {k} ? 1.0 : 0.0;").unwrap();
             }
         }
-    }
-    if half {
-        walk_head(out, "nslots");
-        writeln!(out, "  u32 s = order[w];").unwrap();
     }
     writeln!(
         out,
@@ -284,28 +266,8 @@ pub(crate) fn mma_stage(out: &mut String, st: Stage, half: bool) -> KernelEntry 
         )
         .unwrap();
     }
-    if half {
-        writeln!(out, "  }}\n  }}").unwrap();
-    }
     writeln!(out, "#else\n  __trap();\n#endif\n}}\n").unwrap();
     e
-}
-
-/// Opens the two loops of a walking kernel over its `count` units (or slots):
-/// its warps walk spans of `chunk` consecutive units (with `inter`, a block's
-/// warps interleave over a span of `chunk` units per warp), then a grid's
-/// worth of spans on; the body sees its unit as `w` and closes both loops.
-fn walk_head(out: &mut String, count: &str) {
-    writeln!(
-        out,
-        "  const u32 nb = blockDim.x >> 5, lw = threadIdx.x >> 5, g = blockIdx.x * nb + lw;\n  \
-         const u32 step = inter ? nb : 1, span = chunk * step;\n  \
-         const u64 jump = (u64)(inter ? gridDim.x : gridDim.x * nb) * span;\n  \
-         for (u64 b0 = (u64)(inter ? blockIdx.x : g) * span; b0 < {count}; b0 += jump) {{\n  \
-         const u32 b1 = (u32)(b0 + span < {count} ? b0 + span : {count});\n  \
-         for (u32 w = (u32)b0 + (inter ? lw : 0); w < b1; w += step) {{"
-    )
-    .unwrap();
 }
 
 /// How the tensor-pair stage lays a unit's slots over the accumulator.
@@ -334,13 +296,6 @@ pub fn mma_pair_name(st: Stage) -> String {
     format!("ptap_mma2_{}", st.tag())
 }
 
-/// The symmetric product's tensor-pair `P^T W'` stage: the pair kernel with
-/// its warps walking spans of units (the tensor pair's own keeps one unit per
-/// warp).
-pub fn mma_pair_walk_name(st: Stage) -> String {
-    format!("ptap_mma2w_{}", st.tag())
-}
-
 /// The tensor-pair `A P` stage of the symmetric product (see [`mma_half_name`]).
 pub fn mma_pair_half_name(st: Stage) -> String {
     format!("ptap_mma2h_{}", st.tag())
@@ -364,10 +319,7 @@ pub fn mma_pair_half_name(st: Stage) -> String {
 /// (uniform branches) rather than one at a time, so they wait for one round
 /// of dependent loads instead of `rem`. Each slot still adds its entries in
 /// order, one MMA after the other: the same bytes as before.
-///
-/// `walk`: the warps walk spans of units (see [`walk_head`]; the halving
-/// kernel always walks).
-pub(crate) fn mma_pair_stage(out: &mut String, st: Stage, halve: bool, walk: bool) -> KernelEntry {
+pub(crate) fn mma_pair_stage(out: &mut String, st: Stage, halve: bool) -> KernelEntry {
     use ParamTy::*;
     assert!(
         mma_pair_fits(st),
@@ -383,12 +335,11 @@ pub(crate) fn mma_pair_stage(out: &mut String, st: Stage, halve: bool, walk: boo
     let steps = k.div_ceil(4);
     let unroll = mma_unroll(st);
     let width = if mode == PairMode::Single { 1 } else { 2 };
-    let walk = walk || halve;
     let e = KernelEntry {
-        name: match (halve, walk) {
-            (true, _) => mma_pair_half_name(st),
-            (false, true) => mma_pair_walk_name(st),
-            (false, false) => mma_pair_name(st),
+        name: if halve {
+            mma_pair_half_name(st)
+        } else {
+            mma_pair_name(st)
         },
         params: vec![
             p("xv", PtrF64),
@@ -400,12 +351,12 @@ pub(crate) fn mma_pair_stage(out: &mut String, st: Stage, halve: bool, walk: boo
             p("nunits", U32),
         ]
         .into_iter()
-        .chain(walk.then(|| [p("chunk", U32), p("inter", U32)]).into_iter().flatten())
+        .chain(halve.then(|| [p("chunk", U32), p("inter", U32)]).into_iter().flatten())
         .collect(),
         doc: format!(
             "tensor-pair stage ({m}x{k} by {k}x{n}, {mode:?}), {} of {width} slot(s), {steps} \
              FP64 m8n8k4 MMA per entry and side, {unroll} entries per step, the last ones as one guarded step{}",
-            if walk {
+            if halve {
                 "warps walking spans of units"
             } else {
                 "one warp per unit"
@@ -418,8 +369,8 @@ pub(crate) fn mma_pair_stage(out: &mut String, st: Stage, halve: bool, walk: boo
         ),
     };
     e.write_signature(out, " {");
-    // A walking kernel's warps find their units in the loop below.
-    let first = if walk {
+    // The halving kernel's warps find their units in the loop below.
+    let first = if halve {
         ""
     } else {
         "\n  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);\n  if (w >= nunits) return;"
@@ -464,8 +415,19 @@ pub(crate) fn mma_pair_stage(out: &mut String, st: Stage, halve: bool, walk: boo
         }
     }
     writeln!(out, "  const uint2* ep = (const uint2*)ent;").unwrap();
-    if walk {
-        walk_head(out, "nunits");
+    // The halving kernel's warps walk spans of `chunk` consecutive units (with `inter`, a block's
+    // warps interleave over a span of `chunk` units per warp), then a grid's worth of spans on.
+    if halve {
+        writeln!(
+            out,
+            "  const u32 nb = blockDim.x >> 5, lw = threadIdx.x >> 5, g = blockIdx.x * nb + lw;\n  \
+             const u32 step = inter ? nb : 1, span = chunk * step;\n  \
+             const u64 jump = (u64)(inter ? gridDim.x : gridDim.x * nb) * span;\n  \
+             for (u64 b0 = (u64)(inter ? blockIdx.x : g) * span; b0 < nunits; b0 += jump) {{\n  \
+             const u32 b1 = (u32)(b0 + span < nunits ? b0 + span : nunits);\n  \
+             for (u32 w = (u32)b0 + (inter ? lw : 0); w < b1; w += step) {{"
+        )
+        .unwrap();
     }
     writeln!(
         out,
@@ -574,7 +536,7 @@ pub(crate) fn mma_pair_stage(out: &mut String, st: Stage, halve: bool, walk: boo
         .unwrap();
     }
     writeln!(out, "  }}\n  }}").unwrap();
-    if walk {
+    if halve {
         writeln!(out, "  }}\n  }}").unwrap();
     }
     writeln!(out, "#else\n  __trap();\n#endif\n}}\n").unwrap();
@@ -648,7 +610,7 @@ mod tests {
         assert!(mma_pair_fits(Stage::ap(fine)) && mma_pair_fits(Stage::ptw(fine)));
         assert!(!mma_pair_fits(Stage::ap(coarse)) && mma_pair_fits(Stage::ptw(coarse)));
         let mut src = String::new();
-        let e = mma_pair_stage(&mut src, Stage::ap(fine), false, false);
+        let e = mma_pair_stage(&mut src, Stage::ap(fine), false);
         assert_eq!(e.name, "ptap_mma2_3x3x6");
         // Rows 4-7 of the fragments are row r - 4 of the second slot; its side of entry q is uint2 2q + 1.
         assert!(src.contains("const bool av0 = (r & 3) < 3 && (0 + t) < 3"));
@@ -666,11 +628,11 @@ mod tests {
         assert!(src.contains("    if (2 < rem) asm volatile(\"mma.sync"));
         assert!(src.contains("blockIdx.x * (blockDim.x >> 5)"));
         let mut src = String::new();
-        mma_pair_stage(&mut src, Stage::ptw(fine), false, false);
+        mma_pair_stage(&mut src, Stage::ptw(fine), false);
         // Rows 6, 7 of the transposed A fragment read row 5, inside the span of rows 4, 5.
         assert!(src.contains("xv + (av0 ? (0 + t) * 6 + r : (r < 6 ? r : 5))"));
         let mut src = String::new();
-        mma_pair_stage(&mut src, Stage::ptw(coarse), false, false);
+        mma_pair_stage(&mut src, Stage::ptw(coarse), false);
         assert!(src.contains("uint2 e1 = __ldg(ep + q + 1);") && src.contains("uslot[1 * w + 0]"));
         assert!(src.contains("if (av1) a0_1 = __ldg(xl1"));
         // Two entries per step: the tail is the one remaining entry, unguarded.
