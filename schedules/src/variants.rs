@@ -10,6 +10,7 @@
 use crate::two_pass::TwoPassSchedule;
 use crate::SharedArray;
 use ptap_sparse::par::{balanced_row_chunks, default_chunk_count, par_offsets};
+use ptap_sparse::spgemm::spgemm_symbolic;
 use ptap_sparse::BlockPattern;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -729,7 +730,7 @@ impl TensorPairSymSchedule {
             }
         }
         let l = BlockPattern::new(a.nrows(), a.ncols(), rp, ci).expect("rows of A, truncated, stay sorted");
-        let wh = Arc::new(symbolic_product(&l, p));
+        let wh = Arc::new(spgemm_symbolic(&l, p).expect("L has A's columns, P's rows"));
         let ap = slot_runs(&l, p, &wh, &|kx| src[kx]);
         let r_src = &base.r_source;
         let rw = slot_runs(&base.r, &wh, &base.c, &|kx| r_src[kx]);
@@ -754,42 +755,6 @@ impl TensorPairSymSchedule {
     pub fn contributions(&self) -> (usize, usize) {
         (self.ap.contributions(), self.rw.contributions())
     }
-}
-
-/// The pattern of `X Y` (rows in parallel chunks, a dense marker per chunk).
-pub fn symbolic_product(x: &BlockPattern, y: &BlockPattern) -> BlockPattern {
-    let chunks = balanced_row_chunks(&row_work(x, y), default_chunk_count(x.nrows()));
-    let parts: Vec<(Vec<usize>, Vec<u32>)> = chunks
-        .par_iter()
-        .map(|rows| {
-            let mut mark = vec![u32::MAX; y.ncols()];
-            let (mut lens, mut cols) = (Vec::with_capacity(rows.len()), Vec::new());
-            for i in rows.clone() {
-                let start = cols.len();
-                for &l in x.row(i) {
-                    for &j in y.row(l as usize) {
-                        if mark[j as usize] != i as u32 {
-                            mark[j as usize] = i as u32;
-                            cols.push(j);
-                        }
-                    }
-                }
-                cols[start..].sort_unstable();
-                lens.push(cols.len() - start);
-            }
-            (lens, cols)
-        })
-        .collect();
-    let mut rp = Vec::with_capacity(x.nrows() + 1);
-    rp.push(0usize);
-    let mut ci = Vec::with_capacity(parts.iter().map(|p| p.1.len()).sum());
-    for (lens, cols) in parts {
-        for n in lens {
-            rp.push(rp.last().unwrap() + n);
-        }
-        ci.extend_from_slice(&cols);
-    }
-    BlockPattern::new(x.nrows(), y.ncols(), rp, ci).expect("a symbolic product's rows are sorted and in range")
 }
 
 /// V3: one record per block multiply, `(x, y, slot)`, in V0's traversal order,
