@@ -587,6 +587,125 @@ extern "C" __global__ void ptap_symmetrize_3x3(double* __restrict__ cv, const un
   }
 }
 
+// folded P^T W' stage (3x2 by 2x3), one warp per slot (I, J) of the upper triangle summing X_IJ + X_JI^T, 1 FP64 m8n8k4 MMA per entry, 4 entries per step, each half's last ones as one guarded step; writes (I, J) and (J, I)
+extern "C" __global__ void ptap_mma2f_3x2x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ hptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  u32 lane = threadIdx.x & 31;
+  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  if (w >= nunits) return;
+  u32 r = lane >> 2, t = lane & 3;
+  const bool av0 = r < 3 && (0 + t) < 2, bv0 = r < 3 && (0 + t) < 2;
+  const double* xl0 = xv + (av0 ? (0 + t) * 3 + r : (r < 3 ? r : 2));
+  const double* yl0 = yv + (bv0 ? (0 + t) * 3 + r : (r < 3 ? r : 2));
+  asm("" : "+l"(xl0), "+l"(yl0));
+  const double ym0 = (0 + t) < 2 ? 1.0 : 0.0;
+  const uint2* ep = (const uint2*)ent;
+  double d0 = 0.0, d1 = 0.0;
+  u32 q = hptr[2 * w], q1 = hptr[2 * w + 1];
+  for (; q + 4 <= q1; q += 4) {
+    uint2 e0 = __ldg(ep + q + 0);
+    uint2 e1 = __ldg(ep + q + 1);
+    uint2 e2 = __ldg(ep + q + 2);
+    uint2 e3 = __ldg(ep + q + 3);
+    double b0_0 = 0.0, a0_0 = 0.0;
+    b0_0 = __ldg(yl0 + (u64)e0.y * 6) * ym0;
+    a0_0 = __ldg(xl0 + (u64)e0.x * 6);
+    double b1_0 = 0.0, a1_0 = 0.0;
+    b1_0 = __ldg(yl0 + (u64)e1.y * 6) * ym0;
+    a1_0 = __ldg(xl0 + (u64)e1.x * 6);
+    double b2_0 = 0.0, a2_0 = 0.0;
+    b2_0 = __ldg(yl0 + (u64)e2.y * 6) * ym0;
+    a2_0 = __ldg(xl0 + (u64)e2.x * 6);
+    double b3_0 = 0.0, a3_0 = 0.0;
+    b3_0 = __ldg(yl0 + (u64)e3.y * 6) * ym0;
+    a3_0 = __ldg(xl0 + (u64)e3.x * 6);
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a3_0), "d"(b3_0));
+  }
+  if (q < q1) {
+    u32 rem = q1 - q;
+    uint2 e0 = __ldg(ep + q + 0);
+    uint2 e1 = make_uint2(0, 0);
+    if (1 < rem) e1 = __ldg(ep + q + 1);
+    uint2 e2 = make_uint2(0, 0);
+    if (2 < rem) e2 = __ldg(ep + q + 2);
+    double b0_0 = 0.0, a0_0 = 0.0;
+    b0_0 = __ldg(yl0 + (u64)e0.y * 6) * ym0;
+    a0_0 = __ldg(xl0 + (u64)e0.x * 6);
+    double b1_0 = 0.0, a1_0 = 0.0;
+    if (1 < rem) { b1_0 = __ldg(yl0 + (u64)e1.y * 6) * ym0; a1_0 = __ldg(xl0 + (u64)e1.x * 6); }
+    double b2_0 = 0.0, a2_0 = 0.0;
+    if (2 < rem) { b2_0 = __ldg(yl0 + (u64)e2.y * 6) * ym0; a2_0 = __ldg(xl0 + (u64)e2.x * 6); }
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+    if (1 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
+    if (2 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
+  }
+  q = q1;
+  q1 = hptr[2 * w + 2];
+  for (; q + 4 <= q1; q += 4) {
+    uint2 e0 = __ldg(ep + q + 0);
+    uint2 e1 = __ldg(ep + q + 1);
+    uint2 e2 = __ldg(ep + q + 2);
+    uint2 e3 = __ldg(ep + q + 3);
+    double b0_0 = 0.0, a0_0 = 0.0;
+    b0_0 = __ldg(yl0 + (u64)e0.y * 6) * ym0;
+    a0_0 = __ldg(xl0 + (u64)e0.x * 6);
+    double b1_0 = 0.0, a1_0 = 0.0;
+    b1_0 = __ldg(yl0 + (u64)e1.y * 6) * ym0;
+    a1_0 = __ldg(xl0 + (u64)e1.x * 6);
+    double b2_0 = 0.0, a2_0 = 0.0;
+    b2_0 = __ldg(yl0 + (u64)e2.y * 6) * ym0;
+    a2_0 = __ldg(xl0 + (u64)e2.x * 6);
+    double b3_0 = 0.0, a3_0 = 0.0;
+    b3_0 = __ldg(yl0 + (u64)e3.y * 6) * ym0;
+    a3_0 = __ldg(xl0 + (u64)e3.x * 6);
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(b0_0), "d"(a0_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(b1_0), "d"(a1_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(b2_0), "d"(a2_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(b3_0), "d"(a3_0));
+  }
+  if (q < q1) {
+    u32 rem = q1 - q;
+    uint2 e0 = __ldg(ep + q + 0);
+    uint2 e1 = make_uint2(0, 0);
+    if (1 < rem) e1 = __ldg(ep + q + 1);
+    uint2 e2 = make_uint2(0, 0);
+    if (2 < rem) e2 = __ldg(ep + q + 2);
+    double b0_0 = 0.0, a0_0 = 0.0;
+    b0_0 = __ldg(yl0 + (u64)e0.y * 6) * ym0;
+    a0_0 = __ldg(xl0 + (u64)e0.x * 6);
+    double b1_0 = 0.0, a1_0 = 0.0;
+    if (1 < rem) { b1_0 = __ldg(yl0 + (u64)e1.y * 6) * ym0; a1_0 = __ldg(xl0 + (u64)e1.x * 6); }
+    double b2_0 = 0.0, a2_0 = 0.0;
+    if (2 < rem) { b2_0 = __ldg(yl0 + (u64)e2.y * 6) * ym0; a2_0 = __ldg(xl0 + (u64)e2.x * 6); }
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(b0_0), "d"(a0_0));
+    if (1 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(b1_0), "d"(a1_0));
+    if (2 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(b2_0), "d"(a2_0));
+  }
+  u32 c0 = 2 * t;
+  u32 s0 = uslot[2 * w], s1 = uslot[2 * w + 1];
+  if (s1 == 0xffffffffu) {
+    u32 la = c0 * 4 + (r >> 1);
+    double a0 = __shfl_sync(0xffffffffu, d0, la), a1 = __shfl_sync(0xffffffffu, d1, la);
+    double b0 = __shfl_sync(0xffffffffu, d0, la + 4), b1 = __shfl_sync(0xffffffffu, d1, la + 4);
+    d0 += (r & 1) ? a1 : a0;
+    d1 += (r & 1) ? b1 : b0;
+  }
+  if (r < 3) {
+    double* cb = cv + (u64)s0 * 9;
+    if (c0 < 3) cb[r * 3 + c0] = d0; if (c0 + 1 < 3) cb[r * 3 + c0 + 1] = d1;
+    if (s1 != 0xffffffffu) {
+      double* ct = cv + (u64)s1 * 9;
+      if (c0 < 3) ct[c0 * 3 + r] = d0; if (c0 + 1 < 3) ct[(c0 + 1) * 3 + r] = d1;
+    }
+  }
+#else
+  __trap();
+#endif
+}
+
 // row-Gustavson stage (2x2 by 2x3), one warp per chunk of 32 output slots, 4 warps per block
 extern "C" __global__ void ptap_row_gustavson_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
   __shared__ double rg_acc[4][32 * 6];
@@ -1737,6 +1856,125 @@ extern "C" __global__ void ptap_mma2h_3x3x3(const double* __restrict__ xv, const
   }
   }
   }
+  }
+#else
+  __trap();
+#endif
+}
+
+// folded P^T W' stage (3x3 by 3x3), one warp per slot (I, J) of the upper triangle summing X_IJ + X_JI^T, 1 FP64 m8n8k4 MMA per entry, 4 entries per step, each half's last ones as one guarded step; writes (I, J) and (J, I)
+extern "C" __global__ void ptap_mma2f_3x3x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ hptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  u32 lane = threadIdx.x & 31;
+  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  if (w >= nunits) return;
+  u32 r = lane >> 2, t = lane & 3;
+  const bool av0 = r < 3 && (0 + t) < 3, bv0 = r < 3 && (0 + t) < 3;
+  const double* xl0 = xv + (av0 ? (0 + t) * 3 + r : (r < 3 ? r : 2));
+  const double* yl0 = yv + (bv0 ? (0 + t) * 3 + r : (r < 3 ? r : 2));
+  asm("" : "+l"(xl0), "+l"(yl0));
+  const double ym0 = (0 + t) < 3 ? 1.0 : 0.0;
+  const uint2* ep = (const uint2*)ent;
+  double d0 = 0.0, d1 = 0.0;
+  u32 q = hptr[2 * w], q1 = hptr[2 * w + 1];
+  for (; q + 4 <= q1; q += 4) {
+    uint2 e0 = __ldg(ep + q + 0);
+    uint2 e1 = __ldg(ep + q + 1);
+    uint2 e2 = __ldg(ep + q + 2);
+    uint2 e3 = __ldg(ep + q + 3);
+    double b0_0 = 0.0, a0_0 = 0.0;
+    b0_0 = __ldg(yl0 + (u64)e0.y * 9) * ym0;
+    a0_0 = __ldg(xl0 + (u64)e0.x * 9);
+    double b1_0 = 0.0, a1_0 = 0.0;
+    b1_0 = __ldg(yl0 + (u64)e1.y * 9) * ym0;
+    a1_0 = __ldg(xl0 + (u64)e1.x * 9);
+    double b2_0 = 0.0, a2_0 = 0.0;
+    b2_0 = __ldg(yl0 + (u64)e2.y * 9) * ym0;
+    a2_0 = __ldg(xl0 + (u64)e2.x * 9);
+    double b3_0 = 0.0, a3_0 = 0.0;
+    b3_0 = __ldg(yl0 + (u64)e3.y * 9) * ym0;
+    a3_0 = __ldg(xl0 + (u64)e3.x * 9);
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a3_0), "d"(b3_0));
+  }
+  if (q < q1) {
+    u32 rem = q1 - q;
+    uint2 e0 = __ldg(ep + q + 0);
+    uint2 e1 = make_uint2(0, 0);
+    if (1 < rem) e1 = __ldg(ep + q + 1);
+    uint2 e2 = make_uint2(0, 0);
+    if (2 < rem) e2 = __ldg(ep + q + 2);
+    double b0_0 = 0.0, a0_0 = 0.0;
+    b0_0 = __ldg(yl0 + (u64)e0.y * 9) * ym0;
+    a0_0 = __ldg(xl0 + (u64)e0.x * 9);
+    double b1_0 = 0.0, a1_0 = 0.0;
+    if (1 < rem) { b1_0 = __ldg(yl0 + (u64)e1.y * 9) * ym0; a1_0 = __ldg(xl0 + (u64)e1.x * 9); }
+    double b2_0 = 0.0, a2_0 = 0.0;
+    if (2 < rem) { b2_0 = __ldg(yl0 + (u64)e2.y * 9) * ym0; a2_0 = __ldg(xl0 + (u64)e2.x * 9); }
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+    if (1 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
+    if (2 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
+  }
+  q = q1;
+  q1 = hptr[2 * w + 2];
+  for (; q + 4 <= q1; q += 4) {
+    uint2 e0 = __ldg(ep + q + 0);
+    uint2 e1 = __ldg(ep + q + 1);
+    uint2 e2 = __ldg(ep + q + 2);
+    uint2 e3 = __ldg(ep + q + 3);
+    double b0_0 = 0.0, a0_0 = 0.0;
+    b0_0 = __ldg(yl0 + (u64)e0.y * 9) * ym0;
+    a0_0 = __ldg(xl0 + (u64)e0.x * 9);
+    double b1_0 = 0.0, a1_0 = 0.0;
+    b1_0 = __ldg(yl0 + (u64)e1.y * 9) * ym0;
+    a1_0 = __ldg(xl0 + (u64)e1.x * 9);
+    double b2_0 = 0.0, a2_0 = 0.0;
+    b2_0 = __ldg(yl0 + (u64)e2.y * 9) * ym0;
+    a2_0 = __ldg(xl0 + (u64)e2.x * 9);
+    double b3_0 = 0.0, a3_0 = 0.0;
+    b3_0 = __ldg(yl0 + (u64)e3.y * 9) * ym0;
+    a3_0 = __ldg(xl0 + (u64)e3.x * 9);
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(b0_0), "d"(a0_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(b1_0), "d"(a1_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(b2_0), "d"(a2_0));
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(b3_0), "d"(a3_0));
+  }
+  if (q < q1) {
+    u32 rem = q1 - q;
+    uint2 e0 = __ldg(ep + q + 0);
+    uint2 e1 = make_uint2(0, 0);
+    if (1 < rem) e1 = __ldg(ep + q + 1);
+    uint2 e2 = make_uint2(0, 0);
+    if (2 < rem) e2 = __ldg(ep + q + 2);
+    double b0_0 = 0.0, a0_0 = 0.0;
+    b0_0 = __ldg(yl0 + (u64)e0.y * 9) * ym0;
+    a0_0 = __ldg(xl0 + (u64)e0.x * 9);
+    double b1_0 = 0.0, a1_0 = 0.0;
+    if (1 < rem) { b1_0 = __ldg(yl0 + (u64)e1.y * 9) * ym0; a1_0 = __ldg(xl0 + (u64)e1.x * 9); }
+    double b2_0 = 0.0, a2_0 = 0.0;
+    if (2 < rem) { b2_0 = __ldg(yl0 + (u64)e2.y * 9) * ym0; a2_0 = __ldg(xl0 + (u64)e2.x * 9); }
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(b0_0), "d"(a0_0));
+    if (1 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(b1_0), "d"(a1_0));
+    if (2 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(b2_0), "d"(a2_0));
+  }
+  u32 c0 = 2 * t;
+  u32 s0 = uslot[2 * w], s1 = uslot[2 * w + 1];
+  if (s1 == 0xffffffffu) {
+    u32 la = c0 * 4 + (r >> 1);
+    double a0 = __shfl_sync(0xffffffffu, d0, la), a1 = __shfl_sync(0xffffffffu, d1, la);
+    double b0 = __shfl_sync(0xffffffffu, d0, la + 4), b1 = __shfl_sync(0xffffffffu, d1, la + 4);
+    d0 += (r & 1) ? a1 : a0;
+    d1 += (r & 1) ? b1 : b0;
+  }
+  if (r < 3) {
+    double* cb = cv + (u64)s0 * 9;
+    if (c0 < 3) cb[r * 3 + c0] = d0; if (c0 + 1 < 3) cb[r * 3 + c0 + 1] = d1;
+    if (s1 != 0xffffffffu) {
+      double* ct = cv + (u64)s1 * 9;
+      if (c0 < 3) ct[c0 * 3 + r] = d0; if (c0 + 1 < 3) ct[(c0 + 1) * 3 + r] = d1;
+    }
   }
 #else
   __trap();

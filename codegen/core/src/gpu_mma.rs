@@ -279,6 +279,9 @@ enum PairMode {
     /// (`M <= 4`): rows 0-3 serve the first slot, rows 4-7 the second, one
     /// MMA per entry and inner step for both.
     Packed,
+    /// One slot `(I, J)` of the symmetric pair's `P^T W'` per unit, summing
+    /// `X_IJ + X_JI^T` ([`mma_fold_stage`]).
+    Fold,
 }
 
 /// Whether the tensor-pair product runs stage `st` on its units: `P^T W`
@@ -294,6 +297,11 @@ pub fn mma_pair_fits(st: Stage) -> bool {
 
 pub fn mma_pair_name(st: Stage) -> String {
     format!("ptap_mma2_{}", st.tag())
+}
+
+/// The symmetric product's folded `P^T W'` stage ([`mma_fold_stage`]).
+pub fn mma_fold_name(st: Stage) -> String {
+    format!("ptap_mma2f_{}", st.tag())
 }
 
 /// The tensor-pair `A P` stage of the symmetric product (see [`mma_half_name`]).
@@ -320,12 +328,31 @@ pub fn mma_pair_half_name(st: Stage) -> String {
 /// of dependent loads instead of `rem`. Each slot still adds its entries in
 /// order, one MMA after the other: the same bytes as before.
 pub(crate) fn mma_pair_stage(out: &mut String, st: Stage, halve: bool) -> KernelEntry {
+    let mode = if st.xt { PairMode::Single } else { PairMode::Packed };
+    pair_stage(out, st, mode, halve)
+}
+
+/// The symmetric product's `P^T W'` stage over the folded units of
+/// `ptap_schedules::variants::FoldedRuns`, one warp per slot `(I, J)` of
+/// `A_c`'s upper triangle: the single units' loop over half 0's entries
+/// `(P_iI, W'_iJ)`, then over half 1's `(P_iJ, W'_iI)` with the two loaded
+/// blocks swapped between the `A` and `B` fragments (`W'_iI^T P_iJ`: a
+/// lane's element of both blocks sits at the same offset, `M = N`), into one
+/// accumulator. It writes the sum to `(I, J)` and its transpose to `(J, I)`;
+/// a diagonal unit (second slot absent) adds its accumulator's transpose
+/// (shuffles) and writes `X_II + X_II^T`. The result is exactly symmetric, in
+/// one launch instead of `X` and a symmetrize pass over all of `A_c`.
+pub(crate) fn mma_fold_stage(out: &mut String, st: Stage) -> KernelEntry {
+    assert!(st.xt && st.m == st.n, "only the P^T W' stage folds");
+    pair_stage(out, st, PairMode::Fold, false)
+}
+
+fn pair_stage(out: &mut String, st: Stage, mode: PairMode, halve: bool) -> KernelEntry {
     use ParamTy::*;
     assert!(
         mma_pair_fits(st),
         "the tensor-pair stage needs M, N <= 8 (M <= 4 for A P)"
     );
-    let mode = if st.xt { PairMode::Single } else { PairMode::Packed };
     assert!(
         !halve || mode == PairMode::Packed,
         "only the A P stage halves diagonal blocks"
@@ -336,15 +363,15 @@ pub(crate) fn mma_pair_stage(out: &mut String, st: Stage, halve: bool) -> Kernel
     let unroll = mma_unroll(st);
     let width = if mode == PairMode::Single { 1 } else { 2 };
     let e = KernelEntry {
-        name: if halve {
-            mma_pair_half_name(st)
-        } else {
-            mma_pair_name(st)
+        name: match (mode, halve) {
+            (PairMode::Fold, _) => mma_fold_name(st),
+            (_, true) => mma_pair_half_name(st),
+            _ => mma_pair_name(st),
         },
         params: vec![
             p("xv", PtrF64),
             p("yv", PtrF64),
-            p("uptr", PtrU32),
+            p(if mode == PairMode::Fold { "hptr" } else { "uptr" }, PtrU32),
             p("uslot", PtrU32),
             p("ent", PtrU32),
             p("cv", PtrMutF64),
@@ -353,20 +380,28 @@ pub(crate) fn mma_pair_stage(out: &mut String, st: Stage, halve: bool) -> Kernel
         .into_iter()
         .chain(halve.then(|| [p("chunk", U32), p("inter", U32)]).into_iter().flatten())
         .collect(),
-        doc: format!(
-            "tensor-pair stage ({m}x{k} by {k}x{n}, {mode:?}), {} of {width} slot(s), {steps} \
+        doc: if mode == PairMode::Fold {
+            format!(
+                "folded P^T W' stage ({m}x{k} by {k}x{n}), one warp per slot (I, J) of the upper triangle summing \
+                 X_IJ + X_JI^T, {steps} FP64 m8n8k4 MMA per entry, {unroll} entries per step, each half's last ones \
+                 as one guarded step; writes (I, J) and (J, I)"
+            )
+        } else {
+            format!(
+                "tensor-pair stage ({m}x{k} by {k}x{n}, {mode:?}), {} of {width} slot(s), {steps} \
              FP64 m8n8k4 MMA per entry and side, {unroll} entries per step, the last ones as one guarded step{}",
-            if halve {
-                "warps walking spans of units"
-            } else {
-                "one warp per unit"
-            },
-            if halve {
-                ", x blocks flagged in bit 31 halved"
-            } else {
-                ""
-            }
-        ),
+                if halve {
+                    "warps walking spans of units"
+                } else {
+                    "one warp per unit"
+                },
+                if halve {
+                    ", x blocks flagged in bit 31 halved"
+                } else {
+                    ""
+                }
+            )
+        },
     };
     e.write_signature(out, " {");
     // The halving kernel's warps find their units in the loop below.
@@ -391,7 +426,7 @@ pub(crate) fn mma_pair_stage(out: &mut String, st: Stage, halve: bool) -> Kernel
     // Where a lane outside the block points (its value is discarded or multiplied by 0):
     // inner index 0 of its own row (single units are P^T W's: x(i, k) at k * M + i) or column.
     let afb = match mode {
-        PairMode::Single => format!("(r < {m} ? r : {})", m - 1),
+        PairMode::Single | PairMode::Fold => format!("(r < {m} ? r : {})", m - 1),
         PairMode::Packed => "0".to_string(),
     };
     let bfb = format!("(r < {n} ? r : {})", n - 1);
@@ -429,19 +464,22 @@ pub(crate) fn mma_pair_stage(out: &mut String, st: Stage, halve: bool) -> Kernel
         )
         .unwrap();
     }
-    writeln!(
-        out,
-        "  double d0 = 0.0, d1 = 0.0;\n  u32 q = uptr[w], q1 = uptr[w + 1];"
-    )
-    .unwrap();
+    // A folded unit's halves: entries hptr[2w]..hptr[2w + 1], then ..hptr[2w + 2].
+    let bounds = if mode == PairMode::Fold {
+        "hptr[2 * w], q1 = hptr[2 * w + 1]"
+    } else {
+        "uptr[w], q1 = uptr[w + 1]"
+    };
+    writeln!(out, "  double d0 = 0.0, d1 = 0.0;\n  u32 q = {bounds};").unwrap();
     // The lane's side of entry q + c as a uint2 (entry q is uint2 q, or 2q + side when packed):
     // one 32-bit index, then a constant pointer offset per entry (an immediate in the load).
     let side_of = |c: usize| match mode {
-        PairMode::Single => format!("__ldg(ep + q + {c})"),
+        PairMode::Single | PairMode::Fold => format!("__ldg(ep + q + {c})"),
         PairMode::Packed => format!("__ldg(ep + (2 * q + {half}) + {})", 2 * c),
     };
-    // The blocks of entries e0 .. e{count - 1} and their MMAs; `guard`: entry c only if c < rem.
-    let body = |out: &mut String, count: usize, guard: bool| {
+    // The blocks of entries e0 .. e{count - 1} and their MMAs; `guard`: entry c only if c < rem;
+    // `swap`: the `y` block is the A fragment, the `x` block the B (a fold's half 1).
+    let body = |out: &mut String, count: usize, guard: bool, swap: bool| {
         for c in 0..count {
             for h in 0..steps {
                 let bload = format!("__ldg(yl{h} + (u64)e{c}.y * {kn})");
@@ -460,8 +498,8 @@ pub(crate) fn mma_pair_stage(out: &mut String, st: Stage, halve: bool) -> Kernel
                 // Single units never name an absent block; a paired side may.
                 let astmt = match (mode, predicated) {
                     (PairMode::Packed, _) => format!("if (av{h} && e{c}.x != 0xffffffffu) a{c}_{h} = {aload};"),
-                    (PairMode::Single, true) => format!("if (av{h}) a{c}_{h} = {aload};"),
-                    (PairMode::Single, false) => format!("a{c}_{h} = {aload};"),
+                    (PairMode::Single | PairMode::Fold, true) => format!("if (av{h}) a{c}_{h} = {aload};"),
+                    (PairMode::Single | PairMode::Fold, false) => format!("a{c}_{h} = {aload};"),
                 };
                 writeln!(out, "    double b{c}_{h} = 0.0, a{c}_{h} = 0.0;").unwrap();
                 if guard && c > 0 {
@@ -483,37 +521,49 @@ pub(crate) fn mma_pair_stage(out: &mut String, st: Stage, halve: bool) -> Kernel
             } else {
                 String::new()
             };
+            let (fa, fb) = if swap { ("b", "a") } else { ("a", "b") };
             for h in 0..steps {
                 writeln!(
                     out,
                     "    {g}asm volatile(\"mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {{%0, %1}}, {{%2}}, {{%3}}, {{%0, %1}};\" \
-                     : \"+d\"(d0), \"+d\"(d1) : \"d\"(a{c}_{h}), \"d\"(b{c}_{h}));"
+                     : \"+d\"(d0), \"+d\"(d1) : \"d\"({fa}{c}_{h}), \"d\"({fb}{c}_{h}));"
                 )
                 .unwrap();
             }
         }
     };
-    writeln!(out, "  for (; q + {unroll} <= q1; q += {unroll}) {{").unwrap();
-    for c in 0..unroll {
-        writeln!(out, "    uint2 e{c} = {};", side_of(c)).unwrap();
-    }
-    body(out, unroll, false);
-    writeln!(
-        out,
-        "  }}\n  if (q < q1) {{\n    u32 rem = q1 - q;\n    uint2 e0 = {};",
-        side_of(0)
-    )
-    .unwrap();
-    for c in 1..unroll - 1 {
+    // Whole steps of `unroll` entries, then the last `rem < unroll` as one guarded step.
+    let run = |out: &mut String, swap: bool| {
+        writeln!(out, "  for (; q + {unroll} <= q1; q += {unroll}) {{").unwrap();
+        for c in 0..unroll {
+            writeln!(out, "    uint2 e{c} = {};", side_of(c)).unwrap();
+        }
+        body(out, unroll, false, swap);
         writeln!(
             out,
-            "    uint2 e{c} = make_uint2(0, 0);\n    if ({c} < rem) e{c} = {};",
-            side_of(c)
+            "  }}\n  if (q < q1) {{\n    u32 rem = q1 - q;\n    uint2 e0 = {};",
+            side_of(0)
         )
         .unwrap();
+        for c in 1..unroll - 1 {
+            writeln!(
+                out,
+                "    uint2 e{c} = make_uint2(0, 0);\n    if ({c} < rem) e{c} = {};",
+                side_of(c)
+            )
+            .unwrap();
+        }
+        body(out, unroll - 1, true, swap);
+        writeln!(out, "  }}").unwrap();
+    };
+    run(out, false);
+    if mode == PairMode::Fold {
+        writeln!(out, "  q = q1;\n  q1 = hptr[2 * w + 2];").unwrap();
+        run(out, true);
+        fold_store(out, st);
+        writeln!(out, "#else\n  __trap();\n#endif\n}}\n").unwrap();
+        return e;
     }
-    body(out, unroll - 1, true);
-    writeln!(out, "  }}").unwrap();
     // Packed: lanes of rows 4-7 store the second slot (absent: u32::MAX, nothing stored).
     let side = if mode == PairMode::Packed { half } else { "0" };
     writeln!(
@@ -541,6 +591,44 @@ pub(crate) fn mma_pair_stage(out: &mut String, st: Stage, halve: bool) -> Kernel
     }
     writeln!(out, "#else\n  __trap();\n#endif\n}}\n").unwrap();
     e
+}
+
+/// The folded unit's store: `D` to slot `uslot[2w]` and `D^T` to
+/// `uslot[2w + 1]`, or, where that is absent (a diagonal slot), `D + D^T` to
+/// the first. Lane `(r, t)` holds `D(r, 2t)` and `D(r, 2t + 1)`; `D(2t + j, r)`
+/// is lane `(2t + j) * 4 + r / 2`'s `d{r % 2}`. Both orders of a sum
+/// `D(a, b) + D(b, a)` round alike, so the diagonal block is exactly symmetric.
+fn fold_store(out: &mut String, st: Stage) {
+    let (m, n, mn) = (st.m, st.n, st.m * st.n);
+    writeln!(
+        out,
+        "  u32 c0 = 2 * t;\n  u32 s0 = uslot[2 * w], s1 = uslot[2 * w + 1];\n  \
+         if (s1 == 0xffffffffu) {{\n    u32 la = c0 * 4 + (r >> 1);\n    \
+         double a0 = __shfl_sync(0xffffffffu, d0, la), a1 = __shfl_sync(0xffffffffu, d1, la);\n    \
+         double b0 = __shfl_sync(0xffffffffu, d0, la + 4), b1 = __shfl_sync(0xffffffffu, d1, la + 4);\n    \
+         d0 += (r & 1) ? a1 : a0;\n    d1 += (r & 1) ? b1 : b0;\n  }}\n  \
+         if (r < {m}) {{\n    double* cb = cv + (u64)s0 * {mn};"
+    )
+    .unwrap();
+    if n % 2 == 0 {
+        writeln!(
+            out,
+            "    if (c0 < {n}) *(double2*)(cb + r * {n} + c0) = make_double2(d0, d1);"
+        )
+        .unwrap();
+    } else {
+        writeln!(
+            out,
+            "    if (c0 < {n}) cb[r * {n} + c0] = d0; if (c0 + 1 < {n}) cb[r * {n} + c0 + 1] = d1;"
+        )
+        .unwrap();
+    }
+    writeln!(
+        out,
+        "    if (s1 != 0xffffffffu) {{\n      double* ct = cv + (u64)s1 * {mn};\n      \
+         if (c0 < {n}) ct[c0 * {n} + r] = d0; if (c0 + 1 < {n}) ct[(c0 + 1) * {n} + r] = d1;\n    }}\n  }}"
+    )
+    .unwrap();
 }
 
 /// The symmetrize kernel of `n x n` blocks.
@@ -638,5 +726,34 @@ mod tests {
         // Two entries per step: the tail is the one remaining entry, unguarded.
         assert!(!src.contains("if (1 < rem)"));
         assert_eq!(src.matches('{').count(), src.matches('}').count());
+    }
+
+    #[test]
+    fn the_fold_runs_both_halves_into_one_accumulator_and_writes_both_slots() {
+        for (s, unroll) in [(ShapeSet { bf: 3, bc: 6 }, 4), (ShapeSet { bf: 6, bc: 6 }, 2)] {
+            let st = Stage::ptw(s);
+            let mut src = String::new();
+            let e = mma_fold_stage(&mut src, st);
+            assert_eq!(e.name, format!("ptap_mma2f_{}", st.tag()));
+            // Half 0, then half 1 from where it ended, in the same accumulator.
+            assert!(src.contains("u32 q = hptr[2 * w], q1 = hptr[2 * w + 1];"));
+            assert!(src.contains("  q = q1;\n  q1 = hptr[2 * w + 2];"));
+            assert_eq!(src.matches("double d0 = 0.0").count(), 1);
+            // Each half: a step of `unroll` and a guarded tail of unroll - 1; half 1 swaps the fragments.
+            let steps = st.k.div_ceil(4);
+            let per_half = steps * (2 * unroll - 1);
+            assert_eq!(src.matches("mma.sync.aligned.m8n8k4").count(), 2 * per_half);
+            assert_eq!(src.matches(r#""d"(b0_0), "d"(a0_0)"#).count(), 2);
+            assert_eq!(src.matches(r#""d"(a0_0), "d"(b0_0)"#).count(), 2);
+            // A lane's element of the x and y blocks sits at the same offset (M = N).
+            assert!(src.contains("xl0 = xv + (av0 ? (0 + t) * 6 + r : (r < 6 ? r : 5))"));
+            assert!(src.contains("yl0 = yv + (bv0 ? (0 + t) * 6 + r : (r < 6 ? r : 5))"));
+            // D to the slot, D^T to its mirror; a diagonal slot gets D + D^T through shuffles.
+            assert!(src.contains("*(double2*)(cb + r * 6 + c0) = make_double2(d0, d1);"));
+            assert!(src.contains("ct[c0 * 6 + r] = d0; if (c0 + 1 < 6) ct[(c0 + 1) * 6 + r] = d1;"));
+            assert!(src.contains("u32 la = c0 * 4 + (r >> 1);") && src.contains("d0 += (r & 1) ? a1 : a0;"));
+            assert_eq!(src.matches("__shfl_sync").count(), 4);
+            assert_eq!(src.matches('{').count(), src.matches('}').count());
+        }
     }
 }
