@@ -15,7 +15,8 @@ use ptap_codegen_core::ShapeSet;
 use ptap_codegen_core::{gpu_lane, gpu_mma};
 use ptap_runtime::KernelRegistry;
 use ptap_schedules::variants::{
-    ColumnSplitSchedule, FlatRecords, PairedRuns, RowSegments, SlotRuns, COLUMN_SPLIT_WINDOW,
+    ColumnSplitSchedule, FlatRecords, FoldedRuns, PairedRuns, RowSegments, SlotRuns, TensorPairSymSchedule,
+    COLUMN_SPLIT_WINDOW,
 };
 use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
 use ptap_sparse::BlockPattern;
@@ -72,7 +73,8 @@ const BLOCK_ROWS: &str = "ptap_block_rows";
 /// merge-path SpMV's segment keys), one thread per row.
 ///
 /// `ptap_pair_entries`: one thread per unit writes its entries `uptr[u]..uptr[u + 1]`: with
-/// `width` 1 its slot's run `(x, y)` interleaved, with `width` 2 the
+/// `width` 1 its slot's run `(x, y)` interleaved (none for an absent slot, a
+/// folded diagonal unit's empty half), with `width` 2 the
 /// order-preserving merge by `y` of its two slots' runs, exactly as the
 /// inspector's `merge_runs` (`ptap_schedules::variants`). A unit whose merge
 /// is not as long as its pointer range sets `status` and writes nothing past
@@ -97,6 +99,7 @@ extern "C" __global__ void ptap_pair_entries(
     if (u >= units) return;
     unsigned int k = uptr[u], ke = uptr[u + 1];
     unsigned int s0 = uslots[width * u];
+    if (s0 == NO) { if (k != ke) atomicOr(status, 1u); return; }
     unsigned int a = run_ptr[s0], ae = run_ptr[s0 + 1];
     if (width == 1) {
         if (ae - a != ke - k) { atomicOr(status, 1u); return; }
@@ -236,6 +239,13 @@ impl DevUnits {
             }
         }
         Ok(Self { ptr, slots, ent, units })
+    }
+    /// The symmetric pair's folded `P^T W'` units: their halves' entries built
+    /// as width-1 units' (an absent slot: an empty half), `units` the folded count.
+    fn upload_fold(dev: &Device, f: &FoldedRuns, runs: &SlotRuns) -> Result<Self, CudaError> {
+        let mut u = Self::upload(dev, &f.halves(), runs)?;
+        u.units = f.units();
+        Ok(u)
     }
     fn bytes(&self) -> usize {
         self.ptr.num_bytes() + self.slots.num_bytes() + self.ent.num_bytes()
@@ -398,14 +408,77 @@ enum Plan {
         rw: PairStage,
     },
     /// The symmetric tensor pair: `W' = (L + D/2) P` (the `A P` stage's
-    /// halving kernels), `X = P^T W'` into `A_c`'s values, then `X + X^T` in
-    /// place over the transposed slot pairs `tr`.
+    /// halving kernels), then `A_c = X + X^T` ([`SymRw`]).
     TensorPairSym {
         ap: PairStage,
-        rw: PairStage,
-        tr: CudaSlice<u32>,
+        rw: SymRw,
         walk: Walk,
     },
+}
+
+/// The symmetric pair's `P^T W'` stage: the folded units (one per slot of
+/// `A_c`'s upper triangle, writing `X_IJ + X_JI^T` to both slots), or one
+/// unit per slot writing `X`, then the symmetrize pass over the transposed
+/// slot pairs `tr`.
+enum SymRw {
+    Fold(DevUnits),
+    Pass { units: DevUnits, tr: CudaSlice<u32> },
+}
+
+impl SymRw {
+    /// Folds where [`fold_pays`] says so (`PTAP_SYM_FOLD=on|off` overrides it,
+    /// read once, here, for measurement and tests).
+    fn upload(dev: &Device, kernels: &Kernels, st: Stage, s: &TensorPairSymSchedule) -> Result<Self, CudaError> {
+        let fold = match std::env::var("PTAP_SYM_FOLD").as_deref() {
+            Ok("on") => true,
+            Ok("off") => false,
+            _ => {
+                let (threads, per_block) = gpu_mma::mma_pair_launch();
+                let resident = match kernels.get(&gpu_mma::mma_fold_name(st)) {
+                    Some(k) => k.blocks_per_sm(threads)? * per_block * dev.sm_count(),
+                    None => 0,
+                };
+                fold_pays(st, s.rw_fold.units(), resident as usize)
+            }
+        };
+        if fold {
+            return Ok(Self::Fold(DevUnits::upload_fold(dev, &s.rw_fold, &s.rw)?));
+        }
+        let single = PairedRuns {
+            width: 1,
+            ptr: s.rw.ptr.clone(),
+            slots: (0..s.rw.slots() as u32).collect::<Vec<_>>().into(),
+            ent: Default::default(),
+        };
+        Ok(Self::Pass {
+            units: DevUnits::upload(dev, &single, &s.rw)?,
+            tr: dev.upload(&s.transpose)?,
+        })
+    }
+    fn bytes(&self) -> usize {
+        match self {
+            Self::Fold(u) => u.bytes(),
+            Self::Pass { units, tr } => units.bytes() + tr.num_bytes(),
+        }
+    }
+}
+
+/// Waves of resident warps the folded `P^T W'` units must fill before the
+/// fold pays: a folded unit runs about twice as long, so a level of few units
+/// waits on its longest ones.
+const FOLD_MIN_WAVES: usize = 4;
+
+/// Whether the symmetric pair folds its `P^T W'` stage `st` of `units`
+/// folded units on a device holding `resident` warps of the fold kernel at
+/// once. Measured on the H200 (k = 16, pf 0.03; ledger step 10): the fold
+/// saves the symmetrize pass and wins on the 6x6 level 1 (0.717 -> 0.675 ms,
+/// 110k units), but loses where a unit's second half (the mirror slot's run,
+/// the fine rows of aggregate `J` read while row `I` runs) leaves L2: on the
+/// fine 6x3x6 level 0 (L2 hit rate 79 -> 53 %, 4.145 -> 4.524 ms); and on
+/// level 2 (3.3k units, under one wave: 0.142 -> 0.161 ms). Hence only
+/// square stages (`K = M`, the coarse levels) with [`FOLD_MIN_WAVES`] waves.
+fn fold_pays(st: Stage, units: usize, resident: usize) -> bool {
+    st.k == st.m && resident > 0 && units >= FOLD_MIN_WAVES * resident
 }
 
 /// The symmetric pair's fine `A P` walk (see [`Walk::new`]).
@@ -621,9 +694,8 @@ impl DeviceProduct {
             },
             VariantSchedule::TensorPairSym(s) => Plan::TensorPairSym {
                 ap: PairStage::upload(dev, Stage::ap(shape), &s.ap_pairs, &s.ap, &s.ap_order)?,
-                // `P^T W'` always runs units where the MMA fits (checked above): no order needed.
-                rw: PairStage::upload(dev, Stage::ptw(shape), &s.rw_pairs, &s.rw, &[])?,
-                tr: dev.upload(&s.transpose)?,
+                // `P^T W'` always runs units where the MMA fits (checked above).
+                rw: SymRw::upload(dev, &kernels, Stage::ptw(shape), s)?,
                 walk: Walk::new(dev, &kernels, Stage::ap(shape), s.ap_pairs.units() as u32)?,
             },
             VariantSchedule::TensorCore(s) => Plan::TensorCore {
@@ -874,20 +946,39 @@ impl DeviceProduct {
                 launch_pair_stage(dev, &self.kernels, ap, u1, &a.values, &p.values, &self.w, None)?;
                 launch_pair_stage(dev, &self.kernels, ptw, u2, &p.values, &self.w, &c.values, None)?;
             }
-            Plan::TensorPairSym {
-                ap: u1,
-                rw: u2,
-                tr,
-                walk,
-            } => {
+            Plan::TensorPairSym { ap: u1, rw, walk } => {
                 launch_pair_stage(dev, &self.kernels, ap, u1, &a.values, &p.values, &self.w, Some(*walk))?;
-                launch_pair_stage(dev, &self.kernels, ptw, u2, &p.values, &self.w, &c.values, None)?;
-                let n = c.nnzb as u32;
+                let (threads, per_block) = gpu_mma::mma_pair_launch();
+                let (u2, name) = match rw {
+                    SymRw::Fold(u) => (u, gpu_mma::mma_fold_name(ptw)),
+                    SymRw::Pass { units, .. } => (units, gpu_mma::mma_pair_name(ptw)),
+                };
+                let n = u2.units as u32;
                 dev.launch(
-                    &self.kernels[&gpu_mma::symmetrize_name(bc)],
-                    grid_for(n as u64 * (bc * bc) as u64, 256),
-                    &[Arg::F64Mut(&c.values), Arg::U32s(tr), Arg::U32(n)],
+                    &self.kernels[&name],
+                    LaunchConfig {
+                        grid_dim: (n.div_ceil(per_block).max(1), 1, 1),
+                        block_dim: (threads, 1, 1),
+                        shared_mem_bytes: 0,
+                    },
+                    &[
+                        Arg::F64(&p.values),
+                        Arg::F64(&self.w),
+                        Arg::U32s(&u2.ptr),
+                        Arg::U32s(&u2.slots),
+                        Arg::U32s(&u2.ent),
+                        Arg::F64Mut(&c.values),
+                        Arg::U32(n),
+                    ],
                 )?;
+                if let SymRw::Pass { tr, .. } = rw {
+                    let n = c.nnzb as u32;
+                    dev.launch(
+                        &self.kernels[&gpu_mma::symmetrize_name(bc)],
+                        grid_for(n as u64 * (bc * bc) as u64, 256),
+                        &[Arg::F64Mut(&c.values), Arg::U32s(tr), Arg::U32(n)],
+                    )?;
+                }
             }
             Plan::FlatStream {
                 ap: f1,
@@ -1026,7 +1117,7 @@ impl DeviceProduct {
             Plan::Scatter { p1, p2 } => rec_bytes(p1) + rec_bytes(p2),
             Plan::RowGustavson { ap, rw } => ap.bytes() + rw.bytes(),
             Plan::TensorPair { ap, rw } => ap.bytes() + rw.bytes(),
-            Plan::TensorPairSym { ap, rw, tr, .. } => ap.bytes() + rw.bytes() + tr.num_bytes(),
+            Plan::TensorPairSym { ap, rw, .. } => ap.bytes() + rw.bytes(),
         };
         w + sched
     }

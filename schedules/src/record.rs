@@ -33,7 +33,7 @@
 //! | slot-tiled | `{ap,rw}.ptr` `{ap,rw}.x` `{ap,rw}.y` `{ap,rw}.tiles` |
 //! | column-split, k-split, lane-tiled, tensor-core | slot-tiled's and `{ap,rw}.order` |
 //! | tensor-pair | column split's and `{ap,rw}.pair.{ptr,slots}` (sizes `{ap,rw}.pair.width`) |
-//! | tensor-pair-sym | `wh.{row_ptr,col_idx}` (`W'`), `{ap,rw}.{ptr,x,y}`, `ap.order` (size `window`), `{ap,rw}.pair.{ptr,slots}`, `c.transpose` |
+//! | tensor-pair-sym | `wh.{row_ptr,col_idx}` (`W'`), `{ap,rw}.{ptr,x,y}`, `ap.order` (size `window`), `ap.pair.{ptr,slots}`, `rw.fold.{ptr,slots}`, `c.transpose` |
 //! | flat-stream | `{ap,rw}.{x,y,slot,tile_rows,tile_records}` |
 //! | outer-product | `{pass1,pass2}.{x,y,slot,tile_rows,tile_records}` |
 //! | panel-tiled | `tile_rows` `halo_ptr` `halo` `panel_offset` `r_panel_row` `groups` |
@@ -48,11 +48,16 @@
 //! The symmetric tensor pair (format version 6) stores `W'`'s pattern and its
 //! own runs: its `A P` runs' `x` blocks are checked to lie in the slot's row
 //! of `A` at or left of the diagonal, flagged exactly on the diagonal, and
-//! `c.transpose` to map every slot of `A_c` onto its mirror.
+//! `c.transpose` to map every slot of `A_c` onto its mirror. Format 7 stores
+//! its `P^T W'` units folded onto `A_c`'s upper triangle (`rw.fold`, see
+//! `FoldedRuns`) instead of one per slot (those are the runs themselves, which
+//! the device takes where it does not fold): they are checked to be exactly
+//! the inspector's, each slot of the upper triangle in order with its mirror
+//! (absent on the diagonal) and each half as long as its slot's run.
 use crate::file::{fingerprint, MappedBundle, NamedArray, RecordView, ScheduleFileError, ScheduleRecord};
 use crate::two_pass::{ProductStats, TwoPassSchedule};
 use crate::variants::{
-    ColumnSplitSchedule, FlatRecords, FlatStreamSchedule, FusedSchedule, OuterProductSchedule, PairedRuns,
+    ColumnSplitSchedule, FlatRecords, FlatStreamSchedule, FoldedRuns, FusedSchedule, OuterProductSchedule, PairedRuns,
     PanelTiledSchedule, RowGustavsonSchedule, SlotRuns, SlotTiledSchedule, TensorPairSchedule, TensorPairSymSchedule,
     VariantSchedule, DIAGONAL_FLAG,
 };
@@ -161,7 +166,8 @@ impl VariantSchedule {
                 arrays.push(NamedArray::u32("ap.order", s.ap_order.to_vec()));
                 sizes.push(("window".into(), s.window as u64));
                 push_pairs(&mut arrays, &mut sizes, "ap", &s.ap_pairs);
-                push_pairs(&mut arrays, &mut sizes, "rw", &s.rw_pairs);
+                arrays.push(NamedArray::u64("rw.fold.ptr", s.rw_fold.ptr.to_vec()));
+                arrays.push(NamedArray::u32("rw.fold.slots", s.rw_fold.slots.to_vec()));
                 arrays.push(NamedArray::u32("c.transpose", s.transpose.to_vec()));
             }
             // Rebuilt from the stored patterns at load (see `from_record`): no arrays of its own.
@@ -497,8 +503,8 @@ impl Loader<'_, '_> {
     /// The symmetric tensor pair (see the module docs): `W'`'s pattern, the
     /// runs of both stages (the `A P` runs' `x` blocks in the slot's row of
     /// `A`, at or left of the diagonal, flagged exactly there), the window
-    /// order, the units (exactly the inspector's) and the transposed-slot map
-    /// (every slot onto its mirror).
+    /// order, the transposed-slot map (every slot onto its mirror) and the
+    /// units (exactly the inspector's: the `A P` pairs and the folded `P^T W'`).
     fn tensor_pair_sym(&self) -> Result<TensorPairSymSchedule> {
         let b = self.base;
         let (a, p, c) = (&b.a, &b.p, &b.c);
@@ -529,7 +535,6 @@ impl Loader<'_, '_> {
         let ap_order = self.u32("ap.order")?;
         self.permutation("ap.order", &ap_order, ap.slots(), window)?;
         let ap_pairs = self.pairs("ap", &ap, &wh, 2)?;
-        let rw_pairs = self.pairs("rw", &rw, c, 1)?;
         let transpose = self.u32("c.transpose")?;
         let rp = c.row_ptr();
         let mirrored = transpose.len() == c.nnzb()
@@ -545,6 +550,12 @@ impl Loader<'_, '_> {
                 .rec
                 .invalid("`c.transpose` does not map every slot of A_c onto its transposed slot".into()));
         }
+        let (ptr, slots) = (self.u64("rw.fold.ptr")?, self.u32("rw.fold.slots")?);
+        FoldedRuns::check(&ptr, &slots, &rw, c, &transpose).map_err(|e| {
+            self.rec
+                .invalid(format!("the `rw.fold` units are not the inspector's: {e}"))
+        })?;
+        let rw_fold = FoldedRuns { ptr, slots };
         Ok(TensorPairSymSchedule {
             base: b.clone(),
             wh: Arc::new(wh),
@@ -553,7 +564,7 @@ impl Loader<'_, '_> {
             window,
             ap_order,
             ap_pairs,
-            rw_pairs,
+            rw_fold,
             transpose,
         })
     }

@@ -622,13 +622,17 @@ pub const DIAGONAL_FLAG: u32 = 1 << 31;
 /// contributions `A[i,k] P[k,J]` with `k <= i` (about half of `A P`'s), its
 /// diagonal ones marked with [`DIAGONAL_FLAG`] so the kernel halves them
 /// (exact); `W'`'s pattern ([`Self::wh`]) is a subset of `W`'s, so `X` has
-/// fewer contributions than `P^T W` too. `X` lands in `A_c`'s slots (a slot
-/// `X` does not reach reads 0), and a last pass writes `X[I,J] + X[J,I]^T`
-/// to both slots of each transposed pair ([`Self::transpose`]), so the
-/// result is exactly symmetric. Deterministic, not bitwise V0 (the sums are
-/// reassociated; equal to rounding, as the tensor pair).
+/// fewer contributions than `P^T W` too. `A_c = X + X^T` two ways, both
+/// exactly symmetric: the folded units ([`FoldedRuns`]) sum `X[I,J] +
+/// X[J,I]^T` per slot of `A_c`'s upper triangle and write both slots of the
+/// transposed pair in one launch; or one unit per slot writes `X` and a last
+/// pass writes `X[I,J] + X[J,I]^T` to both slots of each transposed pair
+/// ([`Self::transpose`]). The device picks per level. Deterministic, not
+/// bitwise V0 (the sums are reassociated; equal to rounding, as the tensor
+/// pair).
 ///
-/// The device's units are the tensor pair's, built over `W'` and these runs.
+/// The device's `A P` units are the tensor pair's, built over `W'` and these
+/// runs.
 /// On the host, the schedule runs V0 over [`Self::base`] (the algorithm buys a
 /// CPU nothing it was measured for).
 #[derive(Clone, Debug)]
@@ -647,9 +651,157 @@ pub struct TensorPairSymSchedule {
     pub window: usize,
     pub ap_order: SharedArray<u32>,
     pub ap_pairs: PairedRuns,
-    pub rw_pairs: PairedRuns,
-    /// Per slot `(I, J)` of `A_c`, the slot of `(J, I)`.
+    /// The `P^T W'` units over `A_c`'s upper triangle.
+    pub rw_fold: FoldedRuns,
+    /// Per slot `(I, J)` of `A_c`, the slot of `(J, I)` (the symmetrize
+    /// pass's and the host's; the folded units name the mirrors themselves).
     pub transpose: SharedArray<u32>,
+}
+
+/// The symmetric pair's `P^T W'` units, folded onto `A_c`'s upper triangle:
+/// `C_IJ = X_IJ + X_JI^T` with `X = P^T W'`, so one unit per slot `(I, J)`
+/// with `I <= J`, in slot order, sums both. Half 0 of unit `u` is the run of
+/// its slot `slots[2u]` (entries `(P_iI, W'_iJ)`, applied as `P_iI^T W'_iJ`),
+/// half 1 the run of the mirror slot `slots[2u + 1]` = `(J, I)` (entries
+/// `(P_iJ, W'_iI)`, applied with the roles swapped, `W'_iI^T P_iJ`: `X_JI^T`'s
+/// term, the blocks having the same shape). One accumulator adds half 0's run
+/// in order, then half 1's (the same bytes for the same inputs), and the unit
+/// writes the sum to `(I, J)` and its transpose to `(J, I)`. A diagonal unit's
+/// second slot is [`NO_BLOCK`] and its half 1 empty: it sums `X_II` and writes
+/// `X_II + X_II^T`. Either way the result is exactly symmetric.
+///
+/// `ptr` bounds each half's entries (`2 units + 1` pointers). The entries are
+/// the runs themselves, so neither the inspector nor a file holds them: the
+/// device builds them from the runs as it does the width-1 units
+/// ([`FoldedRuns::halves`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FoldedRuns {
+    pub ptr: SharedArray<u64>,
+    pub slots: SharedArray<u32>,
+}
+
+/// Why stored folded units are not the inspector's.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FoldError {
+    #[error("there are {slots} slots and {ptrs} pointers, but A_c's upper triangle has {units} units (2 slots and 2 pointers each, plus one)")]
+    Shape { units: usize, slots: usize, ptrs: usize },
+    #[error("unit {unit} names slot {slot}, which is not slot {unit} of A_c's upper triangle")]
+    NotUpper { unit: usize, slot: u32 },
+    #[error("unit {unit}'s second slot {slot} is not the mirror of its first (on the diagonal: absent)")]
+    Mirror { unit: usize, slot: u32 },
+    #[error("unit {unit}'s entry ranges are not as long as its slots' runs")]
+    Length { unit: usize },
+}
+
+impl FoldedRuns {
+    pub fn units(&self) -> usize {
+        self.slots.len() / 2
+    }
+    pub fn entries(&self) -> usize {
+        self.ptr.last().map_or(0, |&e| e as usize)
+    }
+
+    /// The units of `runs` (the `P^T W'` runs over `c`'s slots), `transpose`
+    /// mapping every slot of `c` onto its mirror.
+    pub fn fold(runs: &SlotRuns, c: &BlockPattern, transpose: &[u32]) -> Self {
+        let (slots, lens) = fold_slots(runs, c, transpose);
+        let mut ptr = Vec::with_capacity(lens.len() + 1);
+        ptr.push(0u64);
+        let mut acc = 0u64;
+        for n in lens {
+            acc += n;
+            ptr.push(acc);
+        }
+        FoldedRuns {
+            ptr: ptr.into(),
+            slots: slots.into(),
+        }
+    }
+
+    /// Whether `ptr` and `slots` are exactly the units [`FoldedRuns::fold`]
+    /// builds, else the first difference. `runs` and `transpose` must be valid
+    /// over `c` (the loader checked them).
+    pub fn check(
+        ptr: &[u64],
+        slots: &[u32],
+        runs: &SlotRuns,
+        c: &BlockPattern,
+        transpose: &[u32],
+    ) -> Result<(), FoldError> {
+        let (want, lens) = fold_slots(runs, c, transpose);
+        let units = want.len() / 2;
+        if slots.len() != want.len() || ptr.len() != want.len() + 1 || ptr[0] != 0 {
+            return Err(FoldError::Shape {
+                units,
+                slots: slots.len(),
+                ptrs: ptr.len(),
+            });
+        }
+        let bad = (0..units).into_par_iter().find_first(|&u| {
+            slots[2 * u..2 * u + 2] != want[2 * u..2 * u + 2]
+                || (0..2).any(|h| ptr[2 * u + h + 1].checked_sub(ptr[2 * u + h]) != Some(lens[2 * u + h]))
+        });
+        match bad {
+            None => Ok(()),
+            Some(unit) if slots[2 * unit] != want[2 * unit] => Err(FoldError::NotUpper {
+                unit,
+                slot: slots[2 * unit],
+            }),
+            Some(unit) if slots[2 * unit + 1] != want[2 * unit + 1] => Err(FoldError::Mirror {
+                unit,
+                slot: slots[2 * unit + 1],
+            }),
+            Some(unit) => Err(FoldError::Length { unit }),
+        }
+    }
+
+    /// The halves as width-1 units (a [`NO_BLOCK`] slot: an empty half), whose
+    /// entries the device builds from the runs as it does the tensor pair's.
+    pub fn halves(&self) -> PairedRuns {
+        PairedRuns {
+            width: 1,
+            ptr: self.ptr.clone(),
+            slots: self.slots.clone(),
+            ent: SharedArray::default(),
+        }
+    }
+
+    /// The entries of every half, `(x, y)` interleaved, as the device builds them.
+    pub fn entries_of(&self, runs: &SlotRuns) -> Vec<u32> {
+        let mut ent = Vec::with_capacity(2 * self.entries());
+        for &s in self.slots.iter().filter(|&&s| s != NO_BLOCK) {
+            for q in runs.run(s as usize) {
+                ent.extend_from_slice(&[runs.x[q], runs.y[q]]);
+            }
+        }
+        ent
+    }
+}
+
+/// The slots of the folded units (two per unit) and each half's run length.
+fn fold_slots(runs: &SlotRuns, c: &BlockPattern, transpose: &[u32]) -> (Vec<u32>, Vec<u64>) {
+    let slots: Vec<u32> = (0..c.nrows())
+        .into_par_iter()
+        .flat_map_iter(|i| {
+            c.row_range(i)
+                .filter(move |&k| c.col_idx()[k] as usize >= i)
+                .flat_map(|k| {
+                    let t = transpose[k];
+                    [k as u32, if t as usize == k { NO_BLOCK } else { t }]
+                })
+        })
+        .collect();
+    let lens = slots
+        .par_iter()
+        .map(|&s| {
+            if s == NO_BLOCK {
+                0
+            } else {
+                runs.run(s as usize).len() as u64
+            }
+        })
+        .collect();
+    (slots, lens)
 }
 
 /// Why the symmetric product cannot serve a pattern.
@@ -737,7 +889,7 @@ impl TensorPairSymSchedule {
         let window = COLUMN_SPLIT_WINDOW;
         let ap_order = windowed_run_length_order(&ap, window);
         let ap_pairs = PairedRuns::paired(&ap, &wh);
-        let rw_pairs = PairedRuns::single(&rw);
+        let rw_fold = FoldedRuns::fold(&rw, &base.c, &transpose);
         Ok(Self {
             base,
             wh,
@@ -746,7 +898,7 @@ impl TensorPairSymSchedule {
             window,
             ap_order,
             ap_pairs,
-            rw_pairs,
+            rw_fold,
             transpose: transpose.into(),
         })
     }

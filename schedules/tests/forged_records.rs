@@ -305,3 +305,74 @@ fn symmetric_pair_flags_blocks_and_mirrors_that_lie_are_refused() {
     let e = load(&b, &a, &p).unwrap_err().to_string();
     assert!(e.contains("units do not merge each slot's run exactly once"), "{e}");
 }
+
+/// Format 7's folded `P^T W'` units (one per slot of `A_c`'s upper triangle,
+/// with its mirror or, on the diagonal, the absent mark): forged marks,
+/// slots outside the upper triangle and wrong half lengths are refused in a
+/// sentence, never followed.
+#[test]
+fn symmetric_pair_folded_units_that_lie_are_refused() {
+    use ptap_schedules::variants::NO_BLOCK;
+    let key = TagKey::from_bytes(KEY);
+    let (bytes, a, p) = written_for(Variant::TensorPairSym, symmetric_patterns());
+    let VariantSchedule::TensorPairSym(s) = load(&bytes, &a, &p).expect("the intact file loads") else {
+        panic!("not a symmetric tensor-pair schedule")
+    };
+    {
+        let m = validate_bytes_with_key(&bytes, &key).unwrap();
+        let rec = m.record(0).unwrap();
+        assert!(rec.array_file_offset("rw.fold.slots").is_some() && rec.array_file_offset("rw.pair.ptr").is_none());
+    }
+    let f = &s.rw_fold;
+    let off = (0..f.units()).find(|&u| f.slots[2 * u + 1] != NO_BLOCK).unwrap() as u64;
+    let diag = (0..f.units()).find(|&u| f.slots[2 * u + 1] == NO_BLOCK).unwrap() as u64;
+    let refused = |b: &mut Vec<u8>, what: &str, want: &str| {
+        seal_for_testing(b, &key);
+        let e = load(b, &a, &p).unwrap_err().to_string();
+        assert!(
+            e.contains("the `rw.fold` units are not the inspector's") && e.contains(want),
+            "{what}: {e}"
+        );
+    };
+    // The absent mark on an off-diagonal unit, and a diagonal unit naming itself as its mirror.
+    let mut b = bytes.clone();
+    xor_u32(
+        &mut b,
+        "rw.fold.slots",
+        2 * off + 1,
+        f.slots[2 * off as usize + 1] ^ NO_BLOCK,
+    );
+    refused(&mut b, "absent mark forged", "is not the mirror of its first");
+    let mut b = bytes.clone();
+    xor_u32(
+        &mut b,
+        "rw.fold.slots",
+        2 * diag + 1,
+        NO_BLOCK ^ f.slots[2 * diag as usize],
+    );
+    refused(&mut b, "diagonal mirror forged", "is not the mirror of its first");
+    // A unit led by the lower triangle's slot (its mirror), and a slot far out of range.
+    let (s0, s1) = (f.slots[2 * off as usize], f.slots[2 * off as usize + 1]);
+    let mut b = bytes.clone();
+    xor_u32(&mut b, "rw.fold.slots", 2 * off, s0 ^ s1);
+    seal_for_testing(&mut b, &key);
+    xor_u32(&mut b, "rw.fold.slots", 2 * off + 1, s0 ^ s1);
+    refused(&mut b, "lower triangle", "which is not slot");
+    let mut b = bytes.clone();
+    xor_u32(&mut b, "rw.fold.slots", 0, 1 << 30);
+    refused(&mut b, "out of range", "which is not slot");
+    // A half one entry longer (its successor shorter), and the last pointer far out.
+    let k = (1..2 * f.units() as u64)
+        .find(|&k| f.ptr[k as usize + 1] > f.ptr[k as usize])
+        .unwrap();
+    let mut b = bytes.clone();
+    edit_u64(&mut b, "rw.fold.ptr", k, 1);
+    refused(&mut b, "half moved", "entry ranges are not as long as its slots' runs");
+    let mut b = bytes.clone();
+    edit_u64(&mut b, "rw.fold.ptr", 2 * f.units() as u64, 1 << 40);
+    refused(
+        &mut b,
+        "last pointer",
+        "entry ranges are not as long as its slots' runs",
+    );
+}

@@ -1,10 +1,12 @@
 //! The symmetric tensor pair's schedule (`A_c = X + X^T`, `X = P^T (L + D/2) P`):
-//! replayed on the host from its runs, it gives V0's product to rounding and
-//! an exactly symmetric one; it refuses a non-symmetric pattern; it survives
-//! a schedule file.
+//! replayed on the host from its runs and its folded `P^T W'` units (one per
+//! slot of `A_c`'s upper triangle, as the device runs them), it gives V0's
+//! product to rounding and an exactly symmetric one; it refuses a
+//! non-symmetric pattern; it survives a schedule file, whose folded units are
+//! refused unless they are the inspector's.
 use ptap_schedules::file::{write_bundle_with_key, MappedBundle, ScheduleBundle};
 use ptap_schedules::key::TagKey;
-use ptap_schedules::variants::{SymmetryError, TensorPairSymSchedule, DIAGONAL_FLAG};
+use ptap_schedules::variants::{FoldError, FoldedRuns, SymmetryError, TensorPairSymSchedule, DIAGONAL_FLAG, NO_BLOCK};
 use ptap_schedules::{ScheduleError, TwoPassSchedule, Variant, VariantSchedule};
 use ptap_sparse::BlockPattern;
 use std::sync::Arc;
@@ -118,8 +120,8 @@ fn v0(base: &TwoPassSchedule, av: &[f64], pv: &[f64], bf: usize, bc: usize) -> V
     cv
 }
 
-/// The symmetric schedule replayed from its runs: `W'`, `X`, then `X + X^T`.
-fn replay(s: &TensorPairSymSchedule, av: &[f64], pv: &[f64], bf: usize, bc: usize) -> Vec<f64> {
+/// `W' = (L + D/2) P` from the schedule's `A P` runs.
+fn w_half(s: &TensorPairSymSchedule, av: &[f64], pv: &[f64], bf: usize, bc: usize) -> Vec<f64> {
     let mut wv = vec![0.0; s.wh.nnzb() * bf * bc];
     for slot in 0..s.ap.slots() {
         for q in s.ap.run(slot) {
@@ -131,6 +133,13 @@ fn replay(s: &TensorPairSymSchedule, av: &[f64], pv: &[f64], bf: usize, bc: usiz
             gemm(x, y, &mut wv[slot * bf * bc..][..bf * bc], (bf, bf, bc), false, scale);
         }
     }
+    wv
+}
+
+/// The symmetric schedule replayed from its runs the way the symmetrize pass
+/// did: `W'`, `X` per slot, then `X + X^T`.
+fn replay_two_pass(s: &TensorPairSymSchedule, av: &[f64], pv: &[f64], bf: usize, bc: usize) -> Vec<f64> {
+    let wv = w_half(s, av, pv, bf, bc);
     let mut xv = vec![0.0; s.base.c.nnzb() * bc * bc];
     for slot in 0..s.rw.slots() {
         for q in s.rw.run(slot) {
@@ -146,6 +155,43 @@ fn replay(s: &TensorPairSymSchedule, av: &[f64], pv: &[f64], bf: usize, bc: usiz
         for r in 0..bc {
             for c in 0..bc {
                 cv[slot * bb + r * bc + c] = xv[slot * bb + r * bc + c] + xv[t * bb + c * bc + r];
+            }
+        }
+    }
+    cv
+}
+
+/// The folded units replayed as the device runs them: per unit one
+/// accumulator over half 0's entries `(P_iI, W'_iJ)` as `P^T W'`, then half
+/// 1's `(P_iJ, W'_iI)` as `W'^T P`; the sum to the first slot and its
+/// transpose to the second, or `D + D^T` to a diagonal slot.
+fn replay(s: &TensorPairSymSchedule, av: &[f64], pv: &[f64], bf: usize, bc: usize) -> Vec<f64> {
+    let wv = w_half(s, av, pv, bf, bc);
+    let f = &s.rw_fold;
+    let ent = f.entries_of(&s.rw);
+    assert_eq!(ent.len(), 2 * f.entries());
+    let (fb, bb) = (bf * bc, bc * bc);
+    let mut cv = vec![f64::NAN; s.base.c.nnzb() * bb];
+    for u in 0..f.units() {
+        let mut d = vec![0.0; bb];
+        for h in 0..2 {
+            for q in f.ptr[2 * u + h] as usize..f.ptr[2 * u + h + 1] as usize {
+                let (kp, kw) = (ent[2 * q] as usize, ent[2 * q + 1] as usize);
+                let (pb, wb) = (&pv[kp * fb..][..fb], &wv[kw * fb..][..fb]);
+                let (x, y) = if h == 0 { (pb, wb) } else { (wb, pb) };
+                gemm(x, y, &mut d, (bc, bf, bc), true, 1.0);
+            }
+        }
+        let (s0, s1) = (f.slots[2 * u] as usize, f.slots[2 * u + 1]);
+        for r in 0..bc {
+            for c in 0..bc {
+                let v = d[r * bc + c];
+                if s1 == NO_BLOCK {
+                    cv[s0 * bb + r * bc + c] = v + d[c * bc + r];
+                } else {
+                    cv[s0 * bb + r * bc + c] = v;
+                    cv[s1 as usize * bb + c * bc + r] = v;
+                }
             }
         }
     }
@@ -175,8 +221,19 @@ fn the_replayed_schedule_is_v0_to_rounding_exactly_symmetric_and_does_less_work(
         let got = replay(&s, &av, &pv, bf, bc);
         let err = rel_frobenius(&got, &want);
         assert!(err <= 1e-13, "{bf}x{bc}: {err:e}");
-        // Exactly symmetric: block (J, I) is block (I, J) transposed, bit for bit.
+        // The same sums to rounding as X, then X + X^T.
+        let two = replay_two_pass(&s, &av, &pv, bf, bc);
+        assert!(rel_frobenius(&got, &two) <= 1e-14, "{bf}x{bc}");
+        // One unit per slot of the upper triangle (every slot written), each run in one half.
         let c = &base.c;
+        let upper = (0..c.nrows())
+            .map(|i| c.row(i).iter().filter(|&&j| j as usize >= i).count())
+            .sum::<usize>();
+        assert_eq!(s.rw_fold.units(), upper);
+        assert_eq!(s.rw_fold.entries(), s.rw.contributions());
+        assert!(2 * s.rw_fold.units() <= c.nnzb() + c.nrows());
+        assert!(got.iter().all(|v| v.is_finite()));
+        // Exactly symmetric: block (J, I) is block (I, J) transposed, bit for bit.
         for i in 0..c.nrows() {
             for k in c.row_range(i) {
                 let t = c.find(c.col_idx()[k] as usize, i).unwrap();
@@ -204,7 +261,53 @@ fn the_replayed_schedule_is_v0_to_rounding_exactly_symmetric_and_does_less_work(
         let again = TensorPairSymSchedule::inspect(base.clone()).unwrap();
         assert_eq!((again.ap.clone(), again.rw.clone()), (s.ap.clone(), s.rw.clone()));
         assert_eq!(again.ap_pairs, s.ap_pairs);
+        assert_eq!(again.rw_fold, s.rw_fold);
     }
+}
+
+#[test]
+fn folded_units_other_than_the_inspectors_are_refused_with_the_first_difference() {
+    let mut rng = Rng(5);
+    let (a, p) = patterns(&mut rng, 80, 12);
+    let base = Arc::new(TwoPassSchedule::inspect(a, p).unwrap());
+    let s = TensorPairSymSchedule::inspect(base.clone()).unwrap();
+    let (c, f, rw, tr) = (&base.c, &s.rw_fold, &s.rw, &s.transpose[..]);
+    let check = |ptr: &[u64], slots: &[u32]| FoldedRuns::check(ptr, slots, rw, c, tr);
+    assert_eq!(check(&f.ptr, &f.slots), Ok(()));
+    let (ptr, slots) = (f.ptr.to_vec(), f.slots.to_vec());
+    let off = (0..f.units()).find(|&u| slots[2 * u + 1] != NO_BLOCK).unwrap();
+    let diag = (0..f.units()).find(|&u| slots[2 * u + 1] == NO_BLOCK).unwrap();
+    // A unit dropped: the counts no longer fit the upper triangle.
+    let e = check(&ptr[..ptr.len() - 2], &slots[..slots.len() - 2]).unwrap_err();
+    assert!(matches!(e, FoldError::Shape { .. }), "{e}");
+    // An off-diagonal unit turned to its mirror: a slot of the lower triangle first.
+    let mut sl = slots.clone();
+    sl.swap(2 * off, 2 * off + 1);
+    let e = check(&ptr, &sl).unwrap_err();
+    assert_eq!(
+        e,
+        FoldError::NotUpper {
+            unit: off,
+            slot: slots[2 * off + 1]
+        }
+    );
+    assert!(e.to_string().contains("not slot"), "{e}");
+    // The absent-mirror mark forged: on an off-diagonal unit (its mirror never
+    // written) and on a diagonal one (its run added twice, no transpose).
+    for (u, v) in [(off, NO_BLOCK), (diag, slots[2 * diag])] {
+        let mut sl = slots.clone();
+        sl[2 * u + 1] = v;
+        assert_eq!(check(&ptr, &sl), Err(FoldError::Mirror { unit: u, slot: v }));
+    }
+    // A half one entry longer, its successor one shorter.
+    let k = (0..2 * f.units())
+        .find(|&k| ptr[k + 1] > ptr[k] && k + 2 < ptr.len())
+        .unwrap();
+    let mut pt = ptr.clone();
+    pt[k + 1] += 1;
+    assert_eq!(check(&pt, &slots), Err(FoldError::Length { unit: k / 2 }));
+    pt[k + 1] = u64::MAX;
+    assert_eq!(check(&pt, &slots), Err(FoldError::Length { unit: k / 2 }));
 }
 
 #[test]
@@ -257,9 +360,9 @@ fn the_schedule_round_trips_through_a_file() {
         (&w.ap_order, &w.transpose, w.window),
         (&l.ap_order, &l.transpose, l.window)
     );
-    for (a, b) in [(&w.ap_pairs, &l.ap_pairs), (&w.rw_pairs, &l.rw_pairs)] {
-        assert_eq!((a.width, &a.ptr, &a.slots), (b.width, &b.ptr, &b.slots));
-        assert!(b.ent.is_empty(), "entries are rebuilt, not stored");
-    }
+    let (a, b) = (&w.ap_pairs, &l.ap_pairs);
+    assert_eq!((a.width, &a.ptr, &a.slots), (b.width, &b.ptr, &b.slots));
+    assert!(b.ent.is_empty(), "entries are rebuilt, not stored");
+    assert_eq!(w.rw_fold, l.rw_fold);
     assert_eq!(loaded.to_record(0, 3, 6), s.to_record(0, 3, 6));
 }

@@ -2,7 +2,8 @@
 //! transfers a phase may make (matrix setup and solve move only scalars; an
 //! assembly refresh moves only the modulus field), the cold hierarchy built
 //! from a mesh setup alone, the device coarse factor itself, the refusals of
-//! the device assembler, the no-driver sentence, and the k = 16 assembly
+//! the device assembler, the symmetric pair's walks and folded `P^T W'`
+//! stage, the no-driver sentence, and the k = 16 assembly
 //! timing (`#[ignore]`d: run it with `--include-ignored` on the GPU machine).
 //!
 //! Without a CUDA driver every test prints `skipping: ...` and passes, so
@@ -482,6 +483,107 @@ fn device_assembly_timing_k16() {
     dev.synchronize().unwrap();
 }
 
+/// The symmetric pair's product settings are read from the environment when a
+/// product is built; the tests that set them take this lock.
+static SYM_ENV: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// A random structurally symmetric `n x n` operator (`A + A^T` of a random
+/// one, exactly symmetric) of `bf x bf` blocks and a random `n x m` `P`.
+fn random_symmetric(rng: &mut ptap_tests::Rng, n: usize, m: usize, bf: usize, bc: usize) -> (BlockCsr, BlockCsr) {
+    let a = ptap_tests::random_block_csr(rng, n, n, bf, bf, 0.03, true).to_dense();
+    let mut s = a.transpose();
+    for i in 0..s.rows {
+        for j in 0..s.cols {
+            *s.at_mut(i, j) += a.at(i, j);
+        }
+    }
+    (
+        BlockCsr::from_dense(&s, bf, bf, true).unwrap(),
+        ptap_tests::random_block_csr(rng, n, m, bf, bc, 0.04, false),
+    )
+}
+
+/// The symmetric pair's `P^T W'` stage folded onto `A_c`'s upper triangle
+/// (`PTAP_SYM_FOLD=on`, one unit per slot `(I, J)`, `I <= J`, writing
+/// `X_IJ + X_JI^T` to both) and unfolded (`off`: `X`, then the symmetrize
+/// pass): both give the CPU's V0 to 1e-13, exactly symmetric results, and
+/// the same bytes on a second call, on random symmetric 3x3 / 3x6 and 6x6
+/// products and the beam's levels (k = 3). Every slot is written (the output
+/// starts as NaN).
+#[test]
+fn the_symmetric_pairs_folded_stage_is_v0_exactly_symmetric_and_deterministic() {
+    use ptap_runtime::{Backend, TwoPassExecutor};
+    use ptap_schedules::{TwoPassSchedule, VariantSchedule};
+    let _env = SYM_ENV.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(be) = ptap_tests::conformance::cuda_or_skip(DeviceOptions { fmad: false }) else {
+        return;
+    };
+    let mut rng = ptap_tests::Rng::new(4242);
+    let mut cases = Vec::new();
+    for (n, m, bf, bc) in [(300, 70, 3, 6), (200, 40, 6, 6), (40, 9, 6, 6)] {
+        let (a, p) = random_symmetric(&mut rng, n, m, bf, bc);
+        cases.push((a, p, format!("random symmetric {bf}x{bf}/{bf}x{bc} {n}x{m}")));
+    }
+    let (h, _) = beam(3);
+    for (l, lev) in h.levels().iter().enumerate() {
+        if let Some(t) = &lev.transfer {
+            cases.push((lev.a.clone(), t.p.clone(), format!("beam k=3 level {l}")));
+        }
+    }
+    for (a, p, what) in &cases {
+        let (bf, bc) = p.block_shape();
+        let base = Arc::new(TwoPassSchedule::inspect(a.pattern_arc().clone(), p.pattern_arc().clone()).unwrap());
+        let mut want = BlockCsr::zeros(base.c.clone(), bc, bc);
+        TwoPassExecutor::new(base.clone(), bf, bc)
+            .numeric(a, p, &mut want)
+            .unwrap();
+        let schedule = VariantSchedule::inspect(Variant::TensorPairSym, base.clone(), bf * bc);
+        let VariantSchedule::TensorPairSym(sym) = &schedule else {
+            panic!("{what}: not the symmetric pair")
+        };
+        assert!(2 * sym.rw_fold.units() <= base.c.nnzb() + base.c.nrows(), "{what}");
+        let (da, dp) = (be.matrix_ref(a).unwrap(), be.matrix_ref(p).unwrap());
+        let mut got_by = Vec::new();
+        for fold in ["on", "off"] {
+            std::env::set_var("PTAP_SYM_FOLD", fold);
+            let mut product = be.product(&schedule, bf, bc).unwrap();
+            std::env::remove_var("PTAP_SYM_FOLD");
+            let mut dc = be.matrix(BlockCsr::zeros(base.c.clone(), bc, bc), false).unwrap();
+            be.set_values(&mut dc, &vec![f64::NAN; want.values().len()]).unwrap();
+            be.galerkin(&mut product, &da, &dp, &mut dc).unwrap();
+            let got = be.values(&dc).unwrap();
+            let err = relative_frobenius(&got, want.values());
+            assert!(err <= 1e-13, "{what}, fold {fold}: {err:e} from V0");
+            let c = &base.c;
+            for i in 0..c.nrows() {
+                for k in c.row_range(i) {
+                    let t = c.find(c.col_idx()[k] as usize, i).unwrap();
+                    for r in 0..bc {
+                        for q in 0..bc {
+                            assert_eq!(
+                                got[k * bc * bc + r * bc + q].to_bits(),
+                                got[t * bc * bc + q * bc + r].to_bits(),
+                                "{what}, fold {fold}: slot {k} ({r}, {q}) against its mirror"
+                            );
+                        }
+                    }
+                }
+            }
+            be.galerkin(&mut product, &da, &dp, &mut dc).unwrap();
+            let again = be.values(&dc).unwrap();
+            assert!(
+                again.iter().zip(&got).all(|(x, y)| x.to_bits() == y.to_bits()),
+                "{what}, fold {fold}: a second call differs"
+            );
+            got_by.push(got);
+        }
+        // The same sums to rounding: the fold only reassociates X_IJ + X_JI^T.
+        let d = relative_frobenius(&got_by[0], &got_by[1]);
+        assert!(d <= 1e-14, "{what}: fold against the symmetrize pass {d:e}");
+    }
+    assert!(cases.len() >= 5, "{} cases", cases.len());
+}
+
 fn rayon_threads() -> usize {
     std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
 }
@@ -495,6 +597,7 @@ fn rayon_threads() -> usize {
 fn the_symmetric_pairs_walks_give_the_bits_of_one_unit_per_warp() {
     use ptap_runtime::Backend;
     use ptap_schedules::{TwoPassSchedule, VariantSchedule};
+    let _env = SYM_ENV.lock().unwrap_or_else(|e| e.into_inner());
     let Some(be) = ptap_tests::conformance::cuda_or_skip(DeviceOptions { fmad: false }) else {
         return;
     };

@@ -60,10 +60,12 @@ fn the_beams_tensor_pair_entries_are_rebuilt_exactly() {
 }
 
 /// The beam's symmetric tensor-pair schedules through a schedule file (format
-/// 6): every level loads the inspector's `W'` pattern, runs, units and
-/// transposed-slot map, and the entries rebuilt from the loaded units and
-/// runs (on the host and, where there is a GPU, on the device) are the
-/// inspector's. The `A P` stage runs about half of the tensor pair's contributions.
+/// 7): every level loads the inspector's `W'` pattern, runs, units (the `A P`
+/// pairs and the folded `P^T W'` units) and transposed-slot map, and the
+/// entries rebuilt from the loaded units and runs (on the host and, where
+/// there is a GPU, on the device) are the inspector's. The `A P` stage runs
+/// about half of the tensor pair's contributions; the folded stage one unit
+/// per slot of `A_c`'s upper triangle.
 #[test]
 fn the_beams_symmetric_pair_schedules_round_trip_exactly() {
     let problem = BeamProblem::build(3).unwrap();
@@ -90,17 +92,27 @@ fn the_beams_symmetric_pair_schedules_round_trip_exactly() {
         assert_eq!((&loaded.ap, &loaded.rw), (&built.ap, &built.rw), "level {l}");
         assert_eq!(loaded.transpose, built.transpose, "level {l}");
         assert_eq!(loaded.ap_order, built.ap_order, "level {l}");
-        for (got, want, runs) in [
-            (&loaded.ap_pairs, &built.ap_pairs, &loaded.ap),
-            (&loaded.rw_pairs, &built.rw_pairs, &loaded.rw),
-        ] {
-            assert!(!got.has_entries() && want.has_entries());
-            let r = PairedRuns::rebuild(got.width, got.ptr.clone(), got.slots.clone(), runs).unwrap();
-            assert_eq!(&r, want, "level {l}");
-            if let Some(dev) = &dev {
-                let ent = ptap_cuda::pair_entries_on_device(dev, got, runs).unwrap();
-                assert!(ent == want.ent[..], "level {l}: the device's entries differ");
-            }
+        let (got, want, runs) = (&loaded.ap_pairs, &built.ap_pairs, &loaded.ap);
+        assert!(!got.has_entries() && want.has_entries());
+        let r = PairedRuns::rebuild(got.width, got.ptr.clone(), got.slots.clone(), runs).unwrap();
+        assert_eq!(&r, want, "level {l}");
+        if let Some(dev) = &dev {
+            let ent = ptap_cuda::pair_entries_on_device(dev, got, runs).unwrap();
+            assert!(ent == want.ent[..], "level {l}: the device's entries differ");
+        }
+        // The folded units: each half is its slot's run, the diagonal's second half empty.
+        assert_eq!(loaded.rw_fold, built.rw_fold, "level {l}");
+        let f = &loaded.rw_fold;
+        let c = &built.base.c;
+        let upper: usize = (0..c.nrows())
+            .map(|i| c.row(i).iter().filter(|&&j| j as usize >= i).count())
+            .sum();
+        assert_eq!((f.units(), f.entries()), (upper, built.rw.contributions()), "level {l}");
+        let ent = f.entries_of(&loaded.rw);
+        assert_eq!(ent.len(), 2 * built.rw.contributions());
+        if let Some(dev) = &dev {
+            let got = ptap_cuda::pair_entries_on_device(dev, &f.halves(), &loaded.rw).unwrap();
+            assert!(got == ent, "level {l}: the device's folded entries differ");
         }
         let full: usize = (0..lev.a.pattern().nrows())
             .map(|i| {
@@ -144,14 +156,15 @@ fn the_symmetric_pair_halves_the_a_p_work_at_k16() {
         let (ap, rw) = s.contributions();
         println!(
             "level {l}: A P {ap} of {full_ap} ({:.3}), P^T W {rw} of {full_rw} ({:.3}), W' {} of {} blocks, \
-             A P units {} ({} entries), P^T W' units {}",
+             A P units {} ({} entries), P^T W' folded units {} (of {} slots)",
             ap as f64 / full_ap as f64,
             rw as f64 / full_rw as f64,
             s.wh.nnzb(),
             b.w.nnzb(),
             s.ap_pairs.units(),
             s.ap_pairs.entries(),
-            s.rw_pairs.units()
+            s.rw_fold.units(),
+            b.c.nnzb()
         );
         assert!(10 * ap <= 6 * full_ap && rw <= full_rw, "level {l}");
     }
