@@ -491,6 +491,366 @@ extern "C" __global__ void ptap_mma2h_1x1x1(const double* __restrict__ xv, const
 #endif
 }
 
+// four-row A P stage (1x1 by 1x1), warps walking spans of units of 4 slots, two accumulators sharing the B fragment, 1 FP64 m8n8k4 MMA per entry and pair with a side in it, 4 entries per step, the last ones as one guarded step, x blocks flagged in bit 31 halved
+extern "C" __global__ void ptap_mma4h_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits, unsigned int chunk, unsigned int inter) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  u32 lane = threadIdx.x & 31;
+  u32 r = lane >> 2, t = lane & 3;
+  const bool av0 = (r & 3) < 1 && (0 + t) < 1, bv0 = r < 1 && (0 + t) < 1;
+  const double* xl0 = xv + (av0 ? (r & 3) * 1 + (0 + t) : 0);
+  const double* yl0 = yv + (bv0 ? (0 + t) * 1 + r : (r < 1 ? r : 0));
+  asm("" : "+l"(xl0), "+l"(yl0));
+  const double ym0 = (0 + t) < 1 ? 1.0 : 0.0;
+  const uint4* ep = (const uint4*)ent + (r >> 2);
+  const u32 nb = blockDim.x >> 5, lw = threadIdx.x >> 5, g = blockIdx.x * nb + lw;
+  const u32 step = inter ? nb : 1, span = chunk * step;
+  const u64 jump = (u64)(inter ? gridDim.x : gridDim.x * nb) * span;
+  for (u64 b0 = (u64)(inter ? blockIdx.x : g) * span; b0 < nunits; b0 += jump) {
+  const u32 b1 = (u32)(b0 + span < nunits ? b0 + span : nunits);
+  for (u32 w = (u32)b0 + (inter ? lw : 0); w < b1; w += step) {
+  double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0;
+  u32 q = uptr[w], q1 = uptr[w + 1];
+  for (; q + 4 <= q1; q += 4) {
+    uint4 e0 = __ldg(ep + 2 * q + 0);
+    uint4 e1 = __ldg(ep + 2 * q + 2);
+    uint4 e2 = __ldg(ep + 2 * q + 4);
+    uint4 e3 = __ldg(ep + 2 * q + 6);
+    double b0_0 = 0.0, a0_0 = 0.0, g0_0 = 0.0;
+    b0_0 = __ldg(yl0 + (u64)e0.z * 1) * ym0;
+    if (av0 && e0.x != 0xffffffffu) a0_0 = __ldg(xl0 + (u64)(e0.x & 0x7fffffffu) * 1);
+    if (av0 && e0.y != 0xffffffffu) g0_0 = __ldg(xl0 + (u64)(e0.y & 0x7fffffffu) * 1);
+    double b1_0 = 0.0, a1_0 = 0.0, g1_0 = 0.0;
+    b1_0 = __ldg(yl0 + (u64)e1.z * 1) * ym0;
+    if (av0 && e1.x != 0xffffffffu) a1_0 = __ldg(xl0 + (u64)(e1.x & 0x7fffffffu) * 1);
+    if (av0 && e1.y != 0xffffffffu) g1_0 = __ldg(xl0 + (u64)(e1.y & 0x7fffffffu) * 1);
+    double b2_0 = 0.0, a2_0 = 0.0, g2_0 = 0.0;
+    b2_0 = __ldg(yl0 + (u64)e2.z * 1) * ym0;
+    if (av0 && e2.x != 0xffffffffu) a2_0 = __ldg(xl0 + (u64)(e2.x & 0x7fffffffu) * 1);
+    if (av0 && e2.y != 0xffffffffu) g2_0 = __ldg(xl0 + (u64)(e2.y & 0x7fffffffu) * 1);
+    double b3_0 = 0.0, a3_0 = 0.0, g3_0 = 0.0;
+    b3_0 = __ldg(yl0 + (u64)e3.z * 1) * ym0;
+    if (av0 && e3.x != 0xffffffffu) a3_0 = __ldg(xl0 + (u64)(e3.x & 0x7fffffffu) * 1);
+    if (av0 && e3.y != 0xffffffffu) g3_0 = __ldg(xl0 + (u64)(e3.y & 0x7fffffffu) * 1);
+    a0_0 *= (int)e0.x < 0 ? 0.5 : 1.0;
+    g0_0 *= (int)e0.y < 0 ? 0.5 : 1.0;
+    a1_0 *= (int)e1.x < 0 ? 0.5 : 1.0;
+    g1_0 *= (int)e1.y < 0 ? 0.5 : 1.0;
+    a2_0 *= (int)e2.x < 0 ? 0.5 : 1.0;
+    g2_0 *= (int)e2.y < 0 ? 0.5 : 1.0;
+    a3_0 *= (int)e3.x < 0 ? 0.5 : 1.0;
+    g3_0 *= (int)e3.y < 0 ? 0.5 : 1.0;
+    if (e0.w & 1) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0)); }
+    if (e0.w & 2) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d2), "+d"(d3) : "d"(g0_0), "d"(b0_0)); }
+    if (e1.w & 1) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0)); }
+    if (e1.w & 2) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d2), "+d"(d3) : "d"(g1_0), "d"(b1_0)); }
+    if (e2.w & 1) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0)); }
+    if (e2.w & 2) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d2), "+d"(d3) : "d"(g2_0), "d"(b2_0)); }
+    if (e3.w & 1) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a3_0), "d"(b3_0)); }
+    if (e3.w & 2) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d2), "+d"(d3) : "d"(g3_0), "d"(b3_0)); }
+  }
+  if (q < q1) {
+    u32 rem = q1 - q;
+    uint4 e0 = __ldg(ep + 2 * q);
+    uint4 e1 = make_uint4(0, 0, 0, 0);
+    if (1 < rem) e1 = __ldg(ep + 2 * q + 2);
+    uint4 e2 = make_uint4(0, 0, 0, 0);
+    if (2 < rem) e2 = __ldg(ep + 2 * q + 4);
+    double b0_0 = 0.0, a0_0 = 0.0, g0_0 = 0.0;
+    b0_0 = __ldg(yl0 + (u64)e0.z * 1) * ym0;
+    if (av0 && e0.x != 0xffffffffu) a0_0 = __ldg(xl0 + (u64)(e0.x & 0x7fffffffu) * 1);
+    if (av0 && e0.y != 0xffffffffu) g0_0 = __ldg(xl0 + (u64)(e0.y & 0x7fffffffu) * 1);
+    double b1_0 = 0.0, a1_0 = 0.0, g1_0 = 0.0;
+    if (1 < rem) { b1_0 = __ldg(yl0 + (u64)e1.z * 1) * ym0; if (av0 && e1.x != 0xffffffffu) a1_0 = __ldg(xl0 + (u64)(e1.x & 0x7fffffffu) * 1); if (av0 && e1.y != 0xffffffffu) g1_0 = __ldg(xl0 + (u64)(e1.y & 0x7fffffffu) * 1); }
+    double b2_0 = 0.0, a2_0 = 0.0, g2_0 = 0.0;
+    if (2 < rem) { b2_0 = __ldg(yl0 + (u64)e2.z * 1) * ym0; if (av0 && e2.x != 0xffffffffu) a2_0 = __ldg(xl0 + (u64)(e2.x & 0x7fffffffu) * 1); if (av0 && e2.y != 0xffffffffu) g2_0 = __ldg(xl0 + (u64)(e2.y & 0x7fffffffu) * 1); }
+    a0_0 *= (int)e0.x < 0 ? 0.5 : 1.0;
+    g0_0 *= (int)e0.y < 0 ? 0.5 : 1.0;
+    a1_0 *= (int)e1.x < 0 ? 0.5 : 1.0;
+    g1_0 *= (int)e1.y < 0 ? 0.5 : 1.0;
+    a2_0 *= (int)e2.x < 0 ? 0.5 : 1.0;
+    g2_0 *= (int)e2.y < 0 ? 0.5 : 1.0;
+    if (e0.w & 1) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0)); }
+    if (e0.w & 2) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d2), "+d"(d3) : "d"(g0_0), "d"(b0_0)); }
+    if (e1.w & 1) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0)); }
+    if (e1.w & 2) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d2), "+d"(d3) : "d"(g1_0), "d"(b1_0)); }
+    if (e2.w & 1) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0)); }
+    if (e2.w & 2) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d2), "+d"(d3) : "d"(g2_0), "d"(b2_0)); }
+  }
+  u32 c0 = 2 * t;
+  {
+  u32 s = uslot[4 * w + 0 + (r >> 2)];
+  double* cb = cv + (u64)s * 1;
+  if (s != 0xffffffffu && (r & 3) < 1) {
+    if (c0 < 1) cb[(r & 3) * 1 + c0] = d0; if (c0 + 1 < 1) cb[(r & 3) * 1 + c0 + 1] = d1;
+  }
+  }
+  {
+  u32 s = uslot[4 * w + 2 + (r >> 2)];
+  double* cb = cv + (u64)s * 1;
+  if (s != 0xffffffffu && (r & 3) < 1) {
+    if (c0 < 1) cb[(r & 3) * 1 + c0] = d2; if (c0 + 1 < 1) cb[(r & 3) * 1 + c0 + 1] = d3;
+  }
+  }
+  }
+  }
+#else
+  __trap();
+#endif
+}
+
+// four-row A P stage (1x1 by 1x1), warps walking spans of units of 4 slots, two accumulators sharing the B fragment, 1 FP64 m8n8k4 MMA per entry and pair with a side in it, 2 entries per step, the last ones as one guarded step, x blocks flagged in bit 31 halved
+extern "C" __global__ void ptap_mma4h2_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits, unsigned int chunk, unsigned int inter) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  u32 lane = threadIdx.x & 31;
+  u32 r = lane >> 2, t = lane & 3;
+  const bool av0 = (r & 3) < 1 && (0 + t) < 1, bv0 = r < 1 && (0 + t) < 1;
+  const double* xl0 = xv + (av0 ? (r & 3) * 1 + (0 + t) : 0);
+  const double* yl0 = yv + (bv0 ? (0 + t) * 1 + r : (r < 1 ? r : 0));
+  asm("" : "+l"(xl0), "+l"(yl0));
+  const double ym0 = (0 + t) < 1 ? 1.0 : 0.0;
+  const uint4* ep = (const uint4*)ent + (r >> 2);
+  const u32 nb = blockDim.x >> 5, lw = threadIdx.x >> 5, g = blockIdx.x * nb + lw;
+  const u32 step = inter ? nb : 1, span = chunk * step;
+  const u64 jump = (u64)(inter ? gridDim.x : gridDim.x * nb) * span;
+  for (u64 b0 = (u64)(inter ? blockIdx.x : g) * span; b0 < nunits; b0 += jump) {
+  const u32 b1 = (u32)(b0 + span < nunits ? b0 + span : nunits);
+  for (u32 w = (u32)b0 + (inter ? lw : 0); w < b1; w += step) {
+  double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0;
+  u32 q = uptr[w], q1 = uptr[w + 1];
+  for (; q + 2 <= q1; q += 2) {
+    uint4 e0 = __ldg(ep + 2 * q + 0);
+    uint4 e1 = __ldg(ep + 2 * q + 2);
+    double b0_0 = 0.0, a0_0 = 0.0, g0_0 = 0.0;
+    b0_0 = __ldg(yl0 + (u64)e0.z * 1) * ym0;
+    if (av0 && e0.x != 0xffffffffu) a0_0 = __ldg(xl0 + (u64)(e0.x & 0x7fffffffu) * 1);
+    if (av0 && e0.y != 0xffffffffu) g0_0 = __ldg(xl0 + (u64)(e0.y & 0x7fffffffu) * 1);
+    double b1_0 = 0.0, a1_0 = 0.0, g1_0 = 0.0;
+    b1_0 = __ldg(yl0 + (u64)e1.z * 1) * ym0;
+    if (av0 && e1.x != 0xffffffffu) a1_0 = __ldg(xl0 + (u64)(e1.x & 0x7fffffffu) * 1);
+    if (av0 && e1.y != 0xffffffffu) g1_0 = __ldg(xl0 + (u64)(e1.y & 0x7fffffffu) * 1);
+    a0_0 *= (int)e0.x < 0 ? 0.5 : 1.0;
+    g0_0 *= (int)e0.y < 0 ? 0.5 : 1.0;
+    a1_0 *= (int)e1.x < 0 ? 0.5 : 1.0;
+    g1_0 *= (int)e1.y < 0 ? 0.5 : 1.0;
+    if (e0.w & 1) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0)); }
+    if (e0.w & 2) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d2), "+d"(d3) : "d"(g0_0), "d"(b0_0)); }
+    if (e1.w & 1) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0)); }
+    if (e1.w & 2) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d2), "+d"(d3) : "d"(g1_0), "d"(b1_0)); }
+  }
+  if (q < q1) {
+    u32 rem = q1 - q;
+    uint4 e0 = __ldg(ep + 2 * q);
+    double b0_0 = 0.0, a0_0 = 0.0, g0_0 = 0.0;
+    b0_0 = __ldg(yl0 + (u64)e0.z * 1) * ym0;
+    if (av0 && e0.x != 0xffffffffu) a0_0 = __ldg(xl0 + (u64)(e0.x & 0x7fffffffu) * 1);
+    if (av0 && e0.y != 0xffffffffu) g0_0 = __ldg(xl0 + (u64)(e0.y & 0x7fffffffu) * 1);
+    a0_0 *= (int)e0.x < 0 ? 0.5 : 1.0;
+    g0_0 *= (int)e0.y < 0 ? 0.5 : 1.0;
+    if (e0.w & 1) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0)); }
+    if (e0.w & 2) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d2), "+d"(d3) : "d"(g0_0), "d"(b0_0)); }
+  }
+  u32 c0 = 2 * t;
+  {
+  u32 s = uslot[4 * w + 0 + (r >> 2)];
+  double* cb = cv + (u64)s * 1;
+  if (s != 0xffffffffu && (r & 3) < 1) {
+    if (c0 < 1) cb[(r & 3) * 1 + c0] = d0; if (c0 + 1 < 1) cb[(r & 3) * 1 + c0 + 1] = d1;
+  }
+  }
+  {
+  u32 s = uslot[4 * w + 2 + (r >> 2)];
+  double* cb = cv + (u64)s * 1;
+  if (s != 0xffffffffu && (r & 3) < 1) {
+    if (c0 < 1) cb[(r & 3) * 1 + c0] = d2; if (c0 + 1 < 1) cb[(r & 3) * 1 + c0 + 1] = d3;
+  }
+  }
+  }
+  }
+#else
+  __trap();
+#endif
+}
+
+// four-row A P stage (1x1 by 1x1), warps walking spans of units of 4 slots, two accumulators sharing the B fragment, 1 FP64 m8n8k4 MMA per entry and pair with a side in it, 4 entries per step, the last ones as one guarded step, x blocks flagged in bit 31 halved
+extern "C" __global__ __launch_bounds__(128, 12) void ptap_mma4h4b12_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits, unsigned int chunk, unsigned int inter) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  u32 lane = threadIdx.x & 31;
+  u32 r = lane >> 2, t = lane & 3;
+  const bool av0 = (r & 3) < 1 && (0 + t) < 1, bv0 = r < 1 && (0 + t) < 1;
+  const double* xl0 = xv + (av0 ? (r & 3) * 1 + (0 + t) : 0);
+  const double* yl0 = yv + (bv0 ? (0 + t) * 1 + r : (r < 1 ? r : 0));
+  asm("" : "+l"(xl0), "+l"(yl0));
+  const double ym0 = (0 + t) < 1 ? 1.0 : 0.0;
+  const uint4* ep = (const uint4*)ent + (r >> 2);
+  const u32 nb = blockDim.x >> 5, lw = threadIdx.x >> 5, g = blockIdx.x * nb + lw;
+  const u32 step = inter ? nb : 1, span = chunk * step;
+  const u64 jump = (u64)(inter ? gridDim.x : gridDim.x * nb) * span;
+  for (u64 b0 = (u64)(inter ? blockIdx.x : g) * span; b0 < nunits; b0 += jump) {
+  const u32 b1 = (u32)(b0 + span < nunits ? b0 + span : nunits);
+  for (u32 w = (u32)b0 + (inter ? lw : 0); w < b1; w += step) {
+  double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0;
+  u32 q = uptr[w], q1 = uptr[w + 1];
+  for (; q + 4 <= q1; q += 4) {
+    uint4 e0 = __ldg(ep + 2 * q + 0);
+    uint4 e1 = __ldg(ep + 2 * q + 2);
+    uint4 e2 = __ldg(ep + 2 * q + 4);
+    uint4 e3 = __ldg(ep + 2 * q + 6);
+    double b0_0 = 0.0, a0_0 = 0.0, g0_0 = 0.0;
+    b0_0 = __ldg(yl0 + (u64)e0.z * 1) * ym0;
+    if (av0 && e0.x != 0xffffffffu) a0_0 = __ldg(xl0 + (u64)(e0.x & 0x7fffffffu) * 1);
+    if (av0 && e0.y != 0xffffffffu) g0_0 = __ldg(xl0 + (u64)(e0.y & 0x7fffffffu) * 1);
+    double b1_0 = 0.0, a1_0 = 0.0, g1_0 = 0.0;
+    b1_0 = __ldg(yl0 + (u64)e1.z * 1) * ym0;
+    if (av0 && e1.x != 0xffffffffu) a1_0 = __ldg(xl0 + (u64)(e1.x & 0x7fffffffu) * 1);
+    if (av0 && e1.y != 0xffffffffu) g1_0 = __ldg(xl0 + (u64)(e1.y & 0x7fffffffu) * 1);
+    double b2_0 = 0.0, a2_0 = 0.0, g2_0 = 0.0;
+    b2_0 = __ldg(yl0 + (u64)e2.z * 1) * ym0;
+    if (av0 && e2.x != 0xffffffffu) a2_0 = __ldg(xl0 + (u64)(e2.x & 0x7fffffffu) * 1);
+    if (av0 && e2.y != 0xffffffffu) g2_0 = __ldg(xl0 + (u64)(e2.y & 0x7fffffffu) * 1);
+    double b3_0 = 0.0, a3_0 = 0.0, g3_0 = 0.0;
+    b3_0 = __ldg(yl0 + (u64)e3.z * 1) * ym0;
+    if (av0 && e3.x != 0xffffffffu) a3_0 = __ldg(xl0 + (u64)(e3.x & 0x7fffffffu) * 1);
+    if (av0 && e3.y != 0xffffffffu) g3_0 = __ldg(xl0 + (u64)(e3.y & 0x7fffffffu) * 1);
+    a0_0 *= (int)e0.x < 0 ? 0.5 : 1.0;
+    g0_0 *= (int)e0.y < 0 ? 0.5 : 1.0;
+    a1_0 *= (int)e1.x < 0 ? 0.5 : 1.0;
+    g1_0 *= (int)e1.y < 0 ? 0.5 : 1.0;
+    a2_0 *= (int)e2.x < 0 ? 0.5 : 1.0;
+    g2_0 *= (int)e2.y < 0 ? 0.5 : 1.0;
+    a3_0 *= (int)e3.x < 0 ? 0.5 : 1.0;
+    g3_0 *= (int)e3.y < 0 ? 0.5 : 1.0;
+    if (e0.w & 1) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0)); }
+    if (e0.w & 2) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d2), "+d"(d3) : "d"(g0_0), "d"(b0_0)); }
+    if (e1.w & 1) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0)); }
+    if (e1.w & 2) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d2), "+d"(d3) : "d"(g1_0), "d"(b1_0)); }
+    if (e2.w & 1) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0)); }
+    if (e2.w & 2) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d2), "+d"(d3) : "d"(g2_0), "d"(b2_0)); }
+    if (e3.w & 1) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a3_0), "d"(b3_0)); }
+    if (e3.w & 2) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d2), "+d"(d3) : "d"(g3_0), "d"(b3_0)); }
+  }
+  if (q < q1) {
+    u32 rem = q1 - q;
+    uint4 e0 = __ldg(ep + 2 * q);
+    uint4 e1 = make_uint4(0, 0, 0, 0);
+    if (1 < rem) e1 = __ldg(ep + 2 * q + 2);
+    uint4 e2 = make_uint4(0, 0, 0, 0);
+    if (2 < rem) e2 = __ldg(ep + 2 * q + 4);
+    double b0_0 = 0.0, a0_0 = 0.0, g0_0 = 0.0;
+    b0_0 = __ldg(yl0 + (u64)e0.z * 1) * ym0;
+    if (av0 && e0.x != 0xffffffffu) a0_0 = __ldg(xl0 + (u64)(e0.x & 0x7fffffffu) * 1);
+    if (av0 && e0.y != 0xffffffffu) g0_0 = __ldg(xl0 + (u64)(e0.y & 0x7fffffffu) * 1);
+    double b1_0 = 0.0, a1_0 = 0.0, g1_0 = 0.0;
+    if (1 < rem) { b1_0 = __ldg(yl0 + (u64)e1.z * 1) * ym0; if (av0 && e1.x != 0xffffffffu) a1_0 = __ldg(xl0 + (u64)(e1.x & 0x7fffffffu) * 1); if (av0 && e1.y != 0xffffffffu) g1_0 = __ldg(xl0 + (u64)(e1.y & 0x7fffffffu) * 1); }
+    double b2_0 = 0.0, a2_0 = 0.0, g2_0 = 0.0;
+    if (2 < rem) { b2_0 = __ldg(yl0 + (u64)e2.z * 1) * ym0; if (av0 && e2.x != 0xffffffffu) a2_0 = __ldg(xl0 + (u64)(e2.x & 0x7fffffffu) * 1); if (av0 && e2.y != 0xffffffffu) g2_0 = __ldg(xl0 + (u64)(e2.y & 0x7fffffffu) * 1); }
+    a0_0 *= (int)e0.x < 0 ? 0.5 : 1.0;
+    g0_0 *= (int)e0.y < 0 ? 0.5 : 1.0;
+    a1_0 *= (int)e1.x < 0 ? 0.5 : 1.0;
+    g1_0 *= (int)e1.y < 0 ? 0.5 : 1.0;
+    a2_0 *= (int)e2.x < 0 ? 0.5 : 1.0;
+    g2_0 *= (int)e2.y < 0 ? 0.5 : 1.0;
+    if (e0.w & 1) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0)); }
+    if (e0.w & 2) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d2), "+d"(d3) : "d"(g0_0), "d"(b0_0)); }
+    if (e1.w & 1) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0)); }
+    if (e1.w & 2) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d2), "+d"(d3) : "d"(g1_0), "d"(b1_0)); }
+    if (e2.w & 1) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0)); }
+    if (e2.w & 2) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d2), "+d"(d3) : "d"(g2_0), "d"(b2_0)); }
+  }
+  u32 c0 = 2 * t;
+  {
+  u32 s = uslot[4 * w + 0 + (r >> 2)];
+  double* cb = cv + (u64)s * 1;
+  if (s != 0xffffffffu && (r & 3) < 1) {
+    if (c0 < 1) cb[(r & 3) * 1 + c0] = d0; if (c0 + 1 < 1) cb[(r & 3) * 1 + c0 + 1] = d1;
+  }
+  }
+  {
+  u32 s = uslot[4 * w + 2 + (r >> 2)];
+  double* cb = cv + (u64)s * 1;
+  if (s != 0xffffffffu && (r & 3) < 1) {
+    if (c0 < 1) cb[(r & 3) * 1 + c0] = d2; if (c0 + 1 < 1) cb[(r & 3) * 1 + c0 + 1] = d3;
+  }
+  }
+  }
+  }
+#else
+  __trap();
+#endif
+}
+
+// four-row A P stage (1x1 by 1x1), warps walking spans of units of 4 slots, two accumulators sharing the B fragment, 1 FP64 m8n8k4 MMA per entry and pair with a side in it, 2 entries per step, the last ones as one guarded step, x blocks flagged in bit 31 halved
+extern "C" __global__ __launch_bounds__(128, 16) void ptap_mma4h2b16_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits, unsigned int chunk, unsigned int inter) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  u32 lane = threadIdx.x & 31;
+  u32 r = lane >> 2, t = lane & 3;
+  const bool av0 = (r & 3) < 1 && (0 + t) < 1, bv0 = r < 1 && (0 + t) < 1;
+  const double* xl0 = xv + (av0 ? (r & 3) * 1 + (0 + t) : 0);
+  const double* yl0 = yv + (bv0 ? (0 + t) * 1 + r : (r < 1 ? r : 0));
+  asm("" : "+l"(xl0), "+l"(yl0));
+  const double ym0 = (0 + t) < 1 ? 1.0 : 0.0;
+  const uint4* ep = (const uint4*)ent + (r >> 2);
+  const u32 nb = blockDim.x >> 5, lw = threadIdx.x >> 5, g = blockIdx.x * nb + lw;
+  const u32 step = inter ? nb : 1, span = chunk * step;
+  const u64 jump = (u64)(inter ? gridDim.x : gridDim.x * nb) * span;
+  for (u64 b0 = (u64)(inter ? blockIdx.x : g) * span; b0 < nunits; b0 += jump) {
+  const u32 b1 = (u32)(b0 + span < nunits ? b0 + span : nunits);
+  for (u32 w = (u32)b0 + (inter ? lw : 0); w < b1; w += step) {
+  double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0;
+  u32 q = uptr[w], q1 = uptr[w + 1];
+  for (; q + 2 <= q1; q += 2) {
+    uint4 e0 = __ldg(ep + 2 * q + 0);
+    uint4 e1 = __ldg(ep + 2 * q + 2);
+    double b0_0 = 0.0, a0_0 = 0.0, g0_0 = 0.0;
+    b0_0 = __ldg(yl0 + (u64)e0.z * 1) * ym0;
+    if (av0 && e0.x != 0xffffffffu) a0_0 = __ldg(xl0 + (u64)(e0.x & 0x7fffffffu) * 1);
+    if (av0 && e0.y != 0xffffffffu) g0_0 = __ldg(xl0 + (u64)(e0.y & 0x7fffffffu) * 1);
+    double b1_0 = 0.0, a1_0 = 0.0, g1_0 = 0.0;
+    b1_0 = __ldg(yl0 + (u64)e1.z * 1) * ym0;
+    if (av0 && e1.x != 0xffffffffu) a1_0 = __ldg(xl0 + (u64)(e1.x & 0x7fffffffu) * 1);
+    if (av0 && e1.y != 0xffffffffu) g1_0 = __ldg(xl0 + (u64)(e1.y & 0x7fffffffu) * 1);
+    a0_0 *= (int)e0.x < 0 ? 0.5 : 1.0;
+    g0_0 *= (int)e0.y < 0 ? 0.5 : 1.0;
+    a1_0 *= (int)e1.x < 0 ? 0.5 : 1.0;
+    g1_0 *= (int)e1.y < 0 ? 0.5 : 1.0;
+    if (e0.w & 1) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0)); }
+    if (e0.w & 2) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d2), "+d"(d3) : "d"(g0_0), "d"(b0_0)); }
+    if (e1.w & 1) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0)); }
+    if (e1.w & 2) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d2), "+d"(d3) : "d"(g1_0), "d"(b1_0)); }
+  }
+  if (q < q1) {
+    u32 rem = q1 - q;
+    uint4 e0 = __ldg(ep + 2 * q);
+    double b0_0 = 0.0, a0_0 = 0.0, g0_0 = 0.0;
+    b0_0 = __ldg(yl0 + (u64)e0.z * 1) * ym0;
+    if (av0 && e0.x != 0xffffffffu) a0_0 = __ldg(xl0 + (u64)(e0.x & 0x7fffffffu) * 1);
+    if (av0 && e0.y != 0xffffffffu) g0_0 = __ldg(xl0 + (u64)(e0.y & 0x7fffffffu) * 1);
+    a0_0 *= (int)e0.x < 0 ? 0.5 : 1.0;
+    g0_0 *= (int)e0.y < 0 ? 0.5 : 1.0;
+    if (e0.w & 1) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0)); }
+    if (e0.w & 2) { asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d2), "+d"(d3) : "d"(g0_0), "d"(b0_0)); }
+  }
+  u32 c0 = 2 * t;
+  {
+  u32 s = uslot[4 * w + 0 + (r >> 2)];
+  double* cb = cv + (u64)s * 1;
+  if (s != 0xffffffffu && (r & 3) < 1) {
+    if (c0 < 1) cb[(r & 3) * 1 + c0] = d0; if (c0 + 1 < 1) cb[(r & 3) * 1 + c0 + 1] = d1;
+  }
+  }
+  {
+  u32 s = uslot[4 * w + 2 + (r >> 2)];
+  double* cb = cv + (u64)s * 1;
+  if (s != 0xffffffffu && (r & 3) < 1) {
+    if (c0 < 1) cb[(r & 3) * 1 + c0] = d2; if (c0 + 1 < 1) cb[(r & 3) * 1 + c0 + 1] = d3;
+  }
+  }
+  }
+  }
+#else
+  __trap();
+#endif
+}
+
 // C = X + X^T in place over 1x1 blocks, one thread per slot element
 extern "C" __global__ void ptap_symmetrize_1x1(double* __restrict__ cv, const unsigned int* __restrict__ tr, unsigned int nslots) {
   u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;

@@ -263,3 +263,135 @@ fn the_schedule_round_trips_through_a_file() {
     }
     assert_eq!(loaded.to_record(0, 3, 6), s.to_record(0, 3, 6));
 }
+
+/// The `A P` units of four output rows (format 7): every slot of `W'` once, in
+/// its row's side; each side's entries its run in order; the mask names the
+/// row pairs with a side in the entry; and restricted to one pair's entries
+/// (its mask bit), the merge is that pair's width-2 unit, entry for entry,
+/// which is what lets the four-row kernel give the two-row kernel's bytes.
+/// The loader's check and the host rebuild accept exactly these units.
+#[test]
+fn four_row_units_restrict_to_the_pairs_units() {
+    use ptap_schedules::variants::{PairedRuns, NO_BLOCK};
+    use std::collections::HashMap;
+    for (t, &(n, m)) in [(300, 40), (97, 13), (5, 2), (1, 1)].iter().enumerate() {
+        let mut rng = Rng(0x51ed_2701_3c6a_9f4b + t as u64);
+        let (a, p) = patterns(&mut rng, n, m);
+        let base = Arc::new(TwoPassSchedule::inspect(a, p).unwrap());
+        let s = TensorPairSymSchedule::inspect(base).unwrap();
+        let (u, runs, wh) = (&s.ap_pairs, &s.ap, &*s.wh);
+        assert_eq!(u.width, 4);
+        assert!(u.has_entries());
+        let pairs = PairedRuns::paired(runs, wh);
+        // A width-2 unit by its slots (a lone second-row slot sits on side 0 there).
+        let by_slots: HashMap<(u32, u32), usize> = (0..pairs.units())
+            .map(|k| ((pairs.slots[2 * k], pairs.slots[2 * k + 1]), k))
+            .collect();
+        let mut seen = vec![0u32; runs.slots()];
+        let mut merged = 0;
+        for k in 0..u.units() {
+            let e = &u.ent[8 * u.ptr[k] as usize..8 * u.ptr[k + 1] as usize];
+            let sides: Vec<u32> = u.slots[4 * k..4 * k + 4].to_vec();
+            assert!(sides.iter().any(|&s| s != NO_BLOCK), "unit {k} is empty");
+            let col = sides
+                .iter()
+                .find(|&&s| s != NO_BLOCK)
+                .map(|&s| wh.col_idx()[s as usize])
+                .unwrap();
+            let row4 = (0..wh.nrows())
+                .find(|&i| {
+                    wh.row_range(i)
+                        .contains(&(sides.iter().find(|&&s| s != NO_BLOCK).copied().unwrap() as usize))
+                })
+                .unwrap()
+                / 4;
+            // Entry layout: (x0, x2, y, mask, x1, x3, y, mask).
+            let side_x = |q: &[u32], i: usize| [q[0], q[4], q[1], q[5]][i];
+            for (i, &slot) in sides.iter().enumerate() {
+                let got: Vec<(u32, u32)> = e
+                    .chunks(8)
+                    .map(|q| (side_x(q, i), q[2]))
+                    .filter(|q| q.0 != NO_BLOCK)
+                    .collect();
+                if slot == NO_BLOCK {
+                    assert!(got.is_empty());
+                    continue;
+                }
+                assert!(
+                    wh.row_range(4 * row4 + i).contains(&(slot as usize)),
+                    "unit {k} side {i}"
+                );
+                assert_eq!(wh.col_idx()[slot as usize], col);
+                seen[slot as usize] += 1;
+                let want: Vec<(u32, u32)> = runs.run(slot as usize).map(|q| (runs.x[q], runs.y[q])).collect();
+                assert_eq!(got, want, "unit {k} side {i}");
+            }
+            for q in e.chunks(8) {
+                assert_eq!((q[2], q[3]), (q[6], q[7]));
+                let mask = (q[0] != NO_BLOCK || q[4] != NO_BLOCK) as u32
+                    | ((q[1] != NO_BLOCK || q[5] != NO_BLOCK) as u32) << 1;
+                assert_eq!(q[3], mask);
+                merged += (0..4).filter(|&i| side_x(q, i) != NO_BLOCK).count() - 1;
+            }
+            // Each pair's entries (its mask bit) are its width-2 unit's, in order.
+            for pair in 0..2 {
+                let (s0, s1) = (sides[2 * pair], sides[2 * pair + 1]);
+                if s0 == NO_BLOCK && s1 == NO_BLOCK {
+                    assert!(e.chunks(8).all(|q| q[3] & (1 << pair) == 0));
+                    continue;
+                }
+                let (key, swap) = if s0 == NO_BLOCK {
+                    ((s1, NO_BLOCK), true)
+                } else {
+                    ((s0, s1), false)
+                };
+                let w = by_slots[&key];
+                let want: Vec<[u32; 4]> = pairs.ent[4 * pairs.ptr[w] as usize..4 * pairs.ptr[w + 1] as usize]
+                    .chunks(4)
+                    .map(|q| {
+                        if swap {
+                            [q[2], q[1], q[0], q[3]]
+                        } else {
+                            [q[0], q[1], q[2], q[3]]
+                        }
+                    })
+                    .collect();
+                let got: Vec<[u32; 4]> = e
+                    .chunks(8)
+                    .filter(|q| q[3] & (1 << pair) != 0)
+                    .map(|q| [side_x(q, 2 * pair), q[2], side_x(q, 2 * pair + 1), q[2]])
+                    .collect();
+                assert_eq!(got, want, "unit {k} pair {pair}");
+            }
+        }
+        assert!(seen.iter().all(|&c| c == 1));
+        assert_eq!(u.entries() + merged, runs.contributions());
+        if n >= 97 {
+            // Four rows share more P blocks than two: fewer entries than the pairs' units.
+            assert!(
+                u.entries() < pairs.entries(),
+                "{} against {}",
+                u.entries(),
+                pairs.entries()
+            );
+            assert!(u.units() < pairs.units());
+        }
+        assert!(PairedRuns::matches(4, &u.ptr, &u.slots, runs, wh));
+        let r = PairedRuns::rebuild(4, u.ptr.clone(), u.slots.clone(), runs).expect("the inspector's units rebuild");
+        assert_eq!(&r, u);
+        // Not the inspector's: a pointer moved by one, two sides swapped, the pairs' units.
+        if let Some(k) = (1..u.units()).find(|&k| u.ptr[k + 1] > u.ptr[k]) {
+            let mut ptr = u.ptr.to_vec();
+            ptr[k] += 1;
+            assert!(!PairedRuns::matches(4, &ptr, &u.slots, runs, wh));
+            assert!(PairedRuns::rebuild(4, ptr.into(), u.slots.clone(), runs).is_none());
+        }
+        if let Some(k) = (0..u.units()).find(|&k| u.slots[4 * k] != u.slots[4 * k + 1]) {
+            let mut slots = u.slots.to_vec();
+            slots.swap(4 * k, 4 * k + 1);
+            assert!(!PairedRuns::matches(4, &u.ptr, &slots, runs, wh));
+        }
+        assert!(!PairedRuns::matches(2, &u.ptr, &u.slots, runs, wh));
+        assert!(!PairedRuns::matches(4, &pairs.ptr, &pairs.slots, runs, wh) || pairs.units() == 0);
+    }
+}

@@ -543,6 +543,210 @@ pub(crate) fn mma_pair_stage(out: &mut String, st: Stage, halve: bool) -> Kernel
     e
 }
 
+/// Entries per step of the four-row `A P` stage (see [`mma_quad_stage`]).
+pub const QUAD_UNROLL: usize = 4;
+/// The four-row stage's generated forms, `(unroll, blocks per SM the compiler
+/// must leave registers for, 0: no bound)`, the default first.
+pub const QUAD_FORMS: [(usize, u32); 4] = [(QUAD_UNROLL, 0), (2, 0), (QUAD_UNROLL, 12), (2, 16)];
+
+/// The four-row `A P` stage of the symmetric product (units of
+/// `ptap_schedules::variants::PairedRuns::quad`), `unroll` entries per step,
+/// registers bounded for `bound` blocks per SM (0: unbounded).
+pub fn mma_quad_half_name(st: Stage, (unroll, bound): (usize, u32)) -> String {
+    let b = if bound > 0 { format!("b{bound}") } else { String::new() };
+    if (unroll, bound) == QUAD_FORMS[0] {
+        format!("ptap_mma4h_{}", st.tag())
+    } else {
+        format!("ptap_mma4h{unroll}{b}_{}", st.tag())
+    }
+}
+
+/// The symmetric product's `A P` stage over units of four output rows of one
+/// column (`W'` rows `4r .. 4r + 3`): two accumulators, rows `4r, 4r + 1`
+/// and `4r + 2, 4r + 3`, each packed as [`mma_pair_stage`]'s (rows 0-3 of the
+/// fragments the first slot, 4-7 the second), sharing each entry's `B`
+/// fragment, which is thus loaded once for up to four rows instead of two.
+/// A lane reads its half of an entry, `(x, x', y, mask)` for its side of
+/// either accumulator, with one 16-byte load. An accumulator's MMA runs only
+/// where its pair has a side in the entry (`mask`, the same in both halves:
+/// a warp-uniform branch), so each accumulator sees exactly the MMAs of the
+/// pair's own width-2 unit, in order: the bytes of [`mma_pair_stage`]'s
+/// halving kernel. The warps walk spans of units as that kernel's do; a
+/// unit's last `rem < unroll` entries run as one guarded step.
+pub(crate) fn mma_quad_stage(out: &mut String, st: Stage, (unroll, bound): (usize, u32)) -> KernelEntry {
+    use ParamTy::*;
+    assert!(
+        !st.xt && mma_fits(st) && 2 * st.m <= 8,
+        "the four-row stage is an A P stage whose two output blocks fit the accumulator"
+    );
+    let (m, k, n) = (st.m, st.k, st.n);
+    let (mk, kn, mn) = (m * k, k * n, m * n);
+    let steps = k.div_ceil(4);
+    let predicated = mma_predicated(st);
+    let e = KernelEntry {
+        name: mma_quad_half_name(st, (unroll, bound)),
+        params: vec![
+            p("xv", PtrF64),
+            p("yv", PtrF64),
+            p("uptr", PtrU32),
+            p("uslot", PtrU32),
+            p("ent", PtrU32),
+            p("cv", PtrMutF64),
+            p("nunits", U32),
+            p("chunk", U32),
+            p("inter", U32),
+        ],
+        doc: format!(
+            "four-row A P stage ({m}x{k} by {k}x{n}), warps walking spans of units of 4 slots, two accumulators \
+             sharing the B fragment, {steps} FP64 m8n8k4 MMA per entry and pair with a side in it, {unroll} \
+             entries per step, the last ones as one guarded step, x blocks flagged in bit 31 halved"
+        ),
+    };
+    let mut sig = String::new();
+    e.write_signature(&mut sig, " {");
+    if bound > 0 {
+        let threads = MMA_PAIR_WARPS * 32;
+        sig = sig.replace(
+            "__global__ void ",
+            &format!("__global__ __launch_bounds__({threads}, {bound}) void "),
+        );
+    }
+    out.push_str(&sig);
+    writeln!(
+        out,
+        "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n  u32 lane = threadIdx.x & 31;\n  \
+         u32 r = lane >> 2, t = lane & 3;"
+    )
+    .unwrap();
+    // Lane row r is row r % 4 of side r / 4's block in both accumulators; lanes outside a block
+    // read inside their half-warp's span, as the pair kernel's do.
+    let bfb = format!("(r < {n} ? r : {})", n - 1);
+    for h in 0..steps {
+        let kk = format!("({} + t)", 4 * h);
+        writeln!(
+            out,
+            "  const bool av{h} = (r & 3) < {m} && {kk} < {k}, bv{h} = r < {n} && {kk} < {k};\n  \
+             const double* xl{h} = xv + (av{h} ? (r & 3) * {k} + {kk} : 0);\n  \
+             const double* yl{h} = yv + (bv{h} ? {kk} * {n} + r : {bfb});\n  \
+             asm(\"\" : \"+l\"(xl{h}), \"+l\"(yl{h}));"
+        )
+        .unwrap();
+        if !predicated && 4 * h + 4 > k {
+            writeln!(out, "  const double ym{h} = {kk} < {k} ? 1.0 : 0.0;").unwrap();
+        }
+    }
+    // Entry q is two uint4s: the lane's half (its side of both accumulators) is uint4 2q + r / 4.
+    writeln!(
+        out,
+        "  const uint4* ep = (const uint4*)ent + (r >> 2);\n  \
+         const u32 nb = blockDim.x >> 5, lw = threadIdx.x >> 5, g = blockIdx.x * nb + lw;\n  \
+         const u32 step = inter ? nb : 1, span = chunk * step;\n  \
+         const u64 jump = (u64)(inter ? gridDim.x : gridDim.x * nb) * span;\n  \
+         for (u64 b0 = (u64)(inter ? blockIdx.x : g) * span; b0 < nunits; b0 += jump) {{\n  \
+         const u32 b1 = (u32)(b0 + span < nunits ? b0 + span : nunits);\n  \
+         for (u32 w = (u32)b0 + (inter ? lw : 0); w < b1; w += step) {{\n  \
+         double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0;\n  u32 q = uptr[w], q1 = uptr[w + 1];"
+    )
+    .unwrap();
+    // Entries e0 .. e{count - 1}: `guard`, entry c only if c < rem (a skipped entry is all zeros:
+    // mask 0, no MMA).
+    let body = |out: &mut String, count: usize, guard: bool| {
+        for c in 0..count {
+            for h in 0..steps {
+                let bload = format!("__ldg(yl{h} + (u64)e{c}.z * {kn})");
+                let bstmt = if predicated {
+                    format!("if (bv{h}) b{c}_{h} = {bload};")
+                } else if 4 * h + 4 > k {
+                    format!("b{c}_{h} = {bload} * ym{h};")
+                } else {
+                    format!("b{c}_{h} = {bload};")
+                };
+                let astmt = |v: &str, f: &str| {
+                    format!(
+                        "if (av{h} && e{c}.{f} != 0xffffffffu) {v}{c}_{h} = __ldg(xl{h} + (u64)(e{c}.{f} & 0x7fffffffu) * {mk});"
+                    )
+                };
+                let (a0, a1) = (astmt("a", "x"), astmt("g", "y"));
+                writeln!(out, "    double b{c}_{h} = 0.0, a{c}_{h} = 0.0, g{c}_{h} = 0.0;").unwrap();
+                if guard && c > 0 {
+                    writeln!(out, "    if ({c} < rem) {{ {bstmt} {a0} {a1} }}").unwrap();
+                } else {
+                    writeln!(out, "    {bstmt}\n    {a0}\n    {a1}").unwrap();
+                }
+            }
+        }
+        for c in 0..count {
+            for h in 0..steps {
+                writeln!(
+                    out,
+                    "    a{c}_{h} *= (int)e{c}.x < 0 ? 0.5 : 1.0;\n    g{c}_{h} *= (int)e{c}.y < 0 ? 0.5 : 1.0;"
+                )
+                .unwrap();
+            }
+        }
+        for c in 0..count {
+            for (bit, (d, v)) in [(1, ("d0, d1", "a")), (2, ("d2, d3", "g"))] {
+                let (da, db) = d.split_once(", ").unwrap();
+                let mmas: String = (0..steps)
+                    .map(|h| {
+                        format!(
+                            " asm volatile(\"mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {{%0, %1}}, {{%2}}, {{%3}}, {{%0, %1}};\" \
+                             : \"+d\"({da}), \"+d\"({db}) : \"d\"({v}{c}_{h}), \"d\"(b{c}_{h}));"
+                        )
+                    })
+                    .collect();
+                writeln!(out, "    if (e{c}.w & {bit}) {{{mmas} }}").unwrap();
+            }
+        }
+    };
+    writeln!(out, "  for (; q + {unroll} <= q1; q += {unroll}) {{").unwrap();
+    for c in 0..unroll {
+        writeln!(out, "    uint4 e{c} = __ldg(ep + 2 * q + {});", 2 * c).unwrap();
+    }
+    body(out, unroll, false);
+    writeln!(
+        out,
+        "  }}\n  if (q < q1) {{\n    u32 rem = q1 - q;\n    uint4 e0 = __ldg(ep + 2 * q);"
+    )
+    .unwrap();
+    for c in 1..unroll - 1 {
+        writeln!(
+            out,
+            "    uint4 e{c} = make_uint4(0, 0, 0, 0);\n    if ({c} < rem) e{c} = __ldg(ep + 2 * q + {});",
+            2 * c
+        )
+        .unwrap();
+    }
+    body(out, unroll - 1, true);
+    // Lanes of rows 4-7 store the second slot of each pair (absent: u32::MAX, nothing stored).
+    writeln!(out, "  }}\n  u32 c0 = 2 * t;").unwrap();
+    for (pair, (da, db)) in [(0, ("d0", "d1")), (1, ("d2", "d3"))] {
+        writeln!(
+            out,
+            "  {{\n  u32 s = uslot[4 * w + {} + (r >> 2)];\n  double* cb = cv + (u64)s * {mn};\n  \
+             if (s != 0xffffffffu && (r & 3) < {m}) {{",
+            2 * pair
+        )
+        .unwrap();
+        if n % 2 == 0 {
+            writeln!(
+                out,
+                "    if (c0 < {n}) *(double2*)(cb + (r & 3) * {n} + c0) = make_double2({da}, {db});"
+            )
+            .unwrap();
+        } else {
+            writeln!(
+                out,
+                "    if (c0 < {n}) cb[(r & 3) * {n} + c0] = {da}; if (c0 + 1 < {n}) cb[(r & 3) * {n} + c0 + 1] = {db};"
+            )
+            .unwrap();
+        }
+        writeln!(out, "  }}\n  }}").unwrap();
+    }
+    writeln!(out, "  }}\n  }}\n#else\n  __trap();\n#endif\n}}\n").unwrap();
+    e
+}
+
 /// The symmetrize kernel of `n x n` blocks.
 pub fn symmetrize_name(n: usize) -> String {
     format!("ptap_symmetrize_{n}x{n}")
@@ -638,5 +842,34 @@ mod tests {
         // Two entries per step: the tail is the one remaining entry, unguarded.
         assert!(!src.contains("if (1 < rem)"));
         assert_eq!(src.matches('{').count(), src.matches('}').count());
+    }
+
+    #[test]
+    fn four_row_units_share_the_b_fragment_and_skip_absent_pairs() {
+        let st = Stage::ap(ShapeSet { bf: 3, bc: 6 });
+        for form in QUAD_FORMS {
+            let unroll = form.0;
+            let mut src = String::new();
+            let e = mma_quad_stage(&mut src, st, form);
+            assert_eq!(e.name, mma_quad_half_name(st, form));
+            assert_eq!(src.contains("__launch_bounds__(128, "), form.1 > 0);
+            // One 16-byte load per entry and half-warp; one B fragment for both accumulators.
+            assert!(src.contains("const uint4* ep = (const uint4*)ent + (r >> 2);"));
+            assert!(src.contains(&format!(
+                "uint4 e{} = __ldg(ep + 2 * q + {});",
+                unroll - 1,
+                2 * (unroll - 1)
+            )));
+            assert_eq!(src.matches("__ldg(yl0 + (u64)e0.z * 18)").count(), 2);
+            assert!(src.contains("if (av0 && e0.y != 0xffffffffu) g0_0 = __ldg(xl0 + (u64)(e0.y & 0x7fffffffu) * 9);"));
+            // Each accumulator's MMA only where its pair has a side (the mask is warp-uniform).
+            assert!(
+                src.contains("if (e0.w & 1) { asm volatile(") && src.contains(": \"+d\"(d2), \"+d\"(d3) : \"d\"(g0_0)")
+            );
+            assert_eq!(src.matches("mma.sync.aligned.m8n8k4").count(), 2 * (2 * unroll - 1));
+            assert!(src.contains("u32 s = uslot[4 * w + 2 + (r >> 2)];") && src.contains("make_double2(d2, d3)"));
+            assert_eq!(src.matches('{').count(), src.matches('}').count());
+        }
+        assert_eq!(mma_quad_half_name(st, QUAD_FORMS[0]), "ptap_mma4h_3x3x6");
     }
 }
