@@ -74,9 +74,7 @@ const BLOCK_ROWS: &str = "ptap_block_rows";
 /// `ptap_pair_entries`: one thread per unit writes its entries `uptr[u]..uptr[u + 1]`: with
 /// `width` 1 its slot's run `(x, y)` interleaved, with `width` 2 the
 /// order-preserving merge by `y` of its two slots' runs, exactly as the
-/// inspector's `merge_runs` (`ptap_schedules::variants`), with `width` 4 the
-/// merge of its four sides' runs, `(x0, x2, y, mask, x1, x3, y, mask)` per
-/// entry, exactly as the inspector's `merge_quad`. A unit whose merge
+/// inspector's `merge_runs` (`ptap_schedules::variants`). A unit whose merge
 /// is not as long as its pointer range sets `status` and writes nothing past
 /// its range (the loader checked the units; this keeps a bad one in bounds).
 const UPLOAD_SOURCE: &str = r#"
@@ -98,33 +96,6 @@ extern "C" __global__ void ptap_pair_entries(
     unsigned int u = blockIdx.x * blockDim.x + threadIdx.x;
     if (u >= units) return;
     unsigned int k = uptr[u], ke = uptr[u + 1];
-    if (width == 4) {
-        unsigned int at[4], end[4];
-        for (int i = 0; i < 4; ++i) {
-            unsigned int s = uslots[4 * u + i];
-            at[i] = s == NO ? 0 : run_ptr[s];
-            end[i] = s == NO ? 0 : run_ptr[s + 1];
-        }
-        for (;;) {
-            unsigned int v = NO;
-            bool any = false;
-            for (int i = 0; i < 4; ++i)
-                if (at[i] < end[i] && (!any || y[at[i]] < v)) { v = y[at[i]]; any = true; }
-            if (!any) break;
-            if (k >= ke) { atomicOr(status, 1u); return; }
-            unsigned int xs[4];
-            for (int i = 0; i < 4; ++i) {
-                xs[i] = NO;
-                if (at[i] < end[i] && y[at[i]] == v) { xs[i] = x[at[i]]; ++at[i]; }
-            }
-            unsigned int mask = (xs[0] != NO || xs[1] != NO ? 1u : 0u) | (xs[2] != NO || xs[3] != NO ? 2u : 0u);
-            uint4* e = reinterpret_cast<uint4*>(ent) + 2 * (k++);
-            e[0] = make_uint4(xs[0], xs[2], v, mask);
-            e[1] = make_uint4(xs[1], xs[3], v, mask);
-        }
-        if (k != ke) atomicOr(status, 1u);
-        return;
-    }
     unsigned int s0 = uslots[width * u];
     unsigned int a = run_ptr[s0], ae = run_ptr[s0 + 1];
     if (width == 1) {
@@ -221,8 +192,6 @@ struct DevUnits {
     slots: CudaSlice<u32>,
     ent: CudaSlice<u32>,
     units: usize,
-    /// Slots per unit (4: the symmetric pair's four-row `A P` units).
-    width: usize,
 }
 
 impl DevUnits {
@@ -266,13 +235,7 @@ impl DevUnits {
                 }));
             }
         }
-        Ok(Self {
-            ptr,
-            slots,
-            ent,
-            units,
-            width: r.width,
-        })
+        Ok(Self { ptr, slots, ent, units })
     }
     fn bytes(&self) -> usize {
         self.ptr.num_bytes() + self.slots.num_bytes() + self.ent.num_bytes()
@@ -451,43 +414,12 @@ const DEFAULT_WALK: &str = "i8";
 /// How the halving `A P` kernel's warps walk its units: spans of `chunk`
 /// consecutive units per warp (`inter`: a block's warps interleave over a span
 /// of `chunk` units per warp), then a grid's worth of spans on, over `grid`
-/// blocks of `warps` warps; `form`: the four-row kernel's (unroll, register
-/// bound), `None` for the two-row kernel.
+/// blocks.
 #[derive(Clone, Copy, Debug)]
 struct Walk {
     grid: u32,
     chunk: u32,
     inter: bool,
-    warps: u32,
-    form: Option<(usize, u32)>,
-}
-
-/// The symmetric pair's fine `A P` units as the device runs them: the
-/// schedule's four-row units, or (`PTAP_SYM_AP_UNITS=2`, read once when the
-/// product is built; for comparison and tests) the width-2 units of before,
-/// built here from the runs, under the two-row halving kernel.
-/// `PTAP_SYM_AP_UNITS=4[uUNROLL][bBLOCKS]` picks another generated form of
-/// the four-row kernel ([`gpu_mma::QUAD_FORMS`]; others give the default).
-fn sym_ap_units(
-    s: &ptap_schedules::variants::TensorPairSymSchedule,
-) -> (std::borrow::Cow<'_, PairedRuns>, Option<(usize, u32)>) {
-    let spec = std::env::var("PTAP_SYM_AP_UNITS").unwrap_or_default();
-    let spec = spec.trim();
-    if spec == "2" {
-        return (std::borrow::Cow::Owned(PairedRuns::paired(&s.ap, &s.wh)), None);
-    }
-    let rest = spec.strip_prefix('4').unwrap_or("");
-    let (u, b) = rest.split_once('b').unwrap_or((rest, "0"));
-    let unroll = u
-        .strip_prefix('u')
-        .and_then(|u| u.parse().ok())
-        .unwrap_or(gpu_mma::QUAD_UNROLL);
-    let bound = b.parse().unwrap_or(0);
-    let form = gpu_mma::QUAD_FORMS
-        .into_iter()
-        .find(|&f| f == (unroll, bound))
-        .unwrap_or(gpu_mma::QUAD_FORMS[0]);
-    (std::borrow::Cow::Borrowed(&s.ap_pairs), Some(form))
 }
 
 impl Walk {
@@ -498,25 +430,9 @@ impl Walk {
     /// or block; `1` is one unit per warp, the geometry before),
     /// `[i]CHUNK,res` (a grid of the resident blocks, slower: the warps of an
     /// SM no longer run neighbouring units) or `[i]CHUNK,BLOCKS`.
-    fn new(
-        dev: &Device,
-        kernels: &Kernels,
-        st: Stage,
-        units: u32,
-        form: Option<(usize, u32)>,
-    ) -> Result<Self, CudaError> {
+    fn new(dev: &Device, kernels: &Kernels, st: Stage, units: u32) -> Result<Self, CudaError> {
+        let (threads, per_block) = gpu_mma::mma_pair_launch();
         let spec = std::env::var("PTAP_SYM_AP_WALK").unwrap_or_else(|_| DEFAULT_WALK.to_string());
-        // A last `,wWARPS` part: warps per block (measurement only; default the pair's 4).
-        let (spec, warps) = match spec.rsplit_once(",w") {
-            Some((head, w)) => (head.to_string(), w.parse::<u32>().unwrap_or(0)),
-            None => (spec.clone(), 0),
-        };
-        let per_block = if (1..=32).contains(&warps) {
-            warps
-        } else {
-            gpu_mma::mma_pair_launch().1
-        };
-        let threads = 32 * per_block;
         let (chunk, blocks) = spec.split_once(',').unwrap_or((&spec, ""));
         let (chunk, inter) = match chunk.trim().strip_prefix('i') {
             Some(c) => (c, true),
@@ -524,21 +440,11 @@ impl Walk {
         };
         let chunk = chunk.parse().unwrap_or(1u32).max(1);
         let needed = units.div_ceil(per_block * chunk).max(1);
-        let name = match form {
-            Some(f) => gpu_mma::mma_quad_half_name(st, f),
-            None => gpu_mma::mma_pair_half_name(st),
-        };
-        let grid = match (blocks.trim(), kernels.get(&name)) {
+        let grid = match (blocks.trim(), kernels.get(&gpu_mma::mma_pair_half_name(st))) {
             ("res", Some(k)) => needed.min(k.blocks_per_sm(threads)?.max(1) * dev.sm_count()),
             (b, _) => b.parse::<u32>().map_or(needed, |b| needed.min(b.max(1))),
         };
-        Ok(Self {
-            grid,
-            chunk,
-            inter,
-            warps: per_block,
-            form,
-        })
+        Ok(Self { grid, chunk, inter })
     }
 }
 
@@ -713,16 +619,13 @@ impl DeviceProduct {
                 ap: PairStage::upload(dev, Stage::ap(shape), &s.ap, &s.split.tiled.ap, &s.split.ap_order)?,
                 rw: PairStage::upload(dev, Stage::ptw(shape), &s.rw, &s.split.tiled.rw, &s.split.rw_order)?,
             },
-            VariantSchedule::TensorPairSym(s) => {
-                let (ap_units, form) = sym_ap_units(s);
-                Plan::TensorPairSym {
-                    ap: PairStage::upload(dev, Stage::ap(shape), &ap_units, &s.ap, &s.ap_order)?,
-                    // `P^T W'` always runs units where the MMA fits (checked above): no order needed.
-                    rw: PairStage::upload(dev, Stage::ptw(shape), &s.rw_pairs, &s.rw, &[])?,
-                    tr: dev.upload(&s.transpose)?,
-                    walk: Walk::new(dev, &kernels, Stage::ap(shape), ap_units.units() as u32, form)?,
-                }
-            }
+            VariantSchedule::TensorPairSym(s) => Plan::TensorPairSym {
+                ap: PairStage::upload(dev, Stage::ap(shape), &s.ap_pairs, &s.ap, &s.ap_order)?,
+                // `P^T W'` always runs units where the MMA fits (checked above): no order needed.
+                rw: PairStage::upload(dev, Stage::ptw(shape), &s.rw_pairs, &s.rw, &[])?,
+                tr: dev.upload(&s.transpose)?,
+                walk: Walk::new(dev, &kernels, Stage::ap(shape), s.ap_pairs.units() as u32)?,
+            },
             VariantSchedule::TensorCore(s) => Plan::TensorCore {
                 ap: DevRuns::upload(dev, &s.tiled.ap)?,
                 rw: DevRuns::upload(dev, &s.tiled.rw)?,
@@ -1154,10 +1057,10 @@ fn launch_pair_stage(
     match u {
         PairStage::Units(u) => {
             let n = u.units as u32;
-            let name = match walk {
-                Some(Walk { form: Some(f), .. }) if u.width == 4 => gpu_mma::mma_quad_half_name(st, f),
-                Some(_) => gpu_mma::mma_pair_half_name(st),
-                None => gpu_mma::mma_pair_name(st),
+            let name = if halve {
+                gpu_mma::mma_pair_half_name(st)
+            } else {
+                gpu_mma::mma_pair_name(st)
             };
             let mut args = vec![
                 Arg::F64(x),
@@ -1172,8 +1075,7 @@ fn launch_pair_stage(
                 Some(wk) => {
                     let cfg = LaunchConfig {
                         grid_dim: (wk.grid, 1, 1),
-                        block_dim: (32 * wk.warps, 1, 1),
-                        shared_mem_bytes: 0,
+                        ..grid(n)
                     };
                     args.push(Arg::U32(wk.chunk));
                     args.push(Arg::U32(wk.inter as u32));

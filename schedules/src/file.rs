@@ -25,8 +25,7 @@
 //! 4 the tensor-pair variant's units and merged entries (`{ap,rw}.pair.*`);
 //! version 5 stores the units only (the entries follow from them and the slot
 //! runs, and are rebuilt at load); version 6 adds the symmetric tensor pair
-//! (`wh.*`, `c.transpose`, flagged `ap.x`); version 7 stores that variant's
-//! `A P` units four output rows wide. Files of version 6 and older are refused
+//! (`wh.*`, `c.transpose`, flagged `ap.x`). Files of version 5 and older are refused
 //! with [`ScheduleFileError::Version`], which says to re-run `ptap inspect` (a
 //! schedule-cache entry is rebuilt).
 //!
@@ -96,7 +95,7 @@ use thiserror::Error;
 /// The first eight bytes of every schedule file.
 pub const MAGIC: [u8; 8] = *b"PTAPSCHD";
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 6;
 /// Length of the fixed header; the metadata starts here.
 pub const HEADER_LEN: usize = 128;
 /// Alignment of the data section and of every array in it, relative to the

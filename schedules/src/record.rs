@@ -48,9 +48,7 @@
 //! The symmetric tensor pair (format version 6) stores `W'`'s pattern and its
 //! own runs: its `A P` runs' `x` blocks are checked to lie in the slot's row
 //! of `A` at or left of the diagonal, flagged exactly on the diagonal, and
-//! `c.transpose` to map every slot of `A_c` onto its mirror. Format 7 stores
-//! its `A P` units four output rows wide (`ap.pair.width` 4), checked as the
-//! tensor pair's are.
+//! `c.transpose` to map every slot of `A_c` onto its mirror.
 use crate::file::{fingerprint, MappedBundle, NamedArray, RecordView, ScheduleFileError, ScheduleRecord};
 use crate::two_pass::{ProductStats, TwoPassSchedule};
 use crate::variants::{
@@ -530,7 +528,7 @@ impl Loader<'_, '_> {
         }
         let ap_order = self.u32("ap.order")?;
         self.permutation("ap.order", &ap_order, ap.slots(), window)?;
-        let ap_pairs = self.pairs("ap", &ap, &wh, 4)?;
+        let ap_pairs = self.pairs("ap", &ap, &wh, 2)?;
         let rw_pairs = self.pairs("rw", &rw, c, 1)?;
         let transpose = self.u32("c.transpose")?;
         let rp = c.row_ptr();
@@ -580,7 +578,7 @@ impl Loader<'_, '_> {
 
     /// The tensor-pair units of `stage` over the validated `runs` (which fill
     /// `out`'s slots), refused unless they are exactly the inspector's: `width`
-    /// slots per unit (2 pairs rows `2r`, `2r + 1`; 4 groups rows `4r .. 4r + 3`), every slot once, and each
+    /// slots per unit (2 pairs rows `2r`, `2r + 1`), every slot once, and each
     /// unit's pointer range as long as the merge of its runs
     /// ([`PairedRuns::matches`]). Their entries are not stored: the device
     /// builds them from the runs ([`PairedRuns::rebuild`] on the host), so the

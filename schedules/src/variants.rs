@@ -237,22 +237,12 @@ pub const NO_BLOCK: u32 = u32::MAX;
 /// Each slot's own entries are its run in order, so each output element
 /// still sums in V0's order.
 ///
-/// With `width` 4 (the symmetric pair's `A P`, [`PairedRuns::quad`]) a unit
-/// is the slots of one column `K` in output rows `4r .. 4r + 3`, side `i`
-/// always row `4r + i` ([`NO_BLOCK`] where that row lacks the column), and
-/// its entries merge the four runs by `y` block, 8 indices each: `(x0, x2, y,
-/// mask, x1, x3, y, mask)`, so that the lanes of accumulator rows 0-3 read
-/// the first sides of both row pairs (`4r`, `4r + 2`) with one 16-byte load
-/// and rows 4-7 the second; `mask` bit 0 says the pair `4r, 4r + 1` has a
-/// side in the entry, bit 1 the pair `4r + 2, 4r + 3`. Restricted to the
-/// entries of one pair (its mask bit), the merge is that pair's width-2 merge.
-///
 /// The entries follow from the units and the runs: a schedule file stores the
 /// units only, and a loaded schedule's `ent` is empty (the device builds the
 /// entries from the runs it uploads; [`PairedRuns::rebuild`] does it on the host).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PairedRuns {
-    /// Slots per unit: 1, 2 or 4.
+    /// Slots per unit: 1 or 2.
     pub width: usize,
     /// Per unit its entries `ptr[u]..ptr[u + 1]`.
     pub ptr: SharedArray<u64>,
@@ -326,44 +316,6 @@ impl PairedRuns {
                                 && slots[2 * u] as usize == s0
                                 && slots[2 * u + 1] == s1
                                 && ptr[u + 1].checked_sub(ptr[u]) == Some(merged_len(runs, s0, s1) as u64);
-                            u += 1;
-                        });
-                    }
-                    ok
-                })
-            }
-            4 => {
-                let quads = out.nrows().div_ceil(4);
-                let n = default_chunk_count(quads);
-                let chunk = |c: usize| quads * c / n..quads * (c + 1) / n;
-                let counts: Vec<usize> = (0..n)
-                    .into_par_iter()
-                    .map(|c| chunk(c).map(|r| quad_units(out, r, |_| {})).sum())
-                    .collect();
-                if counts.iter().sum::<usize>() != units {
-                    return false;
-                }
-                let starts: Vec<usize> = counts
-                    .iter()
-                    .scan(0, |acc, &k| {
-                        *acc += k;
-                        Some(*acc - k)
-                    })
-                    .collect();
-                (0..n).into_par_iter().all(|c| {
-                    let mut u = starts[c];
-                    let mut ok = true;
-                    for r in chunk(c) {
-                        quad_units(out, r, |sides| {
-                            if !ok {
-                                return;
-                            }
-                            ok = (0..4).all(|i| slots[4 * u + i] == sides[i].map_or(NO_BLOCK, |s| s as u32));
-                            if ok {
-                                let mut len = 0u64;
-                                merge_quad(runs, sides, |_| len += 1);
-                                ok = ptr[u + 1].checked_sub(ptr[u]) == Some(len);
-                            }
                             u += 1;
                         });
                     }
@@ -463,128 +415,6 @@ impl PairedRuns {
             slots: slots.into(),
             ent: ent.into(),
         }
-    }
-}
-
-impl PairedRuns {
-    /// Units of the slots of one column in rows `4r .. 4r + 3` of `out` (the
-    /// pattern `runs` fills), side `i` row `4r + i`; see [`PairedRuns`].
-    pub fn quad(runs: &SlotRuns, out: &BlockPattern) -> Self {
-        let quads = out.nrows().div_ceil(4);
-        let work: Vec<usize> = (0..quads)
-            .into_par_iter()
-            .map(|r| {
-                let rows = 4 * r..(4 * r + 4).min(out.nrows());
-                let slots = out.row_ptr()[rows.start]..out.row_ptr()[rows.end];
-                (runs.ptr[slots.end] - runs.ptr[slots.start]) as usize
-            })
-            .collect();
-        let chunks = balanced_row_chunks(&work, default_chunk_count(quads));
-        let counts: Vec<(usize, usize)> = chunks
-            .par_iter()
-            .map(|rq| {
-                let (mut units, mut entries) = (0, 0);
-                for r in rq.clone() {
-                    quad_units(out, r, |sides| {
-                        units += 1;
-                        merge_quad(runs, sides, |_| entries += 1);
-                    });
-                }
-                (units, entries)
-            })
-            .collect();
-        let (units, entries) = counts.iter().fold((0, 0), |a, c| (a.0 + c.0, a.1 + c.1));
-        let (mut ptr, mut slots, mut ent) = (vec![0u64; units + 1], vec![0u32; 4 * units], vec![0u32; 8 * entries]);
-        let mut parts = Vec::with_capacity(chunks.len());
-        let (mut prest, mut srest, mut erest) = (&mut ptr[1..], &mut slots[..], &mut ent[..]);
-        let mut base = 0u64;
-        for &(u, e) in &counts {
-            let (ph, pt) = prest.split_at_mut(u);
-            let (sh, st) = srest.split_at_mut(4 * u);
-            let (eh, et) = erest.split_at_mut(8 * e);
-            parts.push((ph, sh, eh, base));
-            (prest, srest, erest) = (pt, st, et);
-            base += e as u64;
-        }
-        chunks.par_iter().zip(parts).for_each(|(rq, (ps, ss, es, base))| {
-            let (mut u, mut k) = (0usize, 0usize);
-            for r in rq.clone() {
-                quad_units(out, r, |sides| {
-                    for (i, s) in sides.iter().enumerate() {
-                        ss[4 * u + i] = s.map_or(NO_BLOCK, |s| s as u32);
-                    }
-                    merge_quad(runs, sides, |q| {
-                        es[8 * k..8 * k + 8].copy_from_slice(&q);
-                        k += 1;
-                    });
-                    ps[u] = base + k as u64;
-                    u += 1;
-                });
-            }
-        });
-        PairedRuns {
-            width: 4,
-            ptr: ptr.into(),
-            slots: slots.into(),
-            ent: ent.into(),
-        }
-    }
-}
-
-/// The units of output rows `4r .. 4r + 3` of `out` in column order: `f(sides)`
-/// per column any of them holds, `sides[i]` the slot of row `4r + i` there.
-/// Returns how many there were.
-fn quad_units(out: &BlockPattern, r: usize, mut f: impl FnMut([Option<usize>; 4])) -> usize {
-    let rows: [Range<usize>; 4] = std::array::from_fn(|i| {
-        if 4 * r + i < out.nrows() {
-            out.row_range(4 * r + i)
-        } else {
-            0..0
-        }
-    });
-    let cols = out.col_idx();
-    let mut at: [usize; 4] = std::array::from_fn(|i| rows[i].start);
-    let mut n = 0;
-    // Columns ascend in each row: the smallest head is the next unit's column.
-    while let Some(c) = (0..4).filter(|&i| at[i] < rows[i].end).map(|i| cols[at[i]]).min() {
-        let sides: [Option<usize>; 4] =
-            std::array::from_fn(|i| (at[i] < rows[i].end && cols[at[i]] == c).then_some(at[i]));
-        for (i, s) in sides.iter().enumerate() {
-            at[i] += s.is_some() as usize;
-        }
-        f(sides);
-        n += 1;
-    }
-    n
-}
-
-/// The order-preserving merge by `y` block of the runs of the four sides of a
-/// width-4 unit: per step the smallest `y` among the runs' next entries, and
-/// every side whose next entry has it; `entry` gets the 8-index entry of
-/// [`PairedRuns`]. Each side's entries are its run in order, whatever the runs
-/// hold. The inspector and the loader ([`PairedRuns::rebuild`]) both use it;
-/// the device's upload kernel does the same.
-#[inline]
-fn merge_quad(runs: &SlotRuns, sides: [Option<usize>; 4], mut entry: impl FnMut([u32; 8])) {
-    let (x, y) = (&runs.x[..], &runs.y[..]);
-    let mut at = [0usize; 4];
-    let mut end = [0usize; 4];
-    for (i, s) in sides.iter().enumerate() {
-        if let Some(s) = *s {
-            (at[i], end[i]) = (runs.ptr[s] as usize, runs.ptr[s + 1] as usize);
-        }
-    }
-    while let Some(v) = (0..4).filter(|&i| at[i] < end[i]).map(|i| y[at[i]]).min() {
-        let mut xs = [NO_BLOCK; 4];
-        for i in 0..4 {
-            if at[i] < end[i] && y[at[i]] == v {
-                xs[i] = x[at[i]];
-                at[i] += 1;
-            }
-        }
-        let mask =
-            (xs[0] != NO_BLOCK || xs[1] != NO_BLOCK) as u32 | ((xs[2] != NO_BLOCK || xs[3] != NO_BLOCK) as u32) << 1;
-        entry([xs[0], xs[2], v, mask, xs[1], xs[3], v, mask]);
     }
 }
 
@@ -702,7 +532,7 @@ impl PairedRuns {
     /// and `runs` (pointers and indices), e.g. with [`PairedRuns::matches`];
     /// the entries are then right by construction. One parallel pass.
     pub fn rebuild(width: usize, ptr: SharedArray<u64>, slots: SharedArray<u32>, runs: &SlotRuns) -> Option<Self> {
-        assert!(matches!(width, 1 | 2 | 4), "a unit holds one, two or four slots");
+        assert!(width == 1 || width == 2, "a unit pairs one or two slots");
         let units = ptr.len().saturating_sub(1);
         let total = ptr.last().map_or(0, |&t| t as usize);
         let stride = 2 * width;
@@ -738,22 +568,6 @@ impl PairedRuns {
                         e.copy_from_slice(&[runs.x[q], runs.y[q]]);
                     }
                     return true;
-                }
-                if width == 4 {
-                    let sides: [Option<usize>; 4] = std::array::from_fn(|i| {
-                        let s = slots[4 * u + i];
-                        (s != NO_BLOCK).then_some(s as usize)
-                    });
-                    let mut fits = true;
-                    merge_quad(runs, sides, |q| {
-                        if k < hi {
-                            es[8 * k..8 * k + 8].copy_from_slice(&q);
-                        } else {
-                            fits = false;
-                        }
-                        k += 1;
-                    });
-                    return fits && k == hi;
                 }
                 let s1 = slots[2 * u + 1];
                 let mut fits = true;
@@ -814,10 +628,7 @@ pub const DIAGONAL_FLAG: u32 = 1 << 31;
 /// result is exactly symmetric. Deterministic, not bitwise V0 (the sums are
 /// reassociated; equal to rounding, as the tensor pair).
 ///
-/// The device's units are the tensor pair's, built over `W'` and these runs,
-/// except that the `A P` units hold four output rows of one column
-/// ([`PairedRuns::quad`]): the lower triangle halves each unit's entries, and
-/// a unit of four rows loads each `P` block once for up to four of them.
+/// The device's units are the tensor pair's, built over `W'` and these runs.
 /// On the host, the schedule runs V0 over [`Self::base`] (the algorithm buys a
 /// CPU nothing it was measured for).
 #[derive(Clone, Debug)]
@@ -925,7 +736,7 @@ impl TensorPairSymSchedule {
         let rw = slot_runs(&base.r, &wh, &base.c, &|kx| r_src[kx]);
         let window = COLUMN_SPLIT_WINDOW;
         let ap_order = windowed_run_length_order(&ap, window);
-        let ap_pairs = PairedRuns::quad(&ap, &wh);
+        let ap_pairs = PairedRuns::paired(&ap, &wh);
         let rw_pairs = PairedRuns::single(&rw);
         Ok(Self {
             base,

@@ -60,7 +60,7 @@ fn the_beams_tensor_pair_entries_are_rebuilt_exactly() {
 }
 
 /// The beam's symmetric tensor-pair schedules through a schedule file (format
-/// 7, the `A P` units four rows wide): every level loads the inspector's `W'` pattern, runs, units and
+/// 6): every level loads the inspector's `W'` pattern, runs, units and
 /// transposed-slot map, and the entries rebuilt from the loaded units and
 /// runs (on the host and, where there is a GPU, on the device) are the
 /// inspector's. The `A P` stage runs about half of the tensor pair's contributions.
@@ -90,7 +90,6 @@ fn the_beams_symmetric_pair_schedules_round_trip_exactly() {
         assert_eq!((&loaded.ap, &loaded.rw), (&built.ap, &built.rw), "level {l}");
         assert_eq!(loaded.transpose, built.transpose, "level {l}");
         assert_eq!(loaded.ap_order, built.ap_order, "level {l}");
-        assert_eq!((loaded.ap_pairs.width, loaded.rw_pairs.width), (4, 1), "level {l}");
         for (got, want, runs) in [
             (&loaded.ap_pairs, &built.ap_pairs, &loaded.ap),
             (&loaded.rw_pairs, &built.rw_pairs, &loaded.rw),
@@ -143,18 +142,15 @@ fn the_symmetric_pair_halves_the_a_p_work_at_k16() {
         let full_ap: usize = row_work(&b.a, &b.p).iter().sum();
         let full_rw = b.stats.block_multiplies - full_ap;
         let (ap, rw) = s.contributions();
-        let pairs = ptap_schedules::variants::PairedRuns::paired(&s.ap, &s.wh);
         println!(
             "level {l}: A P {ap} of {full_ap} ({:.3}), P^T W {rw} of {full_rw} ({:.3}), W' {} of {} blocks, \
-             A P units of four rows {} ({} entries; two rows: {} ({})), P^T W' units {}",
+             A P units {} ({} entries), P^T W' units {}",
             ap as f64 / full_ap as f64,
             rw as f64 / full_rw as f64,
             s.wh.nnzb(),
             b.w.nnzb(),
             s.ap_pairs.units(),
             s.ap_pairs.entries(),
-            pairs.units(),
-            pairs.entries(),
             s.rw_pairs.units()
         );
         assert!(10 * ap <= 6 * full_ap && rw <= full_rw, "level {l}");

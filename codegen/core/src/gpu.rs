@@ -643,11 +643,6 @@ fn product_kernels(u: &mut Unit, s: ShapeSet) {
                 u.add(&crate::gpu_mma::mma_pair_half_name(st), |o| {
                     crate::gpu_mma::mma_pair_stage(o, st, true)
                 });
-                for form in crate::gpu_mma::QUAD_FORMS {
-                    u.add(&crate::gpu_mma::mma_quad_half_name(st, form), |o| {
-                        crate::gpu_mma::mma_quad_stage(o, st, form)
-                    });
-                }
             }
             u.add(&crate::gpu_mma::symmetrize_name(s.bc), |o| {
                 crate::gpu_mma::symmetrize(o, s.bc)
@@ -852,9 +847,6 @@ mod tests {
                     ]);
                     if crate::gpu_mma::mma_pair_fits(st) {
                         v.push(crate::gpu_mma::mma_pair_half_name(st));
-                        for form in crate::gpu_mma::QUAD_FORMS {
-                            v.push(crate::gpu_mma::mma_quad_half_name(st, form));
-                        }
                     }
                 }
             }
@@ -908,26 +900,21 @@ mod tests {
             }
             assert_eq!(set_entries(s), m.entries);
         }
-        // 3x3 / 3x6 / 6x6: 26 kernels of the fine product (4 of them the four-row
-        // A P stage's forms), 20 of the coarse one
+        // 3x3 / 3x6 / 6x6: 24 kernels of the fine product, 20 of the coarse one
         // (its R W stage is its A P stage; no tensor-pair A P stage for 6-row
         // blocks; the symmetric product's halving A P stages and one 6x6
         // symmetrize shared by both), 4 SpMV, 2 residuals, 2 x 2 f32 SpMV and
         // residuals (the square shapes), 2 x 6 Jacobi.
         let m = set_module(ShapeSet { bf: 3, bc: 6 });
-        assert_eq!(m.entries.len(), 24 + 4 + 20 + 4 + 2 + 4 + 12);
+        assert_eq!(m.entries.len(), 24 + 20 + 4 + 2 + 4 + 12);
         assert!(m.source.contains("ptap_mma2h_3x3x6") && m.source.contains("ptap_mmah_6x6x6("));
-        assert!(m.source.contains("ptap_mma4h_3x3x6(") && !m.source.contains("ptap_mma4h_6x6x6"));
         assert!(m.source.contains("ptap_mma_6x6x6t") && m.source.contains("ptap_mma2_6x6x6t"));
         assert!(!m.source.contains("ptap_mma2_6x6x6("));
         assert!(m.source.contains("ptap_column_split_6x3x6t"));
         // Transposed access of P in the coarse stage: x(i,k) = xb[k*M + i].
         assert!(m.source.contains("xb[(2)*6+(5)]"));
-        // 1x1: one product (with the four-row stage's 4 forms), one block shape (f64 and f32), one Jacobi.
-        assert_eq!(
-            set_module(ShapeSet { bf: 1, bc: 1 }).entries.len(),
-            23 + 4 + 1 + 1 + 2 + 6
-        );
+        // 1x1: one product, one block shape (f64 and f32), one Jacobi.
+        assert_eq!(set_module(ShapeSet { bf: 1, bc: 1 }).entries.len(), 23 + 1 + 1 + 2 + 6);
     }
 
     #[test]
