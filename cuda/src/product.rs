@@ -484,15 +484,23 @@ fn fold_pays(st: Stage, units: usize, resident: usize) -> bool {
 /// The symmetric pair's fine `A P` walk (see [`Walk::new`]).
 const DEFAULT_WALK: &str = "i8";
 
+/// Warps per block of the symmetric pair's walking fine `A P` kernel (the
+/// tensor pair's kernels keep [`gpu_mma::MMA_PAIR_WARPS`]). A block of 2
+/// warps spans 16 units at the default walk and leaves its SM when the longer
+/// of 2 walks ends, not the longest of 4 (H200, k = 16, level 0: 4.119 ms
+/// against 4.145-4.152 with 4 warps; ledger step 11).
+const SYM_AP_WARPS: u32 = 2;
+
 /// How the halving `A P` kernel's warps walk its units: spans of `chunk`
 /// consecutive units per warp (`inter`: a block's warps interleave over a span
 /// of `chunk` units per warp), then a grid's worth of spans on, over `grid`
-/// blocks.
+/// blocks of `warps` warps.
 #[derive(Clone, Copy, Debug)]
 struct Walk {
     grid: u32,
     chunk: u32,
     inter: bool,
+    warps: u32,
 }
 
 impl Walk {
@@ -502,10 +510,16 @@ impl Walk {
     /// measurement and tests (read once, here): `[i]CHUNK` (one span per warp
     /// or block; `1` is one unit per warp, the geometry before),
     /// `[i]CHUNK,res` (a grid of the resident blocks, slower: the warps of an
-    /// SM no longer run neighbouring units) or `[i]CHUNK,BLOCKS`.
+    /// SM no longer run neighbouring units) or `[i]CHUNK,BLOCKS`; a last
+    /// `,wWARPS` (1 to 32) sets the warps per block ([`SYM_AP_WARPS`] unless given).
     fn new(dev: &Device, kernels: &Kernels, st: Stage, units: u32) -> Result<Self, CudaError> {
-        let (threads, per_block) = gpu_mma::mma_pair_launch();
         let spec = std::env::var("PTAP_SYM_AP_WALK").unwrap_or_else(|_| DEFAULT_WALK.to_string());
+        let (spec, warps) = match spec.rsplit_once(",w") {
+            Some((head, w)) => (head.to_string(), w.trim().parse::<u32>().unwrap_or(SYM_AP_WARPS)),
+            None => (spec.clone(), SYM_AP_WARPS),
+        };
+        let per_block = warps.clamp(1, 32);
+        let threads = 32 * per_block;
         let (chunk, blocks) = spec.split_once(',').unwrap_or((&spec, ""));
         let (chunk, inter) = match chunk.trim().strip_prefix('i') {
             Some(c) => (c, true),
@@ -517,7 +531,12 @@ impl Walk {
             ("res", Some(k)) => needed.min(k.blocks_per_sm(threads)?.max(1) * dev.sm_count()),
             (b, _) => b.parse::<u32>().map_or(needed, |b| needed.min(b.max(1))),
         };
-        Ok(Self { grid, chunk, inter })
+        Ok(Self {
+            grid,
+            chunk,
+            inter,
+            warps: per_block,
+        })
     }
 }
 
@@ -1166,7 +1185,8 @@ fn launch_pair_stage(
                 Some(wk) => {
                     let cfg = LaunchConfig {
                         grid_dim: (wk.grid, 1, 1),
-                        ..grid(n)
+                        block_dim: (32 * wk.warps, 1, 1),
+                        shared_mem_bytes: 0,
                     };
                     args.push(Arg::U32(wk.chunk));
                     args.push(Arg::U32(wk.inter as u32));

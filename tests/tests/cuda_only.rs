@@ -589,10 +589,11 @@ fn rayon_threads() -> usize {
 }
 
 /// The symmetric pair's fine `A P` warps may walk several units each (`i8`,
-/// the default); every walk gives the bytes of one unit per warp (`1`, the geometry before), on
+/// the default); every walk gives the bytes of one unit per warp (`1,w4`, the geometry before), on
 /// the beam's levels (k = 3) and on a random symmetric 3x3 / 3x6 product,
 /// including walks that loop over the grid (`1,1`, `3,2`, `i3,2`), a block's
-/// warps interleaved (`i...`) and spans that end past the last unit.
+/// warps interleaved (`i...`), spans that end past the last unit, and blocks
+/// of 1 to 8 warps (`,wN`; 2 by default).
 #[test]
 fn the_symmetric_pairs_walks_give_the_bits_of_one_unit_per_warp() {
     use ptap_runtime::Backend;
@@ -626,7 +627,23 @@ fn the_symmetric_pairs_walks_give_the_bits_of_one_unit_per_warp() {
         let schedule = VariantSchedule::inspect(Variant::TensorPairSym, base.clone(), bf * bc);
         let (da, dp) = (be.matrix_ref(a).unwrap(), be.matrix_ref(p).unwrap());
         let mut want: Option<Vec<f64>> = None;
-        for walk in ["1", "i8", "1,res", "1,1", "3,2", "4", "7", "i1", "i3,2", "i4", "i2,res"] {
+        for walk in [
+            "1,w4",
+            "i8",
+            "1,res",
+            "1,1",
+            "3,2",
+            "4",
+            "7",
+            "i1",
+            "i3,2",
+            "i4",
+            "i2,res",
+            "i8,w4",
+            "i16,w1",
+            "i3,2,w8",
+            "i2,res,w3",
+        ] {
             // Read once, when the product is built.
             std::env::set_var("PTAP_SYM_AP_WALK", walk);
             let mut product = be.product(&schedule, bf, bc).unwrap();
