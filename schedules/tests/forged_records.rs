@@ -41,6 +41,14 @@ fn patterns() -> (Arc<BlockPattern>, Arc<BlockPattern>) {
 
 const KEY: [u8; 32] = [7; 32];
 
+/// A temporary file name of its own per call: the tests run in parallel in one
+/// process, and two of them writing (and removing) one path made each other fail.
+fn temp_path(tag: &str) -> std::path::PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::env::temp_dir().join(format!("ptap-forged-{}-{n}-{tag}.ptaps", std::process::id()))
+}
+
 /// A written two-pass schedule's bytes.
 fn written(variant: Variant) -> (Vec<u8>, Arc<BlockPattern>, Arc<BlockPattern>) {
     written_for(variant, patterns())
@@ -73,7 +81,7 @@ fn written_for(
         problem: "forged".into(),
         records: vec![s.to_record(0, 1, 2)],
     };
-    let path = std::env::temp_dir().join(format!("ptap-forged-{}-{variant}.ptaps", std::process::id()));
+    let path = temp_path(&variant.to_string());
     write_bundle_with_key(&path, &bundle, &TagKey::from_bytes(KEY)).unwrap();
     let bytes = std::fs::read(&path).unwrap();
     std::fs::remove_file(&path).unwrap();
@@ -160,7 +168,7 @@ fn a_zero_window_and_an_oversized_panel_are_refused() {
             problem: "forged".into(),
             records: vec![rec],
         };
-        let path = std::env::temp_dir().join(format!("ptap-forged-size-{}-{name}.ptaps", std::process::id()));
+        let path = temp_path(&format!("size-{name}"));
         write_bundle_with_key(&path, &bundle, &key).unwrap();
         let b = std::fs::read(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
