@@ -419,10 +419,23 @@ enum Plan {
 /// The symmetric pair's `P^T W'` stage: the folded units (one per slot of
 /// `A_c`'s upper triangle, writing `X_IJ + X_JI^T` to both slots), or one
 /// unit per slot writing `X`, then the symmetrize pass over the transposed
-/// slot pairs `tr`.
+/// slot pairs `tr`, or (a stage of few runs) one unit per chunk of a run,
+/// then the split pass.
 enum SymRw {
     Fold(DevUnits),
-    Pass { units: DevUnits, tr: CudaSlice<u32> },
+    Pass {
+        units: DevUnits,
+        tr: CudaSlice<u32>,
+    },
+    /// One unit per chunk of a split run (`ptap_schedules::variants::SplitRuns`) writing its partial
+    /// sum of `X` to `xs`, then the split pass summing each slot's chunks and
+    /// its mirror's into `C` (`first`: each slot's first chunk).
+    Split {
+        units: DevUnits,
+        xs: CudaSlice<f64>,
+        first: CudaSlice<u32>,
+        tr: CudaSlice<u32>,
+    },
 }
 
 impl SymRw {
@@ -444,6 +457,34 @@ impl SymRw {
         if fold {
             return Ok(Self::Fold(DevUnits::upload_fold(dev, &s.rw_fold, &s.rw)?));
         }
+        // Unfolded, a stage of few runs splits them ([`split_len`]; `PTAP_SYM_SPLIT=off|LEN`
+        // overrides it, read once, here). The chunks follow from the validated runs alone.
+        let split_len = match std::env::var("PTAP_SYM_SPLIT").as_deref() {
+            Ok("off") => None,
+            Ok(v) if v.trim().parse::<usize>().is_ok() => v.trim().parse::<usize>().ok(),
+            _ => {
+                let (threads, per_block) = gpu_mma::mma_pair_launch();
+                let resident = match kernels.get(&gpu_mma::mma_pair_name(st)) {
+                    Some(k) => k.blocks_per_sm(threads)? * per_block * dev.sm_count(),
+                    None => 0,
+                };
+                split_len(s.rw.slots(), s.rw.contributions(), resident as usize)
+            }
+        };
+        if let Some(split) = split_len.and_then(|n| s.rw.split(n)) {
+            let units = PairedRuns {
+                width: 1,
+                ptr: split.runs.ptr.clone(),
+                slots: (0..split.chunks() as u32).collect::<Vec<_>>().into(),
+                ent: Default::default(),
+            };
+            return Ok(Self::Split {
+                units: DevUnits::upload(dev, &units, &split.runs)?,
+                xs: dev.zeros::<f64>((split.chunks() * st.m * st.n).max(1))?,
+                first: dev.upload(&split.first)?,
+                tr: dev.upload(&s.transpose)?,
+            });
+        }
         let single = PairedRuns {
             width: 1,
             ptr: s.rw.ptr.clone(),
@@ -459,8 +500,30 @@ impl SymRw {
         match self {
             Self::Fold(u) => u.bytes(),
             Self::Pass { units, tr } => units.bytes() + tr.num_bytes(),
+            Self::Split { units, xs, first, tr } => units.bytes() + xs.num_bytes() + first.num_bytes() + tr.num_bytes(),
         }
     }
+}
+
+/// Waves of resident warps below which the symmetric pair's unfolded
+/// `P^T W'` stage splits its runs, and the waves of chunks it aims for.
+/// Measured on the H200 (k = 16, pf 0.03; ledger step 12): level 2's 6,356
+/// runs are one wave and its longest (175) 3x the mean per resident warp;
+/// split to at most 15 (6,991 units, 4.4 waves) the stage takes 29 us
+/// instead of 44 (ncu), the level 0.127-0.130 ms instead of 0.139-0.142.
+/// Chunks of 8 to 64 measured within 0.003 ms of that; forced onto level 0
+/// (166 waves) a split only loses (4.11 -> 4.14-5.10 ms).
+const SPLIT_WAVES: usize = 4;
+/// The shortest chunk a split makes (a chunk costs a partial block written
+/// and read back, and its warp's start).
+const SPLIT_MIN_LEN: usize = 8;
+
+/// The chunk length the unfolded `P^T W'` stage of `slots` runs and
+/// `entries` contributions splits its runs to, on a device holding
+/// `resident` warps of the pair kernel; `None`: one unit per slot.
+fn split_len(slots: usize, entries: usize, resident: usize) -> Option<usize> {
+    (resident > 0 && slots < SPLIT_WAVES * resident)
+        .then(|| entries.div_ceil(SPLIT_WAVES * resident).max(SPLIT_MIN_LEN))
 }
 
 /// Waves of resident warps the folded `P^T W'` units must fill before the
@@ -968,9 +1031,10 @@ impl DeviceProduct {
             Plan::TensorPairSym { ap: u1, rw, walk } => {
                 launch_pair_stage(dev, &self.kernels, ap, u1, &a.values, &p.values, &self.w, Some(*walk))?;
                 let (threads, per_block) = gpu_mma::mma_pair_launch();
-                let (u2, name) = match rw {
-                    SymRw::Fold(u) => (u, gpu_mma::mma_fold_name(ptw)),
-                    SymRw::Pass { units, .. } => (units, gpu_mma::mma_pair_name(ptw)),
+                let (u2, name, out) = match rw {
+                    SymRw::Fold(u) => (u, gpu_mma::mma_fold_name(ptw), &c.values),
+                    SymRw::Pass { units, .. } => (units, gpu_mma::mma_pair_name(ptw), &c.values),
+                    SymRw::Split { units, xs, .. } => (units, gpu_mma::mma_pair_name(ptw), &*xs),
                 };
                 let n = u2.units as u32;
                 dev.launch(
@@ -986,17 +1050,29 @@ impl DeviceProduct {
                         Arg::U32s(&u2.ptr),
                         Arg::U32s(&u2.slots),
                         Arg::U32s(&u2.ent),
-                        Arg::F64Mut(&c.values),
+                        Arg::F64Mut(out),
                         Arg::U32(n),
                     ],
                 )?;
-                if let SymRw::Pass { tr, .. } = rw {
-                    let n = c.nnzb as u32;
-                    dev.launch(
+                let n = c.nnzb as u32;
+                match rw {
+                    SymRw::Fold(_) => {}
+                    SymRw::Pass { tr, .. } => dev.launch(
                         &self.kernels[&gpu_mma::symmetrize_name(bc)],
                         grid_for(n as u64 * (bc * bc) as u64, 256),
                         &[Arg::F64Mut(&c.values), Arg::U32s(tr), Arg::U32(n)],
-                    )?;
+                    )?,
+                    SymRw::Split { xs, first, tr, .. } => dev.launch(
+                        &self.kernels[&gpu_mma::symmetrize_split_name(bc)],
+                        grid_for(n as u64 * (bc * bc) as u64, 256),
+                        &[
+                            Arg::F64Mut(&c.values),
+                            Arg::F64(xs),
+                            Arg::U32s(first),
+                            Arg::U32s(tr),
+                            Arg::U32(n),
+                        ],
+                    )?,
                 }
             }
             Plan::FlatStream {
@@ -1340,6 +1416,16 @@ mod tests {
         assert_eq!(candidates_for("sm_90"), [Variant::TensorPair]);
         assert_eq!(candidates_for("sm_80"), [Variant::TensorPair]);
         assert_eq!(candidates_for("sm_75"), [Variant::ColumnSplit]);
+    }
+
+    #[test]
+    fn only_a_stage_of_few_runs_splits_them() {
+        // The beam at k = 16 on the H200 (6,336 resident warps): level 2 splits to 15, level 0 does not.
+        assert_eq!(split_len(6_356, 366_513, 6_336), Some(15));
+        assert_eq!(split_len(1_054_265, 40_703_845, 6_336), None);
+        // Short runs keep the shortest chunk; a device without the kernel never splits.
+        assert_eq!(split_len(100, 400, 6_336), Some(SPLIT_MIN_LEN));
+        assert_eq!(split_len(100, 400, 0), None);
     }
 
     #[test]

@@ -506,6 +506,21 @@ extern "C" __global__ void ptap_symmetrize_1x1(double* __restrict__ cv, const un
   }
 }
 
+// C = X + X^T over 1x1 blocks from X's chunk sums, one thread per slot element
+extern "C" __global__ void ptap_symsplit_1x1(double* __restrict__ cv, const double* __restrict__ xs, const unsigned int* __restrict__ first, const unsigned int* __restrict__ tr, unsigned int nslots) {
+  u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= (u64)nslots * 1) return;
+  u32 s = (u32)(i / 1), e = (u32)(i % 1), a = e / 1, b = e % 1;
+  u32 t = tr[s];
+  u32 c = first[s], c1 = first[s + 1];
+  double x = __ldg(xs + (u64)c * 1 + a * 1 + b);
+  for (++c; c < c1; ++c) x += __ldg(xs + (u64)c * 1 + a * 1 + b);
+  c = first[t]; c1 = first[t + 1];
+  double y = __ldg(xs + (u64)c * 1 + b * 1 + a);
+  for (++c; c < c1; ++c) y += __ldg(xs + (u64)c * 1 + b * 1 + a);
+  cv[(u64)s * 1 + e] = x + y;
+}
+
 // folded P^T W' stage (1x1 by 1x1), one warp per slot (I, J) of the upper triangle summing X_IJ + X_JI^T, 1 FP64 m8n8k4 MMA per entry, 4 entries per step, each half's last ones as one guarded step; writes (I, J) and (J, I)
 extern "C" __global__ void ptap_mma2f_1x1x1t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ hptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800

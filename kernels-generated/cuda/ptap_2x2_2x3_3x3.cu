@@ -587,6 +587,21 @@ extern "C" __global__ void ptap_symmetrize_3x3(double* __restrict__ cv, const un
   }
 }
 
+// C = X + X^T over 3x3 blocks from X's chunk sums, one thread per slot element
+extern "C" __global__ void ptap_symsplit_3x3(double* __restrict__ cv, const double* __restrict__ xs, const unsigned int* __restrict__ first, const unsigned int* __restrict__ tr, unsigned int nslots) {
+  u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= (u64)nslots * 9) return;
+  u32 s = (u32)(i / 9), e = (u32)(i % 9), a = e / 3, b = e % 3;
+  u32 t = tr[s];
+  u32 c = first[s], c1 = first[s + 1];
+  double x = __ldg(xs + (u64)c * 9 + a * 3 + b);
+  for (++c; c < c1; ++c) x += __ldg(xs + (u64)c * 9 + a * 3 + b);
+  c = first[t]; c1 = first[t + 1];
+  double y = __ldg(xs + (u64)c * 9 + b * 3 + a);
+  for (++c; c < c1; ++c) y += __ldg(xs + (u64)c * 9 + b * 3 + a);
+  cv[(u64)s * 9 + e] = x + y;
+}
+
 // folded P^T W' stage (3x2 by 2x3), one warp per slot (I, J) of the upper triangle summing X_IJ + X_JI^T, 1 FP64 m8n8k4 MMA per entry, 4 entries per step, each half's last ones as one guarded step; writes (I, J) and (J, I)
 extern "C" __global__ void ptap_mma2f_3x2x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ hptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800

@@ -45,6 +45,56 @@ impl SlotRuns {
     }
 }
 
+/// Slot runs cut into contiguous chunks of at most `max_len` contributions
+/// ([`SlotRuns::split`]), so that a stage of few, long runs (the symmetric
+/// pair's `P^T W'` on a small coarse level: under one wave of warps, its
+/// longest run 3x the mean) spreads over more warps. Chunk `c` is the run
+/// `runs.ptr[c]..runs.ptr[c + 1]` of the original `x`, `y` arrays (cutting
+/// keeps their order), and slot `s` owns chunks `first[s]..first[s + 1]`
+/// (at least one, so an empty run is one empty chunk). Adding a slot's chunk
+/// sums in chunk order gives the same bytes for the same inputs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SplitRuns {
+    pub runs: SlotRuns,
+    pub first: Vec<u32>,
+}
+
+impl SplitRuns {
+    pub fn chunks(&self) -> usize {
+        self.runs.slots()
+    }
+}
+
+impl SlotRuns {
+    /// The runs cut into chunks of at most `max_len` (at least 1)
+    /// contributions: a run of `n` into `ceil(n / max_len)` near-equal pieces
+    /// (the longest at most one longer than the shortest). `None` where the
+    /// chunks would not fit `u32` indices. Derived from the (validated) runs
+    /// alone: nothing new to store or check in a schedule file.
+    pub fn split(&self, max_len: usize) -> Option<SplitRuns> {
+        let max_len = max_len.max(1) as u64;
+        let slots = self.slots();
+        let mut first = Vec::with_capacity(slots + 1);
+        let mut ptr = Vec::with_capacity(slots + 1);
+        ptr.push(self.ptr.first().copied().unwrap_or(0));
+        for s in 0..slots {
+            first.push(u32::try_from(ptr.len() - 1).ok()?);
+            let (a, n) = (self.ptr[s], self.ptr[s + 1] - self.ptr[s]);
+            let c = n.div_ceil(max_len).max(1);
+            ptr.extend((1..=c).map(|j| a + n * j / c));
+        }
+        first.push(u32::try_from(ptr.len() - 1).ok()?);
+        Some(SplitRuns {
+            runs: SlotRuns {
+                ptr: ptr.into(),
+                x: self.x.clone(),
+                y: self.y.clone(),
+            },
+            first,
+        })
+    }
+}
+
 /// Builds slot runs of `C = X Y` over `C`'s pattern: row by row, contributions in
 /// traversal order, counting-sorted by slot within the row (which keeps order).
 /// `x_block(kx)` maps an `X` row entry to the block index recorded for it (lets

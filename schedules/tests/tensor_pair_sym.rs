@@ -198,6 +198,46 @@ fn replay(s: &TensorPairSymSchedule, av: &[f64], pv: &[f64], bf: usize, bc: usiz
     cv
 }
 
+/// `X`'s runs split into chunks of at most `len` (`SlotRuns::split`) and
+/// replayed as the device runs them: one partial sum per chunk, then per
+/// slot element its chunks in order (from the first one's value) plus its
+/// mirror's.
+fn replay_split(s: &TensorPairSymSchedule, av: &[f64], pv: &[f64], bf: usize, bc: usize, len: usize) -> Vec<f64> {
+    let wv = w_half(s, av, pv, bf, bc);
+    let sp = s.rw.split(len).unwrap();
+    let (fb, bb) = (bf * bc, bc * bc);
+    let mut xs = vec![0.0; sp.chunks() * bb];
+    for c in 0..sp.chunks() {
+        for q in sp.runs.run(c) {
+            let (kp, kw) = (sp.runs.x[q] as usize, sp.runs.y[q] as usize);
+            gemm(
+                &pv[kp * fb..][..fb],
+                &wv[kw * fb..][..fb],
+                &mut xs[c * bb..][..bb],
+                (bc, bf, bc),
+                true,
+                1.0,
+            );
+        }
+    }
+    let sum = |slot: usize, e: usize| {
+        let ch = sp.first[slot] as usize..sp.first[slot + 1] as usize;
+        ch.clone()
+            .skip(1)
+            .fold(xs[ch.start * bb + e], |acc, c| acc + xs[c * bb + e])
+    };
+    let mut cv = vec![f64::NAN; s.rw.slots() * bb];
+    for slot in 0..s.rw.slots() {
+        let t = s.transpose[slot] as usize;
+        for r in 0..bc {
+            for c in 0..bc {
+                cv[slot * bb + r * bc + c] = sum(slot, r * bc + c) + sum(t, c * bc + r);
+            }
+        }
+    }
+    cv
+}
+
 fn rel_frobenius(got: &[f64], want: &[f64]) -> f64 {
     let d: f64 = got.iter().zip(want).map(|(a, b)| (a - b) * (a - b)).sum();
     let n: f64 = want.iter().map(|b| b * b).sum();
@@ -257,6 +297,52 @@ fn the_replayed_schedule_is_v0_to_rounding_exactly_symmetric_and_does_less_work(
         assert!(rw <= base.stats.block_multiplies - full_ap, "{bf}x{bc}");
         assert!(s.wh.nnzb() <= base.w.nnzb());
         assert!(s.ap.x.iter().filter(|&&x| x & DIAGONAL_FLAG != 0).count() >= a.nrows().min(1));
+        // X's runs split into chunks: the chunks tile each run in order, at most `len` long and
+        // near-equal; V0 to rounding and exactly symmetric; whole-run chunks give the pass's bytes.
+        let longest = (0..s.rw.slots()).map(|q| s.rw.run(q).len()).max().unwrap();
+        for len in [1, 3, 8, longest] {
+            let sp = s.rw.split(len).unwrap();
+            assert_eq!(sp.first.len(), s.rw.slots() + 1);
+            assert_eq!((sp.runs.x.clone(), sp.runs.y.clone()), (s.rw.x.clone(), s.rw.y.clone()));
+            for q in 0..s.rw.slots() {
+                let ch: Vec<_> = (sp.first[q]..sp.first[q + 1])
+                    .map(|c| sp.runs.run(c as usize))
+                    .collect();
+                let n = s.rw.run(q).len();
+                assert_eq!(ch.len(), n.div_ceil(len).max(1), "{bf}x{bc} len {len} slot {q}");
+                assert_eq!(
+                    (ch[0].start, ch.last().unwrap().end),
+                    (s.rw.run(q).start, s.rw.run(q).end)
+                );
+                assert!(ch.windows(2).all(|w| w[0].end == w[1].start));
+                let (lo, hi) = (
+                    ch.iter().map(|r| r.len()).min().unwrap(),
+                    ch.iter().map(|r| r.len()).max().unwrap(),
+                );
+                assert!(
+                    hi <= len.max(1) && hi - lo <= 1,
+                    "{bf}x{bc} len {len} slot {q}: {lo}..{hi}"
+                );
+            }
+            let split = replay_split(&s, &av, &pv, bf, bc, len);
+            assert!(rel_frobenius(&split, &want) <= 1e-13, "{bf}x{bc} len {len}");
+            for k in 0..c.nnzb() {
+                let t = s.transpose[k] as usize;
+                for r in 0..bc * bc {
+                    let (a, b) = (r / bc, r % bc);
+                    assert_eq!(
+                        split[k * bc * bc + r].to_bits(),
+                        split[t * bc * bc + b * bc + a].to_bits()
+                    );
+                }
+            }
+            if len == longest {
+                assert!(
+                    split.iter().zip(&two).all(|(x, y)| x.to_bits() == y.to_bits()),
+                    "{bf}x{bc}"
+                );
+            }
+        }
         // Inspected twice, the same schedule.
         let again = TensorPairSymSchedule::inspect(base.clone()).unwrap();
         assert_eq!((again.ap.clone(), again.rw.clone()), (s.ap.clone(), s.rw.clone()));

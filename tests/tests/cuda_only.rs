@@ -506,7 +506,8 @@ fn random_symmetric(rng: &mut ptap_tests::Rng, n: usize, m: usize, bf: usize, bc
 /// The symmetric pair's `P^T W'` stage folded onto `A_c`'s upper triangle
 /// (`PTAP_SYM_FOLD=on`, one unit per slot `(I, J)`, `I <= J`, writing
 /// `X_IJ + X_JI^T` to both) and unfolded (`off`: `X`, then the symmetrize
-/// pass): both give the CPU's V0 to 1e-13, exactly symmetric results, and
+/// pass), and with `X`'s runs split across warps (`PTAP_SYM_SPLIT`: chunks of
+/// 1, 3, 8 and whole runs, then the split pass): all give the CPU's V0 to 1e-13, exactly symmetric results, and
 /// the same bytes on a second call, on random symmetric 3x3 / 3x6 and 6x6
 /// products and the beam's levels (k = 3). Every slot is written (the output
 /// starts as NaN).
@@ -544,10 +545,25 @@ fn the_symmetric_pairs_folded_stage_is_v0_exactly_symmetric_and_deterministic() 
         assert!(2 * sym.rw_fold.units() <= base.c.nnzb() + base.c.nrows(), "{what}");
         let (da, dp) = (be.matrix_ref(a).unwrap(), be.matrix_ref(p).unwrap());
         let mut got_by = Vec::new();
-        for fold in ["on", "off"] {
+        let longest = (0..sym.rw.slots()).map(|s| sym.rw.run(s).len()).max().unwrap_or(0);
+        let whole = longest.max(1).to_string();
+        // Folded; X then the pass; X's runs split into chunks of 1, 3 and 8
+        // contributions, and into whole runs (one chunk per slot).
+        let modes = [
+            ("on", "off"),
+            ("off", "off"),
+            ("off", "1"),
+            ("off", "3"),
+            ("off", "8"),
+            ("off", &*whole),
+        ];
+        for (fold, split) in modes {
             std::env::set_var("PTAP_SYM_FOLD", fold);
+            std::env::set_var("PTAP_SYM_SPLIT", split);
             let mut product = be.product(&schedule, bf, bc).unwrap();
             std::env::remove_var("PTAP_SYM_FOLD");
+            std::env::remove_var("PTAP_SYM_SPLIT");
+            let fold = format!("{fold}, split {split}");
             let mut dc = be.matrix(BlockCsr::zeros(base.c.clone(), bc, bc), false).unwrap();
             be.set_values(&mut dc, &vec![f64::NAN; want.values().len()]).unwrap();
             be.galerkin(&mut product, &da, &dp, &mut dc).unwrap();
@@ -577,9 +593,19 @@ fn the_symmetric_pairs_folded_stage_is_v0_exactly_symmetric_and_deterministic() 
             );
             got_by.push(got);
         }
-        // The same sums to rounding: the fold only reassociates X_IJ + X_JI^T.
-        let d = relative_frobenius(&got_by[0], &got_by[1]);
-        assert!(d <= 1e-14, "{what}: fold against the symmetrize pass {d:e}");
+        // The same sums to rounding: the fold only reassociates X_IJ + X_JI^T, a split X's runs.
+        for (i, got) in got_by.iter().enumerate().skip(1) {
+            let d = relative_frobenius(&got_by[0], got);
+            assert!(d <= 1e-14, "{what}: mode {i} against the fold {d:e}");
+        }
+        // One chunk per slot sums each run as the pass does: the same bytes.
+        assert!(
+            got_by[5]
+                .iter()
+                .zip(&got_by[1])
+                .all(|(x, y)| x.to_bits() == y.to_bits()),
+            "{what}: whole-run chunks differ from the pass"
+        );
     }
     assert!(cases.len() >= 5, "{} cases", cases.len());
 }

@@ -169,3 +169,67 @@ fn the_symmetric_pair_halves_the_a_p_work_at_k16() {
         assert!(10 * ap <= 6 * full_ap && rw <= full_rw, "level {l}");
     }
 }
+
+/// The run lengths of the symmetric pair's stages at k = 16 (units per warp):
+/// count, mean, quantiles and max per level and stage, and the waves they make
+/// of `resident` warps (the H200 keeps 6,336 of the pair kernels': 132 SMs,
+/// 12 blocks of 4 warps). A stage of few waves waits on its longest units.
+#[test]
+#[ignore = "k = 16 needs ~6 GB of host memory; run with --include-ignored"]
+fn the_symmetric_pairs_run_lengths_at_k16() {
+    let problem = BeamProblem::build(16).unwrap();
+    let opts = HierarchyOptions {
+        variant: Some(Variant::TensorPairSym),
+        ..Default::default()
+    };
+    let h = Hierarchy::build(problem.a.clone(), &problem.near_null, 6, &opts, &mut |_| {}).unwrap();
+    let resident = 6336.0;
+    for (l, lev) in h.levels().iter().enumerate() {
+        let Some(t) = lev.transfer.as_ref() else { continue };
+        let VariantSchedule::TensorPairSym(s) = &t.variant_schedule else {
+            panic!("level {l} is not a symmetric tensor pair")
+        };
+        let ap_units: Vec<u64> = (0..s.ap_pairs.units())
+            .map(|u| s.ap_pairs.ptr[u + 1] - s.ap_pairs.ptr[u])
+            .collect();
+        let ap_runs: Vec<u64> = s.ap.ptr.windows(2).map(|w| w[1] - w[0]).collect();
+        let rw_runs: Vec<u64> = s.rw.ptr.windows(2).map(|w| w[1] - w[0]).collect();
+        let fold: Vec<u64> = s
+            .rw_fold
+            .ptr
+            .chunks(2)
+            .zip(s.rw_fold.ptr.iter().skip(2).step_by(2))
+            .map(|(c, e)| e - c[0])
+            .collect();
+        for (name, v) in [
+            ("A P units", ap_units),
+            ("A P runs", ap_runs),
+            ("P^T W' runs", rw_runs),
+            ("folded", fold),
+        ] {
+            let mut v = v;
+            v.sort_unstable();
+            let n = v.len();
+            if n == 0 {
+                continue;
+            }
+            let sum: u64 = v.iter().sum();
+            let q = |f: f64| v[((n as f64 - 1.0) * f) as usize];
+            let max = v[n - 1];
+            // Longest unit against the mean per resident warp: what the stage waits on.
+            let per_warp = sum as f64 / (n as f64).min(resident);
+            println!(
+                "level {l} {name}: {n} units, {sum} entries, mean {:.1}, p50 {} p90 {} p99 {} max {}, {:.2} waves, \
+                 max / (entries per resident warp) {:.2}",
+                sum as f64 / n as f64,
+                q(0.5),
+                q(0.9),
+                q(0.99),
+                max,
+                n as f64 / resident,
+                max as f64 / per_warp
+            );
+            assert!(max >= q(0.5));
+        }
+    }
+}

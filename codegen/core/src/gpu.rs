@@ -647,6 +647,10 @@ fn product_kernels(u: &mut Unit, s: ShapeSet) {
             u.add(&crate::gpu_mma::symmetrize_name(s.bc), |o| {
                 crate::gpu_mma::symmetrize(o, s.bc)
             });
+            // Its pass over X's chunk sums where the P^T W' runs are split across warps.
+            u.add(&crate::gpu_mma::symmetrize_split_name(s.bc), |o| {
+                crate::gpu_mma::symmetrize_split(o, s.bc)
+            });
             // Its P^T W' stage folded onto A_c's upper triangle (X + X^T in the same launch).
             if crate::gpu_mma::mma_fits(ptw) {
                 u.add(&crate::gpu_mma::mma_fold_name(ptw), |o| {
@@ -850,6 +854,7 @@ mod tests {
                     v.extend([
                         crate::gpu_mma::mma_half_name(st),
                         crate::gpu_mma::symmetrize_name(ps.bc),
+                        crate::gpu_mma::symmetrize_split_name(ps.bc),
                     ]);
                     if crate::gpu_mma::mma_fits(ptw) {
                         v.push(crate::gpu_mma::mma_fold_name(ptw));
@@ -909,23 +914,23 @@ mod tests {
             }
             assert_eq!(set_entries(s), m.entries);
         }
-        // 3x3 / 3x6 / 6x6: 25 kernels of the fine product, 21 of the coarse one
+        // 3x3 / 3x6 / 6x6: 26 kernels of the fine product, 21 of the coarse one
         // (its R W stage is its A P stage; no tensor-pair A P stage for 6-row
         // blocks; the symmetric product's halving A P stages, folded P^T W'
-        // stages and one 6x6 symmetrize shared by both), 4 SpMV, 2 residuals,
+        // stages and one 6x6 symmetrize and split pass shared by both), 4 SpMV, 2 residuals,
         // 2 x 2 f32 SpMV and residuals (the square shapes), 2 x 6 Jacobi.
         let m = set_module(ShapeSet { bf: 3, bc: 6 });
-        assert_eq!(m.entries.len(), 25 + 21 + 4 + 2 + 4 + 12);
+        assert_eq!(m.entries.len(), 26 + 21 + 4 + 2 + 4 + 12);
         assert!(m.source.contains("ptap_mma2h_3x3x6") && m.source.contains("ptap_mmah_6x6x6("));
         assert!(m.source.contains("ptap_mma2f_6x3x6t(") && m.source.contains("ptap_mma2f_6x6x6t("));
-        assert!(m.source.contains("ptap_symmetrize_6x6("));
+        assert!(m.source.contains("ptap_symmetrize_6x6(") && m.source.contains("ptap_symsplit_6x6("));
         assert!(m.source.contains("ptap_mma_6x6x6t") && m.source.contains("ptap_mma2_6x6x6t"));
         assert!(!m.source.contains("ptap_mma2_6x6x6("));
         assert!(m.source.contains("ptap_column_split_6x3x6t"));
         // Transposed access of P in the coarse stage: x(i,k) = xb[k*M + i].
         assert!(m.source.contains("xb[(2)*6+(5)]"));
         // 1x1: one product, one block shape (f64 and f32), one Jacobi.
-        assert_eq!(set_module(ShapeSet { bf: 1, bc: 1 }).entries.len(), 24 + 1 + 1 + 2 + 6);
+        assert_eq!(set_module(ShapeSet { bf: 1, bc: 1 }).entries.len(), 25 + 1 + 1 + 2 + 6);
     }
 
     #[test]

@@ -663,6 +663,48 @@ pub(crate) fn symmetrize(out: &mut String, n: usize) -> KernelEntry {
     e
 }
 
+/// The split symmetrize kernel of `n x n` blocks.
+pub fn symmetrize_split_name(n: usize) -> String {
+    format!("ptap_symsplit_{n}x{n}")
+}
+
+/// `C = X + X^T` where the `P^T W'` stage wrote `X` as partial sums: slot
+/// `s`'s run split into the contiguous chunks `first[s]..first[s + 1]`, each
+/// chunk's sum at its index in `xs`. One thread per slot element `(a, b)`
+/// adds its slot's chunks and those of the transposed slot `tr[s]` (element
+/// `(b, a)`), each in chunk order from the first chunk's value, and writes
+/// the sum to `C` only: the thread of the mirror element adds the same two
+/// values, so the result is exactly symmetric, and a slot of one chunk gives
+/// the unsplit pass's bytes.
+pub(crate) fn symmetrize_split(out: &mut String, n: usize) -> KernelEntry {
+    use ParamTy::*;
+    let nn = n * n;
+    let e = KernelEntry {
+        name: symmetrize_split_name(n),
+        params: vec![
+            p("cv", PtrMutF64),
+            p("xs", PtrF64),
+            p("first", PtrU32),
+            p("tr", PtrU32),
+            p("nslots", U32),
+        ],
+        doc: format!("C = X + X^T over {n}x{n} blocks from X's chunk sums, one thread per slot element"),
+    };
+    e.write_signature(out, " {");
+    writeln!(
+        out,
+        "  u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n  if (i >= (u64)nslots * {nn}) return;\n  \
+         u32 s = (u32)(i / {nn}), e = (u32)(i % {nn}), a = e / {n}, b = e % {n};\n  u32 t = tr[s];\n  \
+         u32 c = first[s], c1 = first[s + 1];\n  double x = __ldg(xs + (u64)c * {nn} + a * {n} + b);\n  \
+         for (++c; c < c1; ++c) x += __ldg(xs + (u64)c * {nn} + a * {n} + b);\n  \
+         c = first[t]; c1 = first[t + 1];\n  double y = __ldg(xs + (u64)c * {nn} + b * {n} + a);\n  \
+         for (++c; c < c1; ++c) y += __ldg(xs + (u64)c * {nn} + b * {n} + a);\n  \
+         cv[(u64)s * {nn} + e] = x + y;\n}}\n"
+    )
+    .unwrap();
+    e
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -725,6 +767,18 @@ mod tests {
         assert!(src.contains("if (av1) a0_1 = __ldg(xl1"));
         // Two entries per step: the tail is the one remaining entry, unguarded.
         assert!(!src.contains("if (1 < rem)"));
+        assert_eq!(src.matches('{').count(), src.matches('}').count());
+    }
+
+    #[test]
+    fn the_split_pass_adds_each_slots_chunks_in_order_and_writes_only_its_own_element() {
+        let mut src = String::new();
+        let e = symmetrize_split(&mut src, 6);
+        assert_eq!(e.name, "ptap_symsplit_6x6");
+        // From the first chunk's value, then the others in order; the mirror's element (b, a).
+        assert!(src.contains("double x = __ldg(xs + (u64)c * 36 + a * 6 + b);"));
+        assert!(src.contains("for (++c; c < c1; ++c) y += __ldg(xs + (u64)c * 36 + b * 6 + a);"));
+        assert!(src.contains("cv[(u64)s * 36 + e] = x + y;") && src.matches("cv[").count() == 1);
         assert_eq!(src.matches('{').count(), src.matches('}').count());
     }
 
