@@ -13,6 +13,7 @@ pub mod array;
 pub mod file;
 pub mod inspect;
 pub mod key;
+pub mod laps;
 pub mod machine;
 pub mod model;
 pub mod record;

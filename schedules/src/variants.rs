@@ -9,12 +9,15 @@
 //! bit for bit; the docs of each schedule say whether it does.
 use crate::two_pass::TwoPassSchedule;
 use crate::SharedArray;
-use ptap_sparse::par::{balanced_row_chunks, default_chunk_count, par_offsets};
+use ptap_sparse::par::{balanced_row_chunks, default_chunk_count, par_concat, par_offsets};
 use ptap_sparse::spgemm::spgemm_symbolic;
 use ptap_sparse::BlockPattern;
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::Arc;
+
+#[doc(hidden)]
+pub mod reference;
 
 /// Column-to-slot map of one row of `pattern`, written into `map` (no search later).
 fn fill_slot_map(pattern: &BlockPattern, row: usize, map: &mut [u32]) {
@@ -171,6 +174,90 @@ fn slot_runs(
     };
     debug_assert_eq!(runs.slots(), c.nnzb());
     runs
+}
+
+/// The pattern of `C = X Y` and its slot runs ([`spgemm_symbolic`] then
+/// [`slot_runs`], the same arrays) in two walks of each row's products
+/// instead of three: the first finds the row's columns and counts each
+/// column's contributions, the second places them.
+fn symbolic_slot_runs(
+    x: &BlockPattern,
+    y: &BlockPattern,
+    x_block: &(dyn Fn(usize) -> u32 + Sync),
+) -> (BlockPattern, SlotRuns) {
+    let work = row_work(x, y);
+    let chunks = balanced_row_chunks(&work, default_chunk_count(x.nrows()));
+    let sizes: Vec<usize> = chunks.par_iter().map(|r| work[r.clone()].iter().sum()).collect();
+    let total: usize = sizes.iter().sum();
+    let (mut rx, mut ry) = (vec![0u32; total], vec![0u32; total]);
+    let mut slices = Vec::with_capacity(chunks.len());
+    let (mut xrest, mut yrest) = (&mut rx[..], &mut ry[..]);
+    for &n in &sizes {
+        let (xh, xt) = xrest.split_at_mut(n);
+        let (yh, yt) = yrest.split_at_mut(n);
+        slices.push((xh, yh));
+        (xrest, yrest) = (xt, yt);
+    }
+    // Per chunk: row lengths, columns, and per slot its contribution count.
+    type Part = (Vec<usize>, Vec<u32>, Vec<u64>);
+    let parts: Vec<Part> = chunks
+        .par_iter()
+        .zip(slices.into_par_iter())
+        .map(|(rows, (xs, ys))| {
+            // Per column: the row that last met it and, for that row, its
+            // contributions so far, then its cursor into the chunk's slices.
+            let mut marker = vec![u32::MAX; y.ncols()];
+            let mut count = vec![0usize; y.ncols()];
+            let (mut lens, mut cols, mut counts) = (Vec::with_capacity(rows.len()), Vec::new(), Vec::new());
+            let mut start = 0;
+            for i in rows.clone() {
+                let first = cols.len();
+                for &l in x.row(i) {
+                    for &j in y.row(l as usize) {
+                        let j = j as usize;
+                        if marker[j] != i as u32 {
+                            marker[j] = i as u32;
+                            count[j] = 0;
+                            cols.push(j as u32);
+                        }
+                        count[j] += 1;
+                    }
+                }
+                cols[first..].sort_unstable();
+                lens.push(cols.len() - first);
+                // Exclusive prefix over the row's slots, in column order.
+                for &j in &cols[first..] {
+                    let n = count[j as usize];
+                    counts.push(n as u64);
+                    count[j as usize] = start;
+                    start += n;
+                }
+                for kx in x.row_range(i) {
+                    let l = x.col_idx()[kx] as usize;
+                    for ky in y.row_range(l) {
+                        let c = &mut count[y.col_idx()[ky] as usize];
+                        xs[*c] = x_block(kx);
+                        ys[*c] = ky as u32;
+                        *c += 1;
+                    }
+                }
+            }
+            (lens, cols, counts)
+        })
+        .collect();
+    let (lens, (cols, counts)): (Vec<_>, (Vec<_>, Vec<_>)) = parts.into_iter().map(|(l, c, n)| (l, (c, n))).unzip();
+    let ((row_ptr, col_idx), ptr) = rayon::join(
+        || rayon::join(|| par_offsets(&lens), || par_concat(&cols)),
+        || par_offsets(&counts),
+    );
+    let c = BlockPattern::new(x.nrows(), y.ncols(), row_ptr, col_idx).expect("a product's rows are sorted, in range");
+    let runs = SlotRuns {
+        ptr: ptr.into(),
+        x: rx.into(),
+        y: ry.into(),
+    };
+    debug_assert_eq!(runs.slots(), c.nnzb());
+    (c, runs)
 }
 
 /// Block multiplies of each row of `X Y`.
@@ -412,13 +499,17 @@ impl PairedRuns {
         let counts: Vec<(usize, usize)> = chunks
             .par_iter()
             .map(|rp| {
+                // The merge's length alone: a branch-free walk of the `y` blocks.
                 let (mut units, mut entries) = (0, 0);
                 for r in rp.clone() {
-                    merge_row_pair(runs, out, r, |_| units += 1, |_| entries += 1);
+                    units += pair_units(out, r, |s0, s1| {
+                        entries += merged_len(runs, s0, s1.map_or(NO_BLOCK, |s| s as u32))
+                    });
                 }
                 (units, entries)
             })
             .collect();
+        crate::laps::lap("pairs.count");
         let (units, entries) = counts.iter().fold((0, 0), |a, c| (a.0 + c.0, a.1 + c.1));
         let (mut ptr, mut slots, mut ent) = (vec![0u64; units + 1], vec![0u32; 2 * units], vec![0u32; 4 * entries]);
         let mut parts = Vec::with_capacity(chunks.len());
@@ -868,39 +959,88 @@ pub enum SymmetryError {
 
 /// The block of `p` at `(j, i)` for every block `(i, j)`, or the first block without one.
 pub fn transposed_slots(p: &BlockPattern) -> Result<Vec<u32>, SymmetryError> {
+    let mut tr = vec![0u32; p.nnzb()];
+    // The cursor walk (no search per block) decides; where it finds a block
+    // without a mirror, the search below names the first one.
+    if p.mirror_slots(Some(&mut tr)) {
+        return Ok(tr);
+    }
+    Err(first_unmirrored(p))
+}
+
+/// Where `p` is not structurally symmetric: the first block (in block order)
+/// without a mirror, by a search per block.
+fn first_unmirrored(p: &BlockPattern) -> SymmetryError {
     if p.nrows() != p.ncols() {
-        return Err(SymmetryError::NotSymmetric {
+        return SymmetryError::NotSymmetric {
             row: p.nrows(),
             col: p.ncols(),
-        });
+        };
     }
-    let mut tr = vec![0u32; p.nnzb()];
     let rp = p.row_ptr();
-    let bad = tr
-        .par_chunks_mut(1 << 14)
-        .enumerate()
-        .map(|(c, out)| {
+    let bad = (0..p.nnzb().div_ceil(1 << 14))
+        .into_par_iter()
+        .map(|c| {
             let first = c << 14;
             let mut i = rp.partition_point(|&x| x <= first) - 1;
-            for (q, t) in out.iter_mut().enumerate() {
-                let k = first + q;
+            for k in first..p.nnzb().min(first + (1 << 14)) {
                 while rp[i + 1] <= k {
                     i += 1;
                 }
                 let j = p.col_idx()[k] as usize;
-                match p.find(j, i) {
-                    Some(m) => *t = m as u32,
-                    None => return Some((i, j)),
+                if p.find(j, i).is_none() {
+                    return Some((i, j));
                 }
             }
             None
         })
         .find_first(|b| b.is_some())
         .flatten();
-    match bad {
-        Some((row, col)) => Err(SymmetryError::NotSymmetric { row, col }),
-        None => Ok(tr),
+    // The cursor walk and the search agree on symmetry (both check every mirror).
+    let (row, col) = bad.unwrap_or((0, 0));
+    SymmetryError::NotSymmetric { row, col }
+}
+
+/// `L + D`: each row of `a` up to its diagonal, and per block its block of
+/// `a` ([`DIAGONAL_FLAG`] on the diagonal). Rows in parallel chunks, each
+/// filling its own slices.
+fn lower_half(a: &BlockPattern) -> (BlockPattern, Vec<u32>) {
+    let lens: Vec<usize> = (0..a.nrows())
+        .into_par_iter()
+        .with_min_len(1 << 12)
+        .map(|i| a.row(i).partition_point(|&j| j as usize <= i))
+        .collect();
+    let mut rp = Vec::with_capacity(a.nrows() + 1);
+    rp.push(0usize);
+    let mut acc = 0;
+    for &n in &lens {
+        acc += n;
+        rp.push(acc);
     }
+    let (mut ci, mut src) = (vec![0u32; acc], vec![0u32; acc]);
+    let chunks = ptap_sparse::par::uniform_row_chunks(a.nrows());
+    let mut parts = Vec::with_capacity(chunks.len());
+    let (mut crest, mut srest) = (&mut ci[..], &mut src[..]);
+    for rows in &chunks {
+        let n = rp[rows.end] - rp[rows.start];
+        let (ch, ct) = crest.split_at_mut(n);
+        let (sh, st) = srest.split_at_mut(n);
+        parts.push((rows.clone(), ch, sh));
+        (crest, srest) = (ct, st);
+    }
+    parts.into_par_iter().for_each(|(rows, cs, ss)| {
+        let mut q = 0;
+        for i in rows {
+            for k in a.row_range(i).take(lens[i]) {
+                let j = a.col_idx()[k];
+                cs[q] = j;
+                ss[q] = k as u32 | if j as usize == i { DIAGONAL_FLAG } else { 0 };
+                q += 1;
+            }
+        }
+    });
+    let l = BlockPattern::new(a.nrows(), a.ncols(), rp, ci).expect("rows of A, truncated, stay sorted");
+    (l, src)
 }
 
 impl TensorPairSymSchedule {
@@ -911,35 +1051,48 @@ impl TensorPairSymSchedule {
         if a.nnzb() >= DIAGONAL_FLAG as usize {
             return Err(SymmetryError::TooLarge(a.nnzb()));
         }
-        transposed_slots(a)?;
-        let transpose = transposed_slots(&base.c)?;
-        // L + D: each row's blocks up to its diagonal, with their blocks of A (flagged on the diagonal).
-        let lower: Vec<usize> = (0..a.nrows())
-            .into_par_iter()
-            .map(|i| a.row(i).partition_point(|&j| j as usize <= i))
-            .collect();
-        let mut rp = vec![0usize; a.nrows() + 1];
-        for i in 0..a.nrows() {
-            rp[i + 1] = rp[i] + lower[i];
+        // A's symmetry check and A_c's mirror map run beside `W'` and its runs
+        // (which need neither); an error of either is reported as before.
+        let ((symmetric, transpose), (l, src, wh, ap)) = rayon::join(
+            || {
+                let t = rayon::join(|| a.mirror_slots(None), || transposed_slots(&base.c));
+                crate::laps::lap("sym.mirrors");
+                t
+            },
+            || {
+                let (l, src) = lower_half(a);
+                crate::laps::lap("sym.lower");
+                let (wh, ap) = symbolic_slot_runs(&l, p, &|kx| src[kx]);
+                crate::laps::lap("sym.wh_ap_runs");
+                (l, src, wh, ap)
+            },
+        );
+        if !symmetric {
+            return Err(first_unmirrored(a));
         }
-        let mut ci = vec![0u32; rp[a.nrows()]];
-        let mut src = vec![0u32; rp[a.nrows()]];
-        for i in 0..a.nrows() {
-            for (q, k) in a.row_range(i).take(lower[i]).enumerate() {
-                let j = a.col_idx()[k];
-                ci[rp[i] + q] = j;
-                src[rp[i] + q] = k as u32 | if j as usize == i { DIAGONAL_FLAG } else { 0 };
-            }
-        }
-        let l = BlockPattern::new(a.nrows(), a.ncols(), rp, ci).expect("rows of A, truncated, stay sorted");
-        let wh = Arc::new(spgemm_symbolic(&l, p).expect("L has A's columns, P's rows"));
-        let ap = slot_runs(&l, p, &wh, &|kx| src[kx]);
-        let r_src = &base.r_source;
-        let rw = slot_runs(&base.r, &wh, &base.c, &|kx| r_src[kx]);
+        let transpose = transpose?;
+        drop((l, src));
+        let wh = Arc::new(wh);
         let window = COLUMN_SPLIT_WINDOW;
-        let ap_order = windowed_run_length_order(&ap, window);
-        let ap_pairs = PairedRuns::paired(&ap, &wh);
-        let rw_fold = FoldedRuns::fold(&rw, &base.c, &transpose);
+        let r_src = &base.r_source;
+        // The A P units and the P^T W' runs and units are independent.
+        let ((ap_order, ap_pairs), (rw, rw_fold)) = rayon::join(
+            || {
+                let t = rayon::join(
+                    || windowed_run_length_order(&ap, window),
+                    || PairedRuns::paired(&ap, &wh),
+                );
+                crate::laps::lap("sym.ap_order_pairs");
+                t
+            },
+            || {
+                let rw = slot_runs(&base.r, &wh, &base.c, &|kx| r_src[kx]);
+                crate::laps::lap("sym.rw_runs");
+                let fold = FoldedRuns::fold(&rw, &base.c, &transpose);
+                crate::laps::lap("sym.rw_fold");
+                (rw, fold)
+            },
+        );
         Ok(Self {
             base,
             wh,

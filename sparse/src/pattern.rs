@@ -178,6 +178,65 @@ impl BlockPattern {
         )
     }
 
+    /// For a structurally symmetric pattern, the block at `(j, i)` of every
+    /// block `(i, j)` (written into `out` when given, `nnzb` entries); `false`
+    /// where some block has no mirror. Rows are walked in chunks of about
+    /// equal blocks; within a chunk, column `j`'s mirrors are consecutive
+    /// blocks of row `j` (rows visited in order), so one search per column
+    /// and chunk finds the first and a cursor the rest, each checked.
+    pub fn mirror_slots(&self, out: Option<&mut [u32]>) -> bool {
+        if self.nrows != self.ncols {
+            return false;
+        }
+        let (rp, ci) = (&self.row_ptr, &self.col_idx);
+        let n = (rayon::current_num_threads() * 4).clamp(1, self.nrows.max(1));
+        // Row bounds of chunks holding about nnzb / n blocks each.
+        let mut bounds: Vec<usize> = (0..n)
+            .map(|c| rp.partition_point(|&x| x * n < self.nnzb() * c).min(self.nrows))
+            .collect();
+        bounds[0] = 0;
+        bounds.push(self.nrows);
+        bounds.dedup();
+        let walk = |rows: std::ops::Range<usize>, mut out: Option<&mut [u32]>| {
+            // Column j's next mirror plus one; 0 = not met yet in this chunk
+            // (zeroed memory: only the pages of touched columns cost).
+            let mut cursor = vec![0usize; self.ncols];
+            let base = rp[rows.start];
+            for i in rows.clone() {
+                for k in rp[i]..rp[i + 1] {
+                    let j = ci[k] as usize;
+                    let m = if cursor[j] == 0 {
+                        rp[j] + ci[rp[j]..rp[j + 1]].partition_point(|&c| (c as usize) < rows.start)
+                    } else {
+                        cursor[j] - 1
+                    };
+                    if m >= rp[j + 1] || ci[m] as usize != i {
+                        return false;
+                    }
+                    cursor[j] = m + 2;
+                    if let Some(o) = out.as_deref_mut() {
+                        o[k - base] = m as u32;
+                    }
+                }
+            }
+            true
+        };
+        match out {
+            Some(out) => {
+                assert_eq!(out.len(), self.nnzb(), "one mirror per block");
+                let mut parts = Vec::with_capacity(bounds.len());
+                let mut rest = out;
+                for w in bounds.windows(2) {
+                    let (head, tail) = rest.split_at_mut(rp[w[1]] - rp[w[0]]);
+                    parts.push((w[0]..w[1], head));
+                    rest = tail;
+                }
+                parts.into_par_iter().all(|(rows, o)| walk(rows, Some(o)))
+            }
+            None => bounds.par_windows(2).all(|w| walk(w[0]..w[1], None)),
+        }
+    }
+
     /// Whether the pattern is structurally symmetric.
     pub fn is_structurally_symmetric(&self) -> bool {
         self.nrows == self.ncols && self.transpose().0 == *self
