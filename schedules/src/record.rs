@@ -215,20 +215,12 @@ impl VariantSchedule {
         p: Arc<BlockPattern>,
     ) -> Result<Self> {
         let rec = &bundle.level(level)?;
-        // The fingerprints and the two-pass patterns' checks read disjoint
-        // data and never index past what they checked: they run side by side,
-        // and their errors come in the order they were checked one by one.
-        let (matched, base) = rayon::join(
-            || rec.check_patterns(&a, &p),
-            || load_base(bundle, rec, a.clone(), p.clone()),
-        );
-        matched?;
+        rec.check_patterns(&a, &p)?;
         let variant: Variant = rec
             .variant()
             .parse()
             .map_err(|_| rec.invalid(format!("unknown variant `{}`", rec.variant())))?;
-        let base = Arc::new(base?);
-        crate::laps::lap("load.fingerprints_base");
+        let base = Arc::new(load_base(bundle, rec, a, p)?);
         let l = Loader {
             rec,
             bundle,
@@ -328,7 +320,6 @@ fn load_base(
     let w = load_pattern(rec, "w", m_f, m_c)?;
     let r = load_pattern(rec, "r", m_c, m_f)?;
     let c = load_pattern(rec, "c", m_c, m_c)?;
-    crate::laps::lap("load.base.patterns");
     let r_source = SharedArray::mapped(bundle, rec.array_u32("r.source")?);
     if r_source.len() != r.nnzb() {
         return Err(rec.invalid(format!(
@@ -492,21 +483,15 @@ impl Loader<'_, '_> {
             return Err(self.rec.invalid(format!("arrays `{xn}` and `{yn}` differ in length")));
         }
         check_ptr(self.rec, &pn, &runs.ptr, slots, runs.x.len())?;
-        // An `x_len` beyond every u32 bounds nothing: only `y` is read then.
-        let bad = if x_len > u32::MAX as usize {
-            runs.y
-                .par_chunks(1 << 16)
-                .any(|ys| ys.iter().fold(false, |bad, &y| bad | (y as usize >= y_len)))
-        } else {
-            runs.x
-                .par_chunks(1 << 16)
-                .zip(runs.y.par_chunks(1 << 16))
-                .any(|(xs, ys)| {
-                    xs.iter().zip(ys).fold(false, |bad, (&x, &y)| {
-                        bad | (x as usize >= x_len) | (y as usize >= y_len)
-                    })
+        let bad = runs
+            .x
+            .par_chunks(1 << 16)
+            .zip(runs.y.par_chunks(1 << 16))
+            .any(|(xs, ys)| {
+                xs.iter().zip(ys).fold(false, |bad, (&x, &y)| {
+                    bad | (x as usize >= x_len) | (y as usize >= y_len)
                 })
-        };
+            });
         if bad {
             return Err(self
                 .rec
@@ -523,90 +508,54 @@ impl Loader<'_, '_> {
     fn tensor_pair_sym(&self) -> Result<TensorPairSymSchedule> {
         let b = self.base;
         let (a, p, c) = (&b.a, &b.p, &b.c);
-        // Two chains of checks that share only `W'`'s block count run side by
-        // side; each error carries its place in the order of the checks one
-        // after another, and the first in that order is the one reported.
-        let at = |rank: u8| move |e: ScheduleFileError| (rank, e);
-        let wh_blocks = self.rec.array_u32("wh.col_idx").map_or(0, |v| v.len());
-        let (ap_chain, rw_chain) = rayon::join(
-            || {
-                let wh = load_pattern(self.rec, "wh", p.nrows(), p.ncols()).map_err(at(0))?;
-                let ap = self.plain_runs("ap", usize::MAX, p.nnzb(), wh.nnzb()).map_err(at(1))?;
-                crate::laps::lap("load.sym.wh_ap_runs");
-                let lower = (0..wh.nrows()).into_par_iter().all(|i| {
-                    let row = a.row_range(i);
-                    let (lo, hi) = (wh.row_ptr()[i], wh.row_ptr()[i + 1]);
-                    ap.x[ap.ptr[lo] as usize..ap.ptr[hi] as usize].iter().all(|&x| {
-                        let k = (x & !DIAGONAL_FLAG) as usize;
-                        row.contains(&k) && {
-                            let j = a.col_idx()[k] as usize;
-                            j <= i && ((x & DIAGONAL_FLAG) != 0) == (j == i)
-                        }
-                    })
-                });
-                if !lower {
-                    return Err((
-                        3,
-                        self.rec.invalid(
-                            "an `ap.x` block is not in its slot's row of A at or left of the diagonal, or its diagonal flag is wrong"
-                                .into(),
-                        ),
-                    ));
+        let wh = load_pattern(self.rec, "wh", p.nrows(), p.ncols())?;
+        let ap = self.plain_runs("ap", usize::MAX, p.nnzb(), wh.nnzb())?;
+        let rw = self.plain_runs("rw", p.nnzb(), wh.nnzb(), c.nnzb())?;
+        let lower = (0..wh.nrows()).into_par_iter().all(|i| {
+            let row = a.row_range(i);
+            let (lo, hi) = (wh.row_ptr()[i], wh.row_ptr()[i + 1]);
+            ap.x[ap.ptr[lo] as usize..ap.ptr[hi] as usize].iter().all(|&x| {
+                let k = (x & !DIAGONAL_FLAG) as usize;
+                row.contains(&k) && {
+                    let j = a.col_idx()[k] as usize;
+                    j <= i && ((x & DIAGONAL_FLAG) != 0) == (j == i)
                 }
-                crate::laps::lap("load.sym.ap_lower");
-                let window = self.size("window").map_err(at(4))? as usize;
-                if window == 0 {
-                    return Err((4, self.rec.invalid("the column-split window is 0".into())));
-                }
-                let ap_order = self.u32("ap.order").map_err(at(5))?;
-                self.permutation("ap.order", &ap_order, ap.slots(), window)
-                    .map_err(at(5))?;
-                crate::laps::lap("load.sym.ap_order");
-                let ap_pairs = self.pairs("ap", &ap, &wh, 2).map_err(at(6))?;
-                crate::laps::lap("load.sym.ap_pairs");
-                Ok((wh, ap, window, ap_order, ap_pairs))
-            },
-            || {
-                let rw = self.plain_runs("rw", p.nnzb(), wh_blocks, c.nnzb()).map_err(at(2))?;
-                crate::laps::lap("load.sym.rw_runs");
-                let transpose = self.u32("c.transpose").map_err(at(7))?;
-                let rp = c.row_ptr();
-                let mirrored = transpose.len() == c.nnzb()
-                    && (0..c.nrows()).into_par_iter().all(|i| {
-                        c.row_range(i).all(|k| {
-                            let j = c.col_idx()[k] as usize;
-                            let t = transpose[k] as usize;
-                            (rp[j]..rp[j + 1]).contains(&t) && c.col_idx()[t] as usize == i
-                        })
-                    });
-                if !mirrored {
-                    return Err((
-                        7,
-                        self.rec
-                            .invalid("`c.transpose` does not map every slot of A_c onto its transposed slot".into()),
-                    ));
-                }
-                crate::laps::lap("load.sym.c_mirrors");
-                let (ptr, slots) = (
-                    self.u64("rw.fold.ptr").map_err(at(8))?,
-                    self.u32("rw.fold.slots").map_err(at(8))?,
-                );
-                FoldedRuns::check(&ptr, &slots, &rw, c, &transpose).map_err(|e| {
-                    (
-                        8,
-                        self.rec
-                            .invalid(format!("the `rw.fold` units are not the inspector's: {e}")),
-                    )
-                })?;
-                crate::laps::lap("load.sym.rw_fold");
-                Ok((rw, transpose, FoldedRuns { ptr, slots }))
-            },
-        );
-        let ((wh, ap, window, ap_order, ap_pairs), (rw, transpose, rw_fold)) = match (ap_chain, rw_chain) {
-            (Ok(x), Ok(y)) => (x, y),
-            (Err((ra, ea)), Err((rb, eb))) => return Err(if ra < rb { ea } else { eb }),
-            (Err((_, e)), _) | (_, Err((_, e))) => return Err(e),
-        };
+            })
+        });
+        if !lower {
+            return Err(self.rec.invalid(
+                "an `ap.x` block is not in its slot's row of A at or left of the diagonal, or its diagonal flag is wrong"
+                    .into(),
+            ));
+        }
+        let window = self.size("window")? as usize;
+        if window == 0 {
+            return Err(self.rec.invalid("the column-split window is 0".into()));
+        }
+        let ap_order = self.u32("ap.order")?;
+        self.permutation("ap.order", &ap_order, ap.slots(), window)?;
+        let ap_pairs = self.pairs("ap", &ap, &wh, 2)?;
+        let transpose = self.u32("c.transpose")?;
+        let rp = c.row_ptr();
+        let mirrored = transpose.len() == c.nnzb()
+            && (0..c.nrows()).into_par_iter().all(|i| {
+                c.row_range(i).all(|k| {
+                    let j = c.col_idx()[k] as usize;
+                    let t = transpose[k] as usize;
+                    (rp[j]..rp[j + 1]).contains(&t) && c.col_idx()[t] as usize == i
+                })
+            });
+        if !mirrored {
+            return Err(self
+                .rec
+                .invalid("`c.transpose` does not map every slot of A_c onto its transposed slot".into()));
+        }
+        let (ptr, slots) = (self.u64("rw.fold.ptr")?, self.u32("rw.fold.slots")?);
+        FoldedRuns::check(&ptr, &slots, &rw, c, &transpose).map_err(|e| {
+            self.rec
+                .invalid(format!("the `rw.fold` units are not the inspector's: {e}"))
+        })?;
+        let rw_fold = FoldedRuns { ptr, slots };
         Ok(TensorPairSymSchedule {
             base: b.clone(),
             wh: Arc::new(wh),
