@@ -484,16 +484,7 @@ impl PairedRuns {
 
     /// Units of the slots of one column in rows `2r`, `2r + 1` of `out` (the pattern `runs` fills).
     pub fn paired(runs: &SlotRuns, out: &BlockPattern) -> Self {
-        let pairs = out.nrows().div_ceil(2);
-        let work: Vec<usize> = (0..pairs)
-            .into_par_iter()
-            .map(|r| {
-                let rows = 2 * r..(2 * r + 2).min(out.nrows());
-                let slots = out.row_ptr()[rows.start]..out.row_ptr()[rows.end];
-                (runs.ptr[slots.end] - runs.ptr[slots.start]) as usize
-            })
-            .collect();
-        let chunks = balanced_row_chunks(&work, default_chunk_count(pairs));
+        let chunks = pair_chunks(runs, out);
         // Count first, then fill each chunk's disjoint slices of the final
         // arrays (as `slot_runs` does): no per-chunk copies to concatenate.
         let counts: Vec<(usize, usize)> = chunks
@@ -510,12 +501,23 @@ impl PairedRuns {
             })
             .collect();
         crate::laps::lap("pairs.count");
+        Self::fill_pairs(runs, out, &chunks, &counts)
+    }
+
+    /// [`PairedRuns::paired`]'s arrays from its chunks of row pairs and each
+    /// chunk's `(units, entries)`: every chunk fills its own slices.
+    pub(crate) fn fill_pairs(
+        runs: &SlotRuns,
+        out: &BlockPattern,
+        chunks: &[std::ops::Range<usize>],
+        counts: &[(usize, usize)],
+    ) -> Self {
         let (units, entries) = counts.iter().fold((0, 0), |a, c| (a.0 + c.0, a.1 + c.1));
         let (mut ptr, mut slots, mut ent) = (vec![0u64; units + 1], vec![0u32; 2 * units], vec![0u32; 4 * entries]);
         let mut parts = Vec::with_capacity(chunks.len());
         let (mut prest, mut srest, mut erest) = (&mut ptr[1..], &mut slots[..], &mut ent[..]);
         let mut base = 0u64;
-        for &(u, e) in &counts {
+        for &(u, e) in counts {
             let (ph, pt) = prest.split_at_mut(u);
             let (sh, st) = srest.split_at_mut(2 * u);
             let (eh, et) = erest.split_at_mut(4 * e);
@@ -557,6 +559,21 @@ impl PairedRuns {
             ent: ent.into(),
         }
     }
+}
+
+/// Chunks of row pairs of `out` of about equal work (the runs' entries), for
+/// [`PairedRuns::paired`].
+pub(crate) fn pair_chunks(runs: &SlotRuns, out: &BlockPattern) -> Vec<std::ops::Range<usize>> {
+    let pairs = out.nrows().div_ceil(2);
+    let work: Vec<usize> = (0..pairs)
+        .into_par_iter()
+        .map(|r| {
+            let rows = 2 * r..(2 * r + 2).min(out.nrows());
+            let slots = out.row_ptr()[rows.start]..out.row_ptr()[rows.end];
+            (runs.ptr[slots.end] - runs.ptr[slots.start]) as usize
+        })
+        .collect();
+    balanced_row_chunks(&work, default_chunk_count(pairs))
 }
 
 /// Walks the units of output rows `2r`, `2r + 1` (see [`PairedRuns`]): for

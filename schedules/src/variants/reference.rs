@@ -43,20 +43,10 @@ pub fn transposed_slots(p: &BlockPattern) -> Result<Vec<u32>, SymmetryError> {
     }
 }
 
-/// The former `PairedRuns::paired` (its count pass walks the full merge).
+/// The former `PairedRuns::paired` (its count pass walks the full merge; the
+/// fill is the present one's).
 pub fn paired(runs: &SlotRuns, out: &BlockPattern) -> PairedRuns {
-    let pairs = out.nrows().div_ceil(2);
-    let work: Vec<usize> = (0..pairs)
-        .into_par_iter()
-        .map(|r| {
-            let rows = 2 * r..(2 * r + 2).min(out.nrows());
-            let slots = out.row_ptr()[rows.start]..out.row_ptr()[rows.end];
-            (runs.ptr[slots.end] - runs.ptr[slots.start]) as usize
-        })
-        .collect();
-    let chunks = balanced_row_chunks(&work, default_chunk_count(pairs));
-    // Count first, then fill each chunk's disjoint slices of the final
-    // arrays (as `slot_runs` does): no per-chunk copies to concatenate.
+    let chunks = pair_chunks(runs, out);
     let counts: Vec<(usize, usize)> = chunks
         .par_iter()
         .map(|rp| {
@@ -67,52 +57,7 @@ pub fn paired(runs: &SlotRuns, out: &BlockPattern) -> PairedRuns {
             (units, entries)
         })
         .collect();
-    let (units, entries) = counts.iter().fold((0, 0), |a, c| (a.0 + c.0, a.1 + c.1));
-    let (mut ptr, mut slots, mut ent) = (vec![0u64; units + 1], vec![0u32; 2 * units], vec![0u32; 4 * entries]);
-    let mut parts = Vec::with_capacity(chunks.len());
-    let (mut prest, mut srest, mut erest) = (&mut ptr[1..], &mut slots[..], &mut ent[..]);
-    let mut base = 0u64;
-    for &(u, e) in &counts {
-        let (ph, pt) = prest.split_at_mut(u);
-        let (sh, st) = srest.split_at_mut(2 * u);
-        let (eh, et) = erest.split_at_mut(4 * e);
-        parts.push((ph, sh, eh, base));
-        (prest, srest, erest) = (pt, st, et);
-        base += e as u64;
-    }
-    chunks.par_iter().zip(parts).for_each(|(rp, (ps, ss, es, base))| {
-        // Unit u's end pointer is written when unit u + 1 begins (and after the last).
-        let e = std::cell::Cell::new(0usize);
-        let mut u = 0;
-        for r in rp.clone() {
-            merge_row_pair(
-                runs,
-                out,
-                r,
-                |pair| {
-                    if u > 0 {
-                        ps[u - 1] = base + e.get() as u64;
-                    }
-                    ss[2 * u..2 * u + 2].copy_from_slice(&pair);
-                    u += 1;
-                },
-                |q| {
-                    let k = e.get();
-                    es[4 * k..4 * k + 4].copy_from_slice(&q);
-                    e.set(k + 1);
-                },
-            );
-        }
-        if u > 0 {
-            ps[u - 1] = base + e.get() as u64;
-        }
-    });
-    PairedRuns {
-        width: 2,
-        ptr: ptr.into(),
-        slots: slots.into(),
-        ent: ent.into(),
-    }
+    PairedRuns::fill_pairs(runs, out, &chunks, &counts)
 }
 
 /// The former `TensorPairSymSchedule::inspect`, step by step (laps named `ref.*`).
