@@ -374,9 +374,10 @@ pub const NO_BLOCK: u32 = u32::MAX;
 /// Each slot's own entries are its run in order, so each output element
 /// still sums in V0's order.
 ///
-/// The entries follow from the units and the runs: a schedule file stores the
-/// units only, and a loaded schedule's `ent` is empty (the device builds the
-/// entries from the runs it uploads; [`PairedRuns::rebuild`] does it on the host).
+/// The entries follow from the units and the runs, and only the device reads
+/// them: it builds them from the runs it uploads. So neither the inspector nor
+/// a schedule file holds them (`ent` is empty; at k = 16 level 0's would take
+/// 654 MB, 16 bytes per entry); [`PairedRuns::rebuild`] builds them on the host, for tests.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PairedRuns {
     /// Slots per unit: 1 or 2.
@@ -385,7 +386,7 @@ pub struct PairedRuns {
     pub ptr: SharedArray<u64>,
     /// `width` slots per unit.
     pub slots: SharedArray<u32>,
-    /// `2 width` indices per entry; empty where loaded from a file (see above).
+    /// `2 width` indices per entry; empty but from [`PairedRuns::rebuild`] (see above).
     pub ent: SharedArray<u32>,
 }
 
@@ -396,7 +397,7 @@ impl PairedRuns {
     pub fn entries(&self) -> usize {
         self.ptr.last().map_or(0, |&e| e as usize)
     }
-    /// Whether `ent` holds the entries (an inspected schedule, not a loaded one).
+    /// Whether `ent` holds the entries (rebuilt, not inspected or loaded).
     pub fn has_entries(&self) -> bool {
         self.ent.len() == 2 * self.width * self.entries()
     }
@@ -463,100 +464,87 @@ impl PairedRuns {
         }
     }
 
-    /// One unit per slot of `runs`, its `(x, y)` interleaved.
+    /// One unit per slot of `runs` (entries: its `(x, y)` interleaved, built
+    /// where read, see [`PairedRuns`]).
     pub fn single(runs: &SlotRuns) -> Self {
-        let mut ent = vec![0u32; 2 * runs.contributions()];
-        ent.par_chunks_mut(2 << 16)
-            .zip(runs.x.par_chunks(1 << 16).zip(runs.y.par_chunks(1 << 16)))
-            .for_each(|(e, (xs, ys))| {
-                for (q, (&x, &y)) in xs.iter().zip(ys).enumerate() {
-                    e[2 * q] = x;
-                    e[2 * q + 1] = y;
-                }
-            });
         PairedRuns {
             width: 1,
             ptr: runs.ptr.clone(),
             slots: (0..runs.slots() as u32).collect::<Vec<_>>().into(),
-            ent: ent.into(),
+            ent: SharedArray::default(),
         }
     }
 
     /// Units of the slots of one column in rows `2r`, `2r + 1` of `out` (the pattern `runs` fills).
     pub fn paired(runs: &SlotRuns, out: &BlockPattern) -> Self {
         let chunks = pair_chunks(runs, out);
-        // Count first, then fill each chunk's disjoint slices of the final
-        // arrays (as `slot_runs` does): no per-chunk copies to concatenate.
-        let counts: Vec<(usize, usize)> = chunks
+        // Count the units first (a walk of `out`'s columns), then fill each
+        // chunk's disjoint slices of the final arrays (as `slot_runs` does): no
+        // per-chunk copies to concatenate.
+        let units: Vec<usize> = chunks
             .par_iter()
-            .map(|rp| {
-                // The merge's length alone: a branch-free walk of the `y` blocks.
-                let (mut units, mut entries) = (0, 0);
-                for r in rp.clone() {
-                    units += pair_units(out, r, |s0, s1| {
-                        entries += merged_len(runs, s0, s1.map_or(NO_BLOCK, |s| s as u32))
-                    });
-                }
-                (units, entries)
-            })
+            .map(|rp| rp.clone().map(|r| pair_units(out, r, |_, _| {})).sum())
             .collect();
         crate::laps::lap("pairs.count");
-        Self::fill_pairs(runs, out, &chunks, &counts)
+        Self::fill_pairs(runs, out, &chunks, &units)
     }
 
     /// [`PairedRuns::paired`]'s arrays from its chunks of row pairs and each
-    /// chunk's `(units, entries)`: every chunk fills its own slices.
+    /// chunk's number of units: every chunk fills its own slices. Each unit's
+    /// pointer range is the merge's length; the entries themselves are not
+    /// built (see [`PairedRuns`]).
     pub(crate) fn fill_pairs(
         runs: &SlotRuns,
         out: &BlockPattern,
         chunks: &[std::ops::Range<usize>],
-        counts: &[(usize, usize)],
+        units: &[usize],
     ) -> Self {
-        let (units, entries) = counts.iter().fold((0, 0), |a, c| (a.0 + c.0, a.1 + c.1));
-        let (mut ptr, mut slots, mut ent) = (vec![0u64; units + 1], vec![0u32; 2 * units], vec![0u32; 4 * entries]);
+        let total: usize = units.iter().sum();
+        let (mut ptr, mut slots) = (vec![0u64; total + 1], vec![0u32; 2 * total]);
         let mut parts = Vec::with_capacity(chunks.len());
-        let (mut prest, mut srest, mut erest) = (&mut ptr[1..], &mut slots[..], &mut ent[..]);
-        let mut base = 0u64;
-        for &(u, e) in counts {
+        let (mut prest, mut srest) = (&mut ptr[1..], &mut slots[..]);
+        for &u in units {
             let (ph, pt) = prest.split_at_mut(u);
             let (sh, st) = srest.split_at_mut(2 * u);
-            let (eh, et) = erest.split_at_mut(4 * e);
-            parts.push((ph, sh, eh, base));
-            (prest, srest, erest) = (pt, st, et);
-            base += e as u64;
+            parts.push((ph, sh));
+            (prest, srest) = (pt, st);
         }
-        chunks.par_iter().zip(parts).for_each(|(rp, (ps, ss, es, base))| {
-            // Unit u's end pointer is written when unit u + 1 begins (and after the last).
-            let e = std::cell::Cell::new(0usize);
-            let mut u = 0;
-            for r in rp.clone() {
-                merge_row_pair(
-                    runs,
-                    out,
-                    r,
-                    |pair| {
-                        if u > 0 {
-                            ps[u - 1] = base + e.get() as u64;
-                        }
-                        ss[2 * u..2 * u + 2].copy_from_slice(&pair);
+        // Each chunk's end pointers counted from 0 (the merge's length alone: a
+        // branch-free walk of the `y` blocks), then moved past the chunks before it.
+        let ends: Vec<u64> = chunks
+            .par_iter()
+            .zip(parts.par_iter_mut())
+            .map(|(rp, (ps, ss))| {
+                let (mut u, mut end) = (0, 0u64);
+                for r in rp.clone() {
+                    pair_units(out, r, |s0, s1| {
+                        let s1 = s1.map_or(NO_BLOCK, |s| s as u32);
+                        ss[2 * u..2 * u + 2].copy_from_slice(&[s0 as u32, s1]);
+                        end += merged_len(runs, s0, s1) as u64;
+                        ps[u] = end;
                         u += 1;
-                    },
-                    |q| {
-                        let k = e.get();
-                        es[4 * k..4 * k + 4].copy_from_slice(&q);
-                        e.set(k + 1);
-                    },
-                );
-            }
-            if u > 0 {
-                ps[u - 1] = base + e.get() as u64;
+                    });
+                }
+                end
+            })
+            .collect();
+        let bases: Vec<u64> = ends
+            .iter()
+            .scan(0, |acc, &e| {
+                *acc += e;
+                Some(*acc - e)
+            })
+            .collect();
+        parts.into_par_iter().zip(bases).for_each(|((ps, _), b)| {
+            if b > 0 {
+                ps.iter_mut().for_each(|p| *p += b);
             }
         });
         PairedRuns {
             width: 2,
             ptr: ptr.into(),
             slots: slots.into(),
-            ent: ent.into(),
+            ent: SharedArray::default(),
         }
     }
 }
@@ -574,21 +562,6 @@ pub(crate) fn pair_chunks(runs: &SlotRuns, out: &BlockPattern) -> Vec<std::ops::
         })
         .collect();
     balanced_row_chunks(&work, default_chunk_count(pairs))
-}
-
-/// Walks the units of output rows `2r`, `2r + 1` (see [`PairedRuns`]): for
-/// each, `unit([s0, s1])` and then `entry([x0, y, x1, y])` per merged entry.
-fn merge_row_pair(
-    runs: &SlotRuns,
-    out: &BlockPattern,
-    r: usize,
-    mut unit: impl FnMut([u32; 2]),
-    mut entry: impl FnMut([u32; 4]),
-) {
-    pair_units(out, r, |s0, s1| {
-        unit([s0 as u32, s1.map_or(NO_BLOCK, |s| s as u32)]);
-        merge_runs(runs, s0, s1, &mut entry);
-    });
 }
 
 /// The units of output rows `2r`, `2r + 1` of `out`, in order: `f(s0, s1)`
@@ -647,8 +620,8 @@ fn merged_len(runs: &SlotRuns, s0: usize, s1: u32) -> usize {
 /// `s1` (absent: `None`): `entry([x0, y, x1, y])` per merged entry, where a
 /// `y` both runs hold serves both sides and an absent side's `x` is
 /// [`NO_BLOCK`]. Whatever the runs hold, each side's entries are its run in
-/// order and both sides of an entry name one `y`: the inspector and the
-/// loader ([`PairedRuns::rebuild`]) both build the entries with it.
+/// order and both sides of an entry name one `y`: [`PairedRuns::rebuild`]
+/// builds the entries with it (the device's upload runs the same merge).
 #[inline]
 fn merge_runs(runs: &SlotRuns, s0: usize, s1: Option<usize>, mut entry: impl FnMut([u32; 4])) {
     let (x, y) = (&runs.x[..], &runs.y[..]);
@@ -1778,7 +1751,9 @@ mod tests {
     fn paired_units_merge_each_slots_run_in_order() {
         let s = TensorPairSchedule::inspect(base());
         let (runs, w) = (&s.split.tiled.ap, &s.split.tiled.base.w);
-        let u = &s.ap;
+        // The inspector builds no entries; the host rebuilds them from the units and runs.
+        assert!(s.ap.ent.is_empty() && s.rw.ent.is_empty());
+        let u = &PairedRuns::rebuild(2, s.ap.ptr.clone(), s.ap.slots.clone(), runs).unwrap();
         assert_eq!(u.width, 2);
         let mut seen = vec![0u32; runs.slots()];
         let mut merged = 0;
@@ -1815,8 +1790,8 @@ mod tests {
             runs.contributions()
         );
         // The P^T W stage: one slot per unit, its run interleaved.
-        let r = &s.rw;
         let rw = &s.split.tiled.rw;
+        let r = &PairedRuns::rebuild(1, s.rw.ptr.clone(), s.rw.slots.clone(), rw).unwrap();
         assert_eq!((r.width, r.units(), r.entries()), (1, rw.slots(), rw.contributions()));
         assert!((0..rw.contributions()).all(|q| r.ent[2 * q] == rw.x[q] && r.ent[2 * q + 1] == rw.y[q]));
     }

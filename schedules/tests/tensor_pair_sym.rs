@@ -6,7 +6,9 @@
 //! refused unless they are the inspector's.
 use ptap_schedules::file::{write_bundle_with_key, MappedBundle, ScheduleBundle};
 use ptap_schedules::key::TagKey;
-use ptap_schedules::variants::{FoldError, FoldedRuns, SymmetryError, TensorPairSymSchedule, DIAGONAL_FLAG, NO_BLOCK};
+use ptap_schedules::variants::{
+    reference, FoldError, FoldedRuns, PairedRuns, SymmetryError, TensorPairSymSchedule, DIAGONAL_FLAG, NO_BLOCK,
+};
 use ptap_schedules::{ScheduleError, TwoPassSchedule, Variant, VariantSchedule};
 use ptap_sparse::BlockPattern;
 use std::sync::Arc;
@@ -447,8 +449,13 @@ fn the_schedule_round_trips_through_a_file() {
         (&l.ap_order, &l.transpose, l.window)
     );
     let (a, b) = (&w.ap_pairs, &l.ap_pairs);
-    assert_eq!((a.width, &a.ptr, &a.slots), (b.width, &b.ptr, &b.slots));
-    assert!(b.ent.is_empty(), "entries are rebuilt, not stored");
+    assert_eq!(a, b);
+    assert!(
+        a.ent.is_empty() && b.ent.is_empty(),
+        "entries are rebuilt, neither inspected nor stored"
+    );
+    let r = PairedRuns::rebuild(2, b.ptr.clone(), b.slots.clone(), &l.ap).unwrap();
+    assert_eq!(r.ent[..], reference::pair_entries(a, &w.ap)[..]);
     assert_eq!(w.rw_fold, l.rw_fold);
     assert_eq!(loaded.to_record(0, 3, 6), s.to_record(0, 3, 6));
 }

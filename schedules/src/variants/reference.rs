@@ -47,17 +47,63 @@ pub fn transposed_slots(p: &BlockPattern) -> Result<Vec<u32>, SymmetryError> {
 /// fill is the present one's).
 pub fn paired(runs: &SlotRuns, out: &BlockPattern) -> PairedRuns {
     let chunks = pair_chunks(runs, out);
-    let counts: Vec<(usize, usize)> = chunks
+    let units: Vec<usize> = chunks
         .par_iter()
         .map(|rp| {
-            let (mut units, mut entries) = (0, 0);
+            let mut units = 0;
             for r in rp.clone() {
-                merge_row_pair(runs, out, r, |_| units += 1, |_| entries += 1);
+                merge_row_pair(runs, out, r, |_| units += 1, |_| {});
             }
-            (units, entries)
+            units
         })
         .collect();
-    PairedRuns::fill_pairs(runs, out, &chunks, &counts)
+    PairedRuns::fill_pairs(runs, out, &chunks, &units)
+}
+
+/// Walks the units of output rows `2r`, `2r + 1` (see [`PairedRuns`]): for
+/// each, `unit([s0, s1])` and then `entry([x0, y, x1, y])` per merged entry.
+fn merge_row_pair(
+    runs: &SlotRuns,
+    out: &BlockPattern,
+    r: usize,
+    mut unit: impl FnMut([u32; 2]),
+    mut entry: impl FnMut([u32; 4]),
+) {
+    pair_units(out, r, |s0, s1| {
+        unit([s0 as u32, s1.map_or(NO_BLOCK, |s| s as u32)]);
+        merge_runs(runs, s0, s1, &mut entry);
+    });
+}
+
+/// The entries of `units` over `runs`, plainly: per unit, for each `y` block
+/// its slots' runs hold (in ascending order, each run's `y` ascending), the
+/// `x` block of each side's run at that `y` ([`NO_BLOCK`] where it has none).
+/// The reference [`PairedRuns::rebuild`] and the device's upload are held to.
+pub fn pair_entries(units: &PairedRuns, runs: &SlotRuns) -> Vec<u32> {
+    let w = units.width;
+    let mut ent = Vec::with_capacity(2 * w * units.entries());
+    for u in 0..units.units() {
+        let mut at = std::collections::BTreeMap::new();
+        for (side, &s) in units.slots[w * u..w * u + w].iter().enumerate() {
+            if s == NO_BLOCK {
+                continue;
+            }
+            let run = runs.run(s as usize);
+            assert!(
+                runs.y[run.clone()].windows(2).all(|p| p[0] < p[1]),
+                "slot {s}: y must ascend"
+            );
+            for q in run {
+                at.entry(runs.y[q]).or_insert([NO_BLOCK; 2])[side] = runs.x[q];
+            }
+        }
+        for (y, x) in at {
+            for &xs in &x[..w] {
+                ent.extend_from_slice(&[xs, y]);
+            }
+        }
+    }
+    ent
 }
 
 /// The former `TensorPairSymSchedule::inspect`, step by step (laps named `ref.*`).
