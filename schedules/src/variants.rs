@@ -98,6 +98,20 @@ impl SlotRuns {
     }
 }
 
+/// Consecutive disjoint slices of `rx` and `ry`, one pair per chunk of
+/// `sizes` contributions, for the chunks to fill side by side.
+fn split_chunks<'a>(rx: &'a mut [u32], ry: &'a mut [u32], sizes: &[usize]) -> Vec<(&'a mut [u32], &'a mut [u32])> {
+    let mut slices = Vec::with_capacity(sizes.len());
+    let (mut xrest, mut yrest) = (rx, ry);
+    for &n in sizes {
+        let (xh, xt) = xrest.split_at_mut(n);
+        let (yh, yt) = yrest.split_at_mut(n);
+        slices.push((xh, yh));
+        (xrest, yrest) = (xt, yt);
+    }
+    slices
+}
+
 /// Builds slot runs of `C = X Y` over `C`'s pattern: row by row, contributions in
 /// traversal order, counting-sorted by slot within the row (which keeps order).
 /// `x_block(kx)` maps an `X` row entry to the block index recorded for it (lets
@@ -116,14 +130,7 @@ fn slot_runs(
     let sizes: Vec<usize> = chunks.par_iter().map(|r| work[r.clone()].iter().sum()).collect();
     let total: usize = sizes.iter().sum();
     let (mut rx, mut ry) = (vec![0u32; total], vec![0u32; total]);
-    let mut slices = Vec::with_capacity(chunks.len());
-    let (mut xrest, mut yrest) = (&mut rx[..], &mut ry[..]);
-    for &n in &sizes {
-        let (xh, xt) = xrest.split_at_mut(n);
-        let (yh, yt) = yrest.split_at_mut(n);
-        slices.push((xh, yh));
-        (xrest, yrest) = (xt, yt);
-    }
+    let slices = split_chunks(&mut rx, &mut ry, &sizes);
     let counts: Vec<Vec<u64>> = chunks
         .par_iter()
         .zip(slices.into_par_iter())
@@ -190,14 +197,7 @@ fn symbolic_slot_runs(
     let sizes: Vec<usize> = chunks.par_iter().map(|r| work[r.clone()].iter().sum()).collect();
     let total: usize = sizes.iter().sum();
     let (mut rx, mut ry) = (vec![0u32; total], vec![0u32; total]);
-    let mut slices = Vec::with_capacity(chunks.len());
-    let (mut xrest, mut yrest) = (&mut rx[..], &mut ry[..]);
-    for &n in &sizes {
-        let (xh, xt) = xrest.split_at_mut(n);
-        let (yh, yt) = yrest.split_at_mut(n);
-        slices.push((xh, yh));
-        (xrest, yrest) = (xt, yt);
-    }
+    let slices = split_chunks(&mut rx, &mut ry, &sizes);
     // Per chunk: row lengths, columns, and per slot its contribution count.
     type Part = (Vec<usize>, Vec<u32>, Vec<u64>);
     let parts: Vec<Part> = chunks
