@@ -73,6 +73,18 @@ pub struct CudaLowered {
     overflow: CudaSlice<u32>,
 }
 
+/// Seconds and bytes of [`Cuda::matrix_ref_timed`]'s parts.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct MatrixUploadTimings {
+    /// Row pointers (as `u32`) and block columns, and the block rows built on the device.
+    pub pattern_s: f64,
+    pub pattern_bytes: u64,
+    pub values_s: f64,
+    pub values_bytes: u64,
+    /// The SpMV plan: its kernels' module and the per-warp ranges.
+    pub spmv_s: f64,
+}
+
 pub struct CudaMatrix {
     pub m: DeviceBlockCsr,
     spmv: DeviceSpmv,
@@ -165,6 +177,34 @@ impl Cuda {
 
     pub fn device(&self) -> &Arc<Device> {
         &self.dev
+    }
+
+    /// [`Backend::matrix_ref`] in its three parts, each waited for and timed:
+    /// the pattern (with the block rows built on the device), the values, and
+    /// the SpMV plan (its module load included). For a start's breakdown.
+    pub fn matrix_ref_timed(&self, m: &BlockCsr) -> Result<(CudaMatrix, MatrixUploadTimings), CudaError> {
+        let (br, bc) = m.block_shape();
+        let p = m.pattern();
+        let mut t = MatrixUploadTimings {
+            pattern_bytes: (4 * (p.nrows() + 1) + std::mem::size_of_val(p.col_idx())) as u64,
+            values_bytes: std::mem::size_of_val(m.values()) as u64,
+            ..MatrixUploadTimings::default()
+        };
+        let since = |t: std::time::Instant| t.elapsed().as_secs_f64();
+        let t0 = std::time::Instant::now();
+        let mut d = DeviceBlockCsr::upload_pattern(&self.dev, p, br, bc)?;
+        self.dev.synchronize()?;
+        t.pattern_s = since(t0);
+        let t0 = std::time::Instant::now();
+        if !m.values().is_empty() {
+            self.dev.upload_into(m.values(), &mut d.values)?;
+        }
+        self.dev.synchronize()?;
+        t.values_s = since(t0);
+        let t0 = std::time::Instant::now();
+        let spmv = DeviceSpmv::new(&self.dev, &self.registry, &d)?;
+        t.spmv_s = since(t0);
+        Ok((CudaMatrix { spmv, m: d }, t))
     }
 
     fn k<'a>(kernels: &'a Kernels, name: &str) -> &'a Kernel {

@@ -16,7 +16,7 @@ mod product;
 mod spmv;
 mod staging;
 
-pub use backend::{Cuda, CudaCoarse, CudaJacobi, CudaLowered, CudaMatrix, DeviceGraph};
+pub use backend::{Cuda, CudaCoarse, CudaJacobi, CudaLowered, CudaMatrix, DeviceGraph, MatrixUploadTimings};
 pub use compile::{CompileStats, KernelCache};
 pub use matrix::DeviceBlockCsr;
 pub use product::{
@@ -182,6 +182,9 @@ pub struct Device {
     options: DeviceOptions,
     cache: KernelCache,
     modules: Mutex<HashMap<String, Kernels>>,
+    /// Modules loaded so far and the nanoseconds spent loading them (cache
+    /// read or compile, and the driver's load), for a start's breakdown.
+    module_loads: (std::sync::atomic::AtomicUsize, std::sync::atomic::AtomicU64),
     counters: Mutex<TransferCounters>,
     phase: Mutex<String>,
     /// Pinned buffers that large uploads are staged through.
@@ -229,6 +232,7 @@ impl Device {
             options,
             cache: KernelCache::from_env(),
             modules: Mutex::new(HashMap::new()),
+            module_loads: Default::default(),
             counters: Mutex::new(TransferCounters::default()),
             phase: Mutex::new("setup".into()),
             staging: Mutex::new(staging::Staging::new()),
@@ -412,6 +416,7 @@ impl Device {
         if let Some(m) = mods.get(&module.name) {
             return Ok(m.clone());
         }
+        let t = std::time::Instant::now();
         let cubin = self
             .cache
             .cubin(&module.name, &module.source, &self.arch, self.options.fmad)?;
@@ -423,7 +428,18 @@ impl Device {
         }
         let kernels = Arc::new(kernels);
         mods.insert(module.name.clone(), kernels.clone());
+        use std::sync::atomic::Ordering::Relaxed;
+        self.module_loads.0.fetch_add(1, Relaxed);
+        self.module_loads.1.fetch_add(t.elapsed().as_nanos() as u64, Relaxed);
         Ok(kernels)
+    }
+
+    /// Modules loaded so far and the seconds spent loading them (summed over
+    /// threads; a load holds the module table, so loads never overlap).
+    pub fn module_loads(&self) -> (usize, f64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let (n, ns) = (&self.module_loads.0, &self.module_loads.1);
+        (n.load(Relaxed), ns.load(Relaxed) as f64 * 1e-9)
     }
 
     /// Launches `k` after checking every argument against its declaration.

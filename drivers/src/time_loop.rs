@@ -12,7 +12,7 @@ use crate::cache::{self, Lookup};
 use crate::target::{product_options, Target};
 use anyhow::{bail, Context, Result};
 use ptap_amg::Aggregation;
-use ptap_cuda::{Cuda, TransferCounters};
+use ptap_cuda::{Cuda, MatrixUploadTimings, TransferCounters};
 use ptap_fem::device::{DeviceAssembler, Modulus};
 use ptap_fem::{BeamProblem, POISSON_RATIO};
 use ptap_runtime::bundle::hierarchy_bundle;
@@ -157,6 +157,36 @@ pub struct ColdStart {
     /// The early uploads beside the setup (the assembly maps on one thread;
     /// the backend's creation and the fine operator on another): the longer.
     pub assembly_upload_s: f64,
+    /// The start's lanes in detail (absent on the CPU backend).
+    pub lanes: Option<StartLanes>,
+}
+
+/// The device start's lanes: the host's cache lookup beside the two early
+/// upload lanes, then the hierarchy's upload. Seconds of wall time; each part
+/// is waited for (the stream drained) before its clock stops.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct StartLanes {
+    /// The host lane: the cache's lookup (open, checksum, load against the
+    /// fine pattern; about 0 when the cache is off or misses).
+    pub lookup_s: f64,
+    /// The wait for the early lanes after the lookup (on the wall).
+    pub wait_s: f64,
+    /// Fine lane, in order: the backend's creation (streams, buffers, the
+    /// common kernels' module), then the fine operator's parts.
+    pub backend_s: f64,
+    pub fine: MatrixUploadTimings,
+    pub fine_lane_s: f64,
+    /// Assembly lane: the device assembler (its module, the reference
+    /// stiffness check, the maps) and the bytes it holds on the device.
+    pub assembly_lane_s: f64,
+    pub assembly_bytes: u64,
+    /// Device-wide by the end of the early lanes: modules loaded and the
+    /// seconds spent loading them (loads hold a lock, so they never overlap).
+    pub early_modules: usize,
+    pub early_module_load_s: f64,
+    /// The same during the hierarchy's upload (of `setup.upload_s`).
+    pub upload_modules: usize,
+    pub upload_module_load_s: f64,
 }
 
 fn peak_rss_bytes() -> Option<u64> {
@@ -268,6 +298,7 @@ pub fn run_beam(
             let start = ColdStart {
                 start_s: t_start.elapsed().as_secs_f64(),
                 assembly_upload_s: 0.0,
+                lanes: None,
             };
             let r = steps_on(options, &mut problem, h, HostAssembly, cold_assembly_s, 0.0, progress)?;
             (r, cache, write_to, start)
@@ -280,32 +311,48 @@ pub fn run_beam(
             // module loads) is created on the fine operator's thread. Only the
             // wait for them past the load counts as upload.
             let (pattern, block) = (a0.pattern_arc().clone(), a0.block_shape().0);
-            let (looked, asm, backend, fine, asm_upload_s, wait_s) = std::thread::scope(|s| {
+            let mut lanes = StartLanes::default();
+            let (looked, asm, backend, fine) = std::thread::scope(|s| {
                 let early_asm = s.spawn(|| {
                     let t = Instant::now();
-                    let asm = DeviceAssembler::new(dev, &problem.assembler, problem.mesh.element_size(), POISSON_RATIO);
+                    let h = problem.mesh.element_size();
+                    let asm = DeviceAssembler::new(dev, &problem.assembler, h, POISSON_RATIO);
                     (asm, t.elapsed().as_secs_f64())
                 });
                 let early_fine = s.spawn(|| {
                     let t = Instant::now();
-                    let up = Cuda::new(dev).and_then(|b| b.matrix_ref(&a0).map(|fine| (b, fine)));
+                    let up = Cuda::new(dev).and_then(|b| {
+                        let backend_s = t.elapsed().as_secs_f64();
+                        b.matrix_ref_timed(&a0).map(|(fine, ft)| (b, fine, backend_s, ft))
+                    });
                     (up, t.elapsed().as_secs_f64())
                 });
+                let t = Instant::now();
                 let looked = lookup(options, &problem, &pattern, block, &opts, &mut say);
+                lanes.lookup_s = t.elapsed().as_secs_f64();
                 let t = Instant::now();
                 let (asm, asm_s) = early_asm.join().expect("the early upload panicked");
                 let (up, fine_s) = early_fine.join().expect("the early upload panicked");
-                let wait_s = t.elapsed().as_secs_f64();
-                let (backend, fine) = up?;
-                anyhow::Ok((looked?, asm?, backend, fine, asm_s.max(fine_s), wait_s))
+                lanes.wait_s = t.elapsed().as_secs_f64();
+                let (backend, fine, backend_s, ft) = up?;
+                let asm = asm?;
+                (lanes.backend_s, lanes.fine, lanes.fine_lane_s) = (backend_s, ft, fine_s);
+                (lanes.assembly_lane_s, lanes.assembly_bytes) = (asm_s, asm.bytes() as u64);
+                anyhow::Ok((looked?, asm, backend, fine))
             })?;
+            (lanes.early_modules, lanes.early_module_load_s) = dev.module_loads();
             let (setup, cache, write_to) = finish(looked, &problem, a0, &opts, &mut say)?;
             progress("uploading the hierarchy to the device", None);
             let h = Hierarchy::with_fine(backend, setup, Some(fine), &mut |m| progress(m, None))?;
+            let (n, s) = dev.module_loads();
+            (lanes.upload_modules, lanes.upload_module_load_s) =
+                (n - lanes.early_modules, s - lanes.early_module_load_s);
             let start = ColdStart {
                 start_s: t_start.elapsed().as_secs_f64(),
-                assembly_upload_s: asm_upload_s,
+                assembly_upload_s: lanes.assembly_lane_s.max(lanes.fine_lane_s),
+                lanes: Some(lanes),
             };
+            let wait_s = lanes.wait_s;
             let r = steps_on(options, &mut problem, h, asm, cold_assembly_s, wait_s, progress)?;
             (r, cache, write_to, start)
         }
