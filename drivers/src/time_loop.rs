@@ -545,3 +545,40 @@ fn steps_on<B: Backend, A: StepAssembly<B>>(
     };
     Ok((report, bundle))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_device_start_reports_its_lanes_with_the_fine_operators_bytes() {
+        // Arrange: skips without a driver (no device to start on).
+        let Ok(dev) = ptap_cuda::Device::open(ptap_cuda::DeviceOptions::default()) else {
+            return;
+        };
+        let problem = BeamProblem::build(2).unwrap();
+        let (nrows, nnzb) = (problem.a.nrows() as u64, problem.a.pattern().nnzb() as u64);
+        let amg = ptap_amg::AmgOptions::default();
+        let options = TimeLoopOptions {
+            k: 2,
+            steps: 1,
+            schedule_cache: None,
+            aggregation: Aggregation::default(),
+            pf: amg.pf,
+            pf_scale: amg.pf_scale,
+            variant: None,
+            cg: CgOptions::default(),
+            smoother_precision: SmootherPrecision::F64,
+            verbose: false,
+        };
+        // Act
+        let r = run_beam(&options, &Target::Cuda(dev), &mut |_, _| {}).unwrap();
+        // Assert: 3x3 blocks of f64; u32 row pointers and block columns.
+        let lanes = r.start.lanes.expect("a device start reports its lanes");
+        assert_eq!(lanes.fine.values_bytes, 72 * nnzb);
+        assert_eq!(lanes.fine.pattern_bytes, 4 * (nrows + 1) + 4 * nnzb);
+        assert!(lanes.assembly_bytes > 0 && lanes.early_modules > 0);
+        assert_eq!(r.start.assembly_upload_s, lanes.fine_lane_s.max(lanes.assembly_lane_s));
+        assert!(lanes.fine_lane_s >= lanes.backend_s + lanes.fine.values_s);
+    }
+}
