@@ -183,6 +183,13 @@ impl Cuda {
     /// the pattern (with the block rows built on the device), the values, and
     /// the SpMV plan (its module load included). For a start's breakdown.
     pub fn matrix_ref_timed(&self, m: &BlockCsr) -> Result<(CudaMatrix, MatrixUploadTimings), CudaError> {
+        self.matrix_in_parts(m, true)
+    }
+
+    /// The one body of [`Backend::matrix_ref`] and [`Self::matrix_ref_timed`]:
+    /// with `timed`, each part drains the stream before its clock stops;
+    /// without, nothing waits (the timings are then only the host's share).
+    fn matrix_in_parts(&self, m: &BlockCsr, timed: bool) -> Result<(CudaMatrix, MatrixUploadTimings), CudaError> {
         let (br, bc) = m.block_shape();
         let p = m.pattern();
         let mut t = MatrixUploadTimings {
@@ -193,13 +200,17 @@ impl Cuda {
         let since = |t: std::time::Instant| t.elapsed().as_secs_f64();
         let t0 = std::time::Instant::now();
         let mut d = DeviceBlockCsr::upload_pattern(&self.dev, p, br, bc)?;
-        self.dev.synchronize()?;
+        if timed {
+            self.dev.synchronize()?;
+        }
         t.pattern_s = since(t0);
         let t0 = std::time::Instant::now();
         if !m.values().is_empty() {
             self.dev.upload_into(m.values(), &mut d.values)?;
         }
-        self.dev.synchronize()?;
+        if timed {
+            self.dev.synchronize()?;
+        }
         t.values_s = since(t0);
         let t0 = std::time::Instant::now();
         let spmv = DeviceSpmv::new(&self.dev, &self.registry, &d)?;
@@ -473,11 +484,7 @@ impl Backend for Cuda {
         }
     }
     fn matrix_ref(&self, m: &BlockCsr) -> Result<CudaMatrix, CudaError> {
-        let d = DeviceBlockCsr::upload(&self.dev, m)?;
-        Ok(CudaMatrix {
-            spmv: DeviceSpmv::new(&self.dev, &self.registry, &d)?,
-            m: d,
-        })
+        Ok(self.matrix_in_parts(m, false)?.0)
     }
     /// `R = P^T` gathered on the device from its `P` (the product module's
     /// gather kernel): only `R`'s pattern and the map cross the bus.
