@@ -544,15 +544,23 @@ fn fold_pays(st: Stage, units: usize, resident: usize) -> bool {
     st.k == st.m && resident > 0 && units >= FOLD_MIN_WAVES * resident
 }
 
-/// The symmetric pair's fine `A P` walk (see [`Walk::new`]).
-const DEFAULT_WALK: &str = "i8";
+/// The symmetric pair's fine `A P` walk (see [`Walk::new`]): spans of 4
+/// units per warp, a block's 4 warps interleaved over 16 units. With the
+/// kernel's register cap ([`gpu_mma::mma_pair_half_bounds`]: 64 warps per SM)
+/// it measured 4.089-4.095 ms on level 0 against the former `i8` over 2-warp
+/// blocks (40 registers, 48 warps) at 4.394-4.408 (one H100, k = 16); `i8` /
+/// `i2` over 4 warps, `i4` / `i2` over 8 and `i4` over 2 capped took 4.312 /
+/// 4.137, 4.141 / 4.234 and 4.181; `i4` over 4 uncapped 4.430 (ledger step 21).
+/// Shorter spans keep the SMs' front of units narrower, so more of its `A`
+/// and `P` rows stay in the L2 (ledger step 20).
+const DEFAULT_WALK: &str = "i4";
 
 /// Warps per block of the symmetric pair's walking fine `A P` kernel (the
-/// tensor pair's kernels keep [`gpu_mma::MMA_PAIR_WARPS`]). A block of 2
-/// warps spans 16 units at the default walk and leaves its SM when the longer
-/// of 2 walks ends, not the longest of 4 (H200, k = 16, level 0: 4.119 ms
-/// against 4.145-4.152 with 4 warps; ledger step 11).
-const SYM_AP_WARPS: u32 = 2;
+/// tensor pair's kernels keep [`gpu_mma::MMA_PAIR_WARPS`]): 4, the most its
+/// register cap allows (see [`DEFAULT_WALK`]). Before the cap, 2 measured
+/// better (H200, k = 16, level 0: 4.119 ms against 4.145-4.152 with 4 warps;
+/// ledger step 11).
+const SYM_AP_WARPS: u32 = 4;
 
 /// How the halving `A P` kernel's warps walk its units: spans of `chunk`
 /// consecutive units per warp (`inter`: a block's warps interleave over a span
@@ -567,21 +575,24 @@ struct Walk {
 }
 
 impl Walk {
-    /// By default a block's warps interleave over spans of 8 units per warp,
-    /// one span per block (H200, k = 16, fine `A P`: 2.83 ms against 3.64 for
-    /// one unit per warp; ledger step 8). `PTAP_SYM_AP_WALK` overrides it for
+    /// By default ([`DEFAULT_WALK`]) a block's warps interleave over spans of
+    /// 4 units per warp, one span per block (walks first measured in ledger
+    /// step 8: H200, k = 16, fine `A P` 2.83 ms at 8 units per warp against
+    /// 3.64 for one unit per warp). `PTAP_SYM_AP_WALK` overrides it for
     /// measurement and tests (read once, here): `[i]CHUNK` (one span per warp
     /// or block; `1` is one unit per warp, the geometry before),
     /// `[i]CHUNK,res` (a grid of the resident blocks, slower: the warps of an
     /// SM no longer run neighbouring units) or `[i]CHUNK,BLOCKS`; a last
-    /// `,wWARPS` (1 to 32) sets the warps per block ([`SYM_AP_WARPS`] unless given).
+    /// `,wWARPS` (1 to 32, and at most the kernel's bound allows: 4 where it
+    /// has one) sets the warps per block ([`SYM_AP_WARPS`] unless given).
     fn new(dev: &Device, kernels: &Kernels, st: Stage, units: u32) -> Result<Self, CudaError> {
         let spec = std::env::var("PTAP_SYM_AP_WALK").unwrap_or_else(|_| DEFAULT_WALK.to_string());
         let (spec, warps) = match spec.rsplit_once(",w") {
             Some((head, w)) => (head.to_string(), w.trim().parse::<u32>().unwrap_or(SYM_AP_WARPS)),
             None => (spec.clone(), SYM_AP_WARPS),
         };
-        let per_block = warps.clamp(1, 32);
+        let most = gpu_mma::mma_pair_half_bounds(st).map_or(32, |(threads, _)| threads / 32);
+        let per_block = warps.clamp(1, most);
         let threads = 32 * per_block;
         let (chunk, blocks) = spec.split_once(',').unwrap_or((&spec, ""));
         let (chunk, inter) = match chunk.trim().strip_prefix('i') {

@@ -642,7 +642,7 @@ extern "C" __global__ void ptap_mmah_3x3x6(const double* __restrict__ xv, const 
 }
 
 // tensor-pair stage (3x3 by 3x6, Packed), warps walking spans of units of 2 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step, the last ones as one guarded step, x blocks flagged in bit 31 halved
-extern "C" __global__ void ptap_mma2h_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits, unsigned int chunk, unsigned int inter) {
+extern "C" __global__ __launch_bounds__(128, 16) void ptap_mma2h_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits, unsigned int chunk, unsigned int inter) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 r = lane >> 2, t = lane & 3;

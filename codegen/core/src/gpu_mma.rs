@@ -309,6 +309,20 @@ pub fn mma_pair_half_name(st: Stage) -> String {
     format!("ptap_mma2h_{}", st.tag())
 }
 
+/// The `__launch_bounds__(threads, blocks)` the symmetric pair's `A P`
+/// kernel ([`mma_pair_half_name`]) is compiled with, where it has one: blocks
+/// of at most 4 warps, 16 of them per SM, so at most 32 registers and all 64
+/// warp slots. Left to itself the compiler takes 40 registers (48 warps per
+/// SM); capped, it spills a few words to local memory (L1-resident). With
+/// 4-warp blocks walking spans of 4 units per warp it measured 7 % faster on
+/// level 0 (one H100, k = 16: 4.089-4.095 ms against 4.394-4.408; the cap
+/// alone, or 4 warps and 4 units alone, gave nothing; ledger step 21). Only
+/// for fine blocks of at most 3 rows: the measured 3x3 and the smaller ones,
+/// which need fewer registers.
+pub fn mma_pair_half_bounds(st: Stage) -> Option<(u32, u32)> {
+    (!st.xt && st.m <= 3).then_some((128, 16))
+}
+
 /// The tensor-pair stage `C = X Y` of `st` (one of [`mma_pair_fits`]) over
 /// the units of `ptap_schedules::variants::PairedRuns`, one warp per unit:
 /// pairs of slots for `A P` (rows 0-3 of the fragments serve the first, 4-7
@@ -403,7 +417,15 @@ fn pair_stage(out: &mut String, st: Stage, mode: PairMode, halve: bool) -> Kerne
             )
         },
     };
-    e.write_signature(out, " {");
+    match mma_pair_half_bounds(st).filter(|_| halve) {
+        Some((threads, blocks)) => {
+            let mut sig = String::new();
+            e.write_signature(&mut sig, " {");
+            let bounds = format!("__global__ __launch_bounds__({threads}, {blocks}) void ");
+            out.push_str(&sig.replacen("__global__ void ", &bounds, 1));
+        }
+        None => e.write_signature(out, " {"),
+    }
     // The halving kernel's warps find their units in the loop below.
     let first = if halve {
         ""
