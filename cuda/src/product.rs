@@ -591,7 +591,7 @@ impl Walk {
             Some((head, w)) => (head.to_string(), w.trim().parse::<u32>().unwrap_or(SYM_AP_WARPS)),
             None => (spec.clone(), SYM_AP_WARPS),
         };
-        let most = gpu_mma::mma_pair_half_bounds(st).map_or(32, |(threads, _)| threads / 32);
+        let most = gpu_mma::mma_pair_half_bounds(st).map_or(32, |(threads, _)| threads as u32 / 32);
         let per_block = warps.clamp(1, most);
         let threads = 32 * per_block;
         let (chunk, blocks) = spec.split_once(',').unwrap_or((&spec, ""));

@@ -96,6 +96,21 @@ impl KernelEntry {
             params.join(", ")
         ));
     }
+
+    /// [`KernelEntry::write_signature`] with `__launch_bounds__(threads,
+    /// blocks)` where `bounds` is given: the compiler then keeps the
+    /// registers within what `blocks` blocks of `threads` threads per SM allow.
+    pub fn write_bounded_signature(&self, out: &mut String, open: &str, bounds: Option<(usize, usize)>) {
+        match bounds {
+            Some((threads, blocks)) => {
+                let mut sig = String::new();
+                self.write_signature(&mut sig, open);
+                let with = format!("__global__ __launch_bounds__({threads}, {blocks}) void ");
+                out.push_str(&sig.replacen("__global__ void ", &with, 1));
+            }
+            None => self.write_signature(out, open),
+        }
+    }
 }
 
 /// A translation unit: the CUDA C source and the entry points it defines.

@@ -319,7 +319,7 @@ pub fn mma_pair_half_name(st: Stage) -> String {
 /// alone, or 4 warps and 4 units alone, gave nothing; ledger step 21). Only
 /// for fine blocks of at most 3 rows: the measured 3x3 and the smaller ones,
 /// which need fewer registers.
-pub fn mma_pair_half_bounds(st: Stage) -> Option<(u32, u32)> {
+pub fn mma_pair_half_bounds(st: Stage) -> Option<(usize, usize)> {
     (!st.xt && st.m <= 3).then_some((128, 16))
 }
 
@@ -417,15 +417,7 @@ fn pair_stage(out: &mut String, st: Stage, mode: PairMode, halve: bool) -> Kerne
             )
         },
     };
-    match mma_pair_half_bounds(st).filter(|_| halve) {
-        Some((threads, blocks)) => {
-            let mut sig = String::new();
-            e.write_signature(&mut sig, " {");
-            let bounds = format!("__global__ __launch_bounds__({threads}, {blocks}) void ");
-            out.push_str(&sig.replacen("__global__ void ", &bounds, 1));
-        }
-        None => e.write_signature(out, " {"),
-    }
+    e.write_bounded_signature(out, " {", mma_pair_half_bounds(st).filter(|_| halve));
     // The halving kernel's warps find their units in the loop below.
     let first = if halve {
         ""

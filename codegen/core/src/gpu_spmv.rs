@@ -113,15 +113,7 @@ pub(crate) fn spmv_of(src: &mut String, br: usize, bc: usize, residual: bool, va
             }
         ),
     };
-    match min_blocks_per_sm(br, bc, vals) {
-        Some(m) => {
-            let mut sig = String::new();
-            e.write_signature(&mut sig, " {");
-            let bounds = format!("__global__ __launch_bounds__({}, {m}) void ", 32 * warps);
-            src.push_str(&sig.replacen("__global__ void ", &bounds, 1));
-        }
-        None => e.write_signature(src, " {"),
-    }
+    e.write_bounded_signature(src, " {", min_blocks_per_sm(br, bc, vals).map(|m| (32 * warps, m)));
     // The prefetch registers: whole 16-byte words of 32 blocks spread over the lanes.
     let half = (32 * bl).div_ceil(per);
     let q = half.div_ceil(32);
