@@ -2584,7 +2584,7 @@ extern "C" __global__ void ptap_mma_6x6x6(const double* __restrict__ xv, const d
 }
 
 // tensor-core stage (6x6 by 6x6), one warp per slot, 2 FP64 m8n8k4 MMA per contribution, 2 contributions per step, x blocks flagged in bit 31 halved
-extern "C" __global__ void ptap_mmah_6x6x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+extern "C" __global__ __launch_bounds__(256, 6) void ptap_mmah_6x6x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);

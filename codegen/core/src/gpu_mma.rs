@@ -80,6 +80,22 @@ pub fn mma_half_name(st: Stage) -> String {
     format!("ptap_mmah_{}", st.tag())
 }
 
+/// The `__launch_bounds__(threads, blocks)` the symmetric product's
+/// tensor-core `A P` kernel ([`mma_half_name`]) is compiled with, where it
+/// has one: the predicated shapes ([`mma_predicated`]: inner dimension past
+/// 4, the beam's 6x6 coarse levels) at 6 blocks of [`MMA_WARPS`] warps per
+/// SM, so at most 40 registers and 48 warps per SM. Left to itself the
+/// compiler takes 48 (the device's NVRTC) to 56 registers for 6x6 (36-40
+/// warps); capped, it spills a few words (28 bytes stored, 60 loaded, to the
+/// L1). The 8x8 shapes already fit 40. Level 1 at k = 16 measured 0.677 ms
+/// against 0.688-0.692 on two H100s (ledger steps 21 and 22), level 2 even
+/// (0.131-0.132). Its loads hide behind more warps: the kernel is latency
+/// bound (issue 50 %, warps 54 % of the slots active), not bound by its L1
+/// sectors (a quarter fewer of them changed nothing, step 22).
+pub fn mma_half_bounds(st: Stage) -> Option<(usize, usize)> {
+    mma_predicated(st).then_some((MMA_WARPS * 32, 6))
+}
+
 /// Bit of an `x` index that marks a diagonal `A` block to be halved
 /// (`ptap_schedules::variants::DIAGONAL_FLAG`).
 pub const HALF_FLAG: u32 = 1 << 31;
@@ -136,7 +152,7 @@ pub(crate) fn mma_stage(out: &mut String, st: Stage, half: bool) -> KernelEntry 
             }
         ),
     };
-    e.write_signature(out, " {");
+    e.write_bounded_signature(out, " {", mma_half_bounds(st).filter(|_| half));
     writeln!(
         out,
         "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n  \
