@@ -93,7 +93,8 @@ pub fn mma_half_name(st: Stage) -> String {
 /// bound (issue 50 %, warps 54 % of the slots active), not bound by its L1
 /// sectors (a quarter fewer of them changed nothing, step 22).
 pub fn mma_half_bounds(st: Stage) -> Option<(usize, usize)> {
-    mma_predicated(st).then_some((MMA_WARPS * 32, 6))
+    // The block size is the launch's ([`mma_launch`]), so the two cannot part.
+    mma_predicated(st).then_some((mma_launch().0 as usize, 6))
 }
 
 /// Bit of an `x` index that marks a diagonal `A` block to be halved
