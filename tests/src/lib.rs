@@ -80,3 +80,26 @@ pub fn cuda_device_or_skip(options: ptap_cuda::DeviceOptions) -> Option<Arc<ptap
         }
     }
 }
+
+/// The beam at size `k` with the bench's hierarchy (the defaults) and the
+/// symmetric pair on every level: what the ledger's k = 16 counts and models
+/// read. Yields each transfer level's index, `P` and schedule.
+pub fn beam_sym_pair_levels(k: usize) -> Vec<(usize, BlockCsr, Arc<ptap_schedules::variants::TensorPairSymSchedule>)> {
+    use ptap_runtime::{Hierarchy, HierarchyOptions};
+    use ptap_schedules::{Variant, VariantSchedule};
+    let problem = ptap_fem::BeamProblem::build(k).unwrap();
+    let opts = HierarchyOptions {
+        variant: Some(Variant::TensorPairSym),
+        ..Default::default()
+    };
+    let h = Hierarchy::build(problem.a, &problem.near_null, 6, &opts, &mut |_| {}).unwrap();
+    let mut out = Vec::new();
+    for (l, lev) in h.levels().iter().enumerate() {
+        let Some(t) = lev.transfer.as_ref() else { continue };
+        let VariantSchedule::TensorPairSym(s) = &t.variant_schedule else {
+            panic!("level {l} is not a symmetric tensor pair")
+        };
+        out.push((l, t.p.clone(), s.clone()));
+    }
+    out
+}

@@ -8,25 +8,12 @@
 //! rows are the tile's own, so `P` is read once; `W'` never leaves the chip.
 //! What it costs is one 6x6 partial per (tile, slot) against today's reads of
 //! both operands per entry.
-use ptap_fem::BeamProblem;
-use ptap_runtime::{Hierarchy, HierarchyOptions};
-use ptap_schedules::{Variant, VariantSchedule};
 
 #[test]
 #[ignore = "k = 16 needs ~6 GB of host memory; run with --include-ignored"]
 fn tiled_fusion_partials_at_k16() {
     let k: usize = std::env::var("K").ok().and_then(|v| v.parse().ok()).unwrap_or(16);
-    let problem = BeamProblem::build(k).unwrap();
-    let opts = HierarchyOptions {
-        variant: Some(Variant::TensorPairSym),
-        ..Default::default()
-    };
-    let h = Hierarchy::build(problem.a.clone(), &problem.near_null, 6, &opts, &mut |_| {}).unwrap();
-    for (l, lev) in h.levels().iter().enumerate() {
-        let Some(t) = lev.transfer.as_ref() else { continue };
-        let VariantSchedule::TensorPairSym(s) = &t.variant_schedule else {
-            panic!("level {l} is not a symmetric tensor pair")
-        };
+    for (l, p, s) in ptap_tests::beam_sym_pair_levels(k) {
         let wh = &s.wh;
         let n = wh.nrows();
         let mut row_of = vec![0u32; wh.nnzb()];
@@ -35,7 +22,7 @@ fn tiled_fusion_partials_at_k16() {
                 row_of[q] = i as u32;
             }
         }
-        let (b, c) = (lev.block as u64, 6u64);
+        let (b, c) = (p.block_shape().0 as u64, 6u64);
         let entries = s.rw.contributions() as u64;
         let slots = s.rw.slots() as u64;
         // Today: every entry reads a P block and a W' block (b x c each).
@@ -47,7 +34,6 @@ fn tiled_fusion_partials_at_k16() {
         );
         // Each row's home aggregate: the column of its largest `P` block (the
         // tentative block survives smoothing as the dominant one).
-        let p = &t.p;
         let home: Vec<usize> = (0..n)
             .map(|i| {
                 let r = p.pattern().row_range(i);

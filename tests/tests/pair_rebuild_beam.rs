@@ -139,17 +139,7 @@ fn the_beams_symmetric_pair_schedules_round_trip_exactly() {
 #[ignore = "k = 16 needs ~6 GB of host memory; run with --include-ignored"]
 fn the_symmetric_pair_halves_the_a_p_work_at_k16() {
     use ptap_schedules::variants::row_work;
-    let problem = BeamProblem::build(16).unwrap();
-    let opts = HierarchyOptions {
-        variant: Some(Variant::TensorPairSym),
-        ..Default::default()
-    };
-    let h = Hierarchy::build(problem.a.clone(), &problem.near_null, 6, &opts, &mut |_| {}).unwrap();
-    for (l, lev) in h.levels().iter().enumerate() {
-        let Some(t) = lev.transfer.as_ref() else { continue };
-        let VariantSchedule::TensorPairSym(s) = &t.variant_schedule else {
-            panic!("level {l} is not a symmetric tensor pair")
-        };
+    for (l, _, s) in ptap_tests::beam_sym_pair_levels(16) {
         let b = &s.base;
         let full_ap: usize = row_work(&b.a, &b.p).iter().sum();
         let full_rw = b.stats.block_multiplies - full_ap;
@@ -177,18 +167,8 @@ fn the_symmetric_pair_halves_the_a_p_work_at_k16() {
 #[test]
 #[ignore = "k = 16 needs ~6 GB of host memory; run with --include-ignored"]
 fn the_symmetric_pairs_run_lengths_at_k16() {
-    let problem = BeamProblem::build(16).unwrap();
-    let opts = HierarchyOptions {
-        variant: Some(Variant::TensorPairSym),
-        ..Default::default()
-    };
-    let h = Hierarchy::build(problem.a.clone(), &problem.near_null, 6, &opts, &mut |_| {}).unwrap();
     let resident = 6336.0;
-    for (l, lev) in h.levels().iter().enumerate() {
-        let Some(t) = lev.transfer.as_ref() else { continue };
-        let VariantSchedule::TensorPairSym(s) = &t.variant_schedule else {
-            panic!("level {l} is not a symmetric tensor pair")
-        };
+    for (l, _, s) in ptap_tests::beam_sym_pair_levels(16) {
         let ap_units: Vec<u64> = (0..s.ap_pairs.units())
             .map(|u| s.ap_pairs.ptr[u + 1] - s.ap_pairs.ptr[u])
             .collect();
