@@ -1,14 +1,8 @@
 #!/bin/bash
-# Device binaries (git-ignored .device/): ptap-main = main 42a5788 (the product code of c725cf6), ptap-pf = branch prefetch (PTAP_PROBE_BOUNDS). Run from the repository root with carry [".device"].
+# Device binaries (git-ignored .device/): ptap-main = main 42a5788 (the product code of c725cf6), ptap-pf = branch prefetch (PTAP_PROBE_BOUNDS). Run from the repository root with carry [".device"]: bash benches/results/cpu-2core-2026-12-07-pf-sweep/run11.sh
 # Issue #12: the default hierarchy's pf re-measured with today's kernels (hot step by `ptap run`, products by `ptap bench`),
 # then step 23's ready probe (level 1's folded / level 2's split P^T W' capped at 32 registers).
-R=$PWD; T=/tmp/o11; mkdir -p $T; B=$R/.device
-export PTAP_CACHE_DIR=/tmp/kc
-ts() { echo "$(date +%s) $*" >> $T/times.txt; }
-pack() { tar -C $T -czf $OUT/all.tgz . ; cp $T/times.txt $OUT/times.txt; }
-trap pack EXIT
-ts start
-nvidia-smi > $T/nvidia-smi.txt 2>&1
+. benches/results/device-session.sh o11
 run() { tag=$1; shift; timeout 60 $B/ptap-main run --k 16 --steps 4 --device cuda "$@" --json $T/run-$tag.json > $T/run-$tag.txt 2>&1; ts "run $tag rc=$? $(grep -E 'hot mean' $T/run-$tag.txt | head -1) its=$(grep -oE '[0-9]+ iterations' $T/run-$tag.txt | tr '\n' ' ')"; }
 bench() { tag=$1; bin=$2; shift 2; env "$@" timeout 90 $B/$bin bench --device cuda --k 16 --variants tensor-pair-sym --repeat 5 $PFARGS --json $T/bench-$tag.json > $T/bench-$tag.txt 2>&1; ts "bench $tag rc=$? $(grep -E '^l[012] +dmma2s' $T/bench-$tag.txt | awk '{print $4, $6}' | tr '\n' ' ') $(grep -E 'hot step  ' $T/bench-$tag.txt)"; }
 CF="0.03:0.5 0.05:0.5 0.08:0.5 0.09:0.5 0.1:0.5 0.15:0.5 0.08:1"
