@@ -57,6 +57,15 @@ pub enum AmgError {
     Sparse(#[from] ptap_sparse::SparseError),
 }
 
+/// The default prolongator filter threshold on level 0 ([`AmgOptions::pf`]):
+/// the fastest hot step measured on the beam at k = 16 among the thresholds
+/// within two CG iterations of the best (issue #12's rule; the README's
+/// "Default hierarchy" has the measurement). The paper runs 0.03.
+pub const DEFAULT_PF: f64 = 0.07;
+
+/// The paper's prolongator filter threshold (its `tab:hier` and Appendix A).
+pub const PAPER_PF: f64 = 0.03;
+
 /// Knobs of the smoothed-aggregation setup (defaults: the paper's Appendix A).
 #[derive(Clone, Debug)]
 pub struct AmgOptions {
@@ -85,8 +94,8 @@ pub struct AmgOptions {
     pub stall_ratio: f64,
     /// Prolongator filter threshold on level 0, relative to each row's largest
     /// block (`-pc_gamg_prolongator_filter`; the paper runs 0.03); 0 disables it.
-    /// The default, 0.03, is the measured fastest hot step on the beam at k = 16
-    /// (the README's "Default hierarchy" says how it was chosen).
+    /// The default, [`DEFAULT_PF`], is the measured fastest hot step on the beam
+    /// at k = 16 (the README's "Default hierarchy" says how it was chosen).
     pub pf: f64,
     /// Per-level factor on `pf` (the paper: 0.5).
     pub pf_scale: f64,
@@ -105,7 +114,7 @@ impl Default for AmgOptions {
             eig_iterations: 10,
             rank_tolerance: 1e-6,
             stall_ratio: 0.9,
-            pf: 0.03,
+            pf: DEFAULT_PF,
             pf_scale: 0.5,
         }
     }

@@ -16,7 +16,7 @@ pub struct HierArgs {
     #[arg(long, default_value = "natural", value_parser = crate::common::aggregation, help = crate::common::AGGREGATION_HELP)]
     aggregation: Aggregation,
     /// Prolongator filter threshold (the paper's table: 0.03; 0 = off).
-    #[arg(long, default_value_t = ptap_amg::AmgOptions::default().pf, value_name = "PF")]
+    #[arg(long, default_value_t = ptap_amg::PAPER_PF, value_name = "PF")]
     pf: f64,
     /// Per-level factor on --pf (the paper: 0.5).
     #[arg(long, default_value_t = 0.5, value_name = "S")]

@@ -36,7 +36,7 @@ impl HierOptions {
             k,
             aggregation,
             threshold: 0.05,
-            pf: 0.03,
+            pf: ptap_amg::PAPER_PF,
             pf_scale: 0.5,
             coarse_eq_limit: 2000,
         }

@@ -292,22 +292,25 @@ mod tests {
     use super::*;
 
     /// The same numbers as `ptap solve --k 2` (the default hierarchy: natural
-    /// aggregation, pf 0.03): 13 iterations and this tip displacement, bit for
-    /// bit; and with `--pf 0`, the unfiltered pin that predates the default.
+    /// aggregation, pf 0.07): 13 iterations and this tip displacement, bit for
+    /// bit; with `--pf 0.03` (the paper's filter, the default before) and
+    /// `--pf 0` (the unfiltered pin that predates filtering) their own.
     #[test]
     fn beam_k2_on_the_cpu() {
-        let unfiltered = SolveOptions {
-            pf: 0.0,
-            ..SolveOptions::beam(2)
-        };
-        let r = run(&unfiltered, &Target::Cpu, &mut |_| {}).unwrap();
-        assert_eq!(r.iterations, 13);
-        assert_eq!(
-            r.max_displacement.to_bits(),
-            TIP_K2_UNFILTERED.to_bits(),
-            "{:e}",
-            r.max_displacement
-        );
+        for (pf, tip) in [(0.0, TIP_K2_UNFILTERED), (ptap_amg::PAPER_PF, TIP_K2_PAPER_PF)] {
+            let o = SolveOptions {
+                pf,
+                ..SolveOptions::beam(2)
+            };
+            let r = run(&o, &Target::Cpu, &mut |_| {}).unwrap();
+            assert_eq!(r.iterations, 13, "pf {pf}");
+            assert_eq!(
+                r.max_displacement.to_bits(),
+                tip.to_bits(),
+                "pf {pf}: {:e}",
+                r.max_displacement
+            );
+        }
         let r = run(&SolveOptions::beam(2), &Target::Cpu, &mut |_| {}).unwrap();
         assert!(r.converged);
         assert_eq!(r.iterations, 13);
@@ -322,6 +325,7 @@ mod tests {
         assert!(r.cuda.is_none() && r.device == "cpu");
     }
 
-    const TIP_K2: f64 = 14.778751280387734;
+    const TIP_K2: f64 = 14.778751250587018;
+    const TIP_K2_PAPER_PF: f64 = 14.778751280387734;
     const TIP_K2_UNFILTERED: f64 = 14.778751274718589;
 }

@@ -139,7 +139,7 @@ mod tests {
     fn sweep_at_k2_on_the_cpu() {
         let options = SweepOptions {
             k: 2,
-            pf: vec![0.0, 0.03],
+            pf: vec![0.0, ptap_amg::DEFAULT_PF],
             pf_scale: 0.5,
             aggregation: Aggregation::Natural,
             repeat: 1,
@@ -149,7 +149,7 @@ mod tests {
         assert_eq!(seen, options.pf);
         assert_eq!(rows.len(), 2);
         let solved = crate::solve::run(&crate::solve::SolveOptions::beam(2), &Target::Cpu, &mut |_| {}).unwrap();
-        // The default hierarchy filters at 0.03: the sweep's second row is it.
+        // The default hierarchy filters at DEFAULT_PF: the sweep's second row is it.
         assert_eq!(rows[1].iterations, solved.iterations);
         assert_eq!(rows[1].max_displacement.to_bits(), solved.max_displacement.to_bits());
         assert!(rows[1].fine_p_blocks < rows[0].fine_p_blocks);

@@ -91,8 +91,9 @@ impl SolverBuilder {
         self.options = options;
         self
     }
-    /// Prolongator filter threshold on level 0 (the paper's `pf`, 0.03 in its
-    /// runs and ptap's default; scaled by `pf_scale` per level). 0 keeps every block.
+    /// Prolongator filter threshold on level 0 (the paper's `pf`: 0.03 in its
+    /// runs; ptap's default is [`ptap_amg::DEFAULT_PF`]; scaled by `pf_scale`
+    /// per level). 0 keeps every block.
     pub fn pf(mut self, pf: f64) -> Self {
         self.options.hierarchy.amg.pf = pf;
         self

@@ -158,7 +158,7 @@ fn zero_threshold_keeps_p_and_options_scale_pf_per_level() {
     assert_eq!(f.p, l.p);
     assert_eq!(f.stats.filtered_rows, 0);
     assert_eq!(off, l.p);
-    assert_eq!(AmgOptions::default().pf, 0.03);
+    assert_eq!(AmgOptions::default().pf, ptap_amg::DEFAULT_PF);
     assert_eq!(opts.pf_scale, 0.5);
     assert!((opts.pf_at(2) - 0.0075).abs() < 1e-15);
 }
