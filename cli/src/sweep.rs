@@ -12,8 +12,8 @@ pub struct SweepArgs {
     /// Beam refinement.
     #[arg(long, default_value_t = 4, allow_negative_numbers = true, value_name = "K")]
     k: i64,
-    /// Filter thresholds to sweep (comma-separated).
-    #[arg(long, value_delimiter = ',', default_value = "0,0.01,0.02,0.03,0.05")]
+    /// Filter thresholds to sweep (comma-separated; the paper's 0.03 and the default 0.07 among them).
+    #[arg(long, value_delimiter = ',', default_value = "0,0.01,0.02,0.03,0.05,0.07")]
     pf: Vec<f64>,
     /// Per-level factor on pf (the paper: 0.5).
     #[arg(long, default_value_t = 0.5)]

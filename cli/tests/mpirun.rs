@@ -9,7 +9,7 @@
 //!   the same tip displacement and solution to 1e-8 relative, a residual
 //!   below the target against the global operator, and (3 ranks, twice) the
 //!   same bits run to run; consolidated onto fewer ranks, the same solve;
-//!   with filtered prolongators (pf 0.03), the same agreement.
+//!   with filtered prolongators (the default filter), the same agreement.
 //! - Hot steps (`--steps`): refreshed hierarchies agree across rank counts
 //!   and with the serial solver on the same modulus fields.
 //! - Jacobi-PCG against the single-process reference: the same iteration
@@ -225,11 +225,11 @@ fn amg_on_the_beam_agrees_on_one_two_and_three_ranks() {
         serde_json::json!([334, 333, 333])
     );
 
-    // Filtered prolongators (pf 0.03, the default): fewer blocks in P, the same agreement.
+    // Filtered prolongators (the default filter): fewer blocks in P, the same agreement.
     let filtered = amg_runs_agree(&["solve", "--k", "2"], "beam2-pf", &beam.a, &beam.rhs);
     let blocks = |r: &Run| r.report["levels"][0]["p_blocks"].as_u64().unwrap();
     eprintln!(
-        "pf 0.03: {} blocks in P (unfiltered {}), {} iterations (unfiltered {})",
+        "default pf: {} blocks in P (unfiltered {}), {} iterations (unfiltered {})",
         blocks(&filtered[0]),
         blocks(&runs[0]),
         filtered[0].iterations,
