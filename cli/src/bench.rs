@@ -26,7 +26,7 @@ pub struct BenchArgs {
     pub aggregation: ptap_amg::Aggregation,
     #[arg(long, default_value = "f64", value_parser = crate::common::smoother_precision, help = crate::common::SMOOTHER_PRECISION_HELP)]
     pub smoother_precision: ptap_runtime::SmootherPrecision,
-    /// Prolongator filter threshold of the benched hierarchy (the default: 0.07,
+    /// Prolongator filter threshold of the benched hierarchy (the default is
     /// the fastest measured hot step; the paper: 0.03; 0 = off).
     #[arg(long, default_value_t = ptap_amg::AmgOptions::default().pf, value_name = "PF")]
     pub pf: f64,

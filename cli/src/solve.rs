@@ -66,8 +66,8 @@ pub struct SolveArgs {
     #[arg(long, default_value = "f64", value_parser = crate::common::smoother_precision, help = crate::common::SMOOTHER_PRECISION_HELP)]
     pub(crate) smoother_precision: ptap_runtime::SmootherPrecision,
     /// Prolongator filter: drop blocks of P below PF times their row's largest
-    /// block, then restore the near-null space row by row (the default: 0.07,
-    /// the fastest measured hot step; the paper: 0.03; 0 = off).
+    /// block, then restore the near-null space row by row (the default is the
+    /// fastest measured hot step; the paper: 0.03; 0 = off).
     #[arg(long, default_value_t = ptap_amg::AmgOptions::default().pf, value_name = "PF")]
     pub(crate) pf: f64,
     /// Per-level factor on --pf (the paper: 0.5).
