@@ -266,7 +266,12 @@ pub fn pair_entries_on_device(dev: &Device, units: &PairedRuns, runs: &SlotRuns)
 /// ([`gpu_mma::mma_pair_fits`]), column split's runs under the tensor core's kernel.
 enum PairStage {
     Units(DevUnits),
-    Runs { runs: DevRuns, order: CudaSlice<u32> },
+    /// `bounds`: per warp the run bounds of slot `order[w]` (the halving kernel's `ptr`).
+    Runs {
+        runs: DevRuns,
+        order: CudaSlice<u32>,
+        bounds: CudaSlice<u32>,
+    },
 }
 
 impl PairStage {
@@ -274,16 +279,21 @@ impl PairStage {
         Ok(if gpu_mma::mma_pair_fits(st) {
             Self::Units(DevUnits::upload(dev, units, runs)?)
         } else {
+            let bounds: Vec<u64> = order
+                .iter()
+                .flat_map(|&o| [runs.ptr[o as usize], runs.ptr[o as usize + 1]])
+                .collect();
             Self::Runs {
                 runs: DevRuns::upload(dev, runs)?,
                 order: dev.upload(order)?,
+                bounds: dev.upload_u32("slot-run bounds", &bounds)?,
             }
         })
     }
     fn bytes(&self) -> usize {
         match self {
             Self::Units(u) => u.bytes(),
-            Self::Runs { runs, order } => runs_bytes(runs) + order.num_bytes(),
+            Self::Runs { runs, order, bounds } => runs_bytes(runs) + order.num_bytes() + bounds.num_bytes(),
         }
     }
 }
@@ -1282,7 +1292,7 @@ fn launch_pair_stage(
                 None => dev.launch(&kernels[&name], grid(n), &args),
             }
         }
-        PairStage::Runs { runs, order } => {
+        PairStage::Runs { runs, order, bounds } => {
             let n = runs.slots as u32;
             let name = if halve {
                 gpu_mma::mma_half_name(st)
@@ -1295,7 +1305,7 @@ fn launch_pair_stage(
                 &[
                     Arg::F64(x),
                     Arg::F64(y),
-                    Arg::U32s(&runs.ptr),
+                    Arg::U32s(if halve { bounds } else { &runs.ptr }),
                     Arg::U32s(&runs.x),
                     Arg::U32s(&runs.y),
                     Arg::U32s(order),

@@ -353,6 +353,7 @@ extern "C" __global__ void ptap_mmah_1x1x1(const double* __restrict__ xv, const 
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
   if (w >= nslots) return;
+  uint2 qb = __ldg((const uint2*)ptr + w);
   u32 s = order[w];
   u32 r = lane >> 2, t = lane & 3;
   const double* xl0 = xv + (r < 1 && (0 + t) < 1 ? r * 1 + (0 + t) : 0);
@@ -360,8 +361,8 @@ extern "C" __global__ void ptap_mmah_1x1x1(const double* __restrict__ xv, const 
   asm("" : "+l"(xl0), "+l"(yl0));
   const double ym0 = (0 + t) < 1 ? 1.0 : 0.0;
   double d0 = 0.0, d1 = 0.0;
-  u32 q1 = ptr[s + 1];
-  for (u32 q0 = ptr[s]; q0 < q1; q0 += 16) {
+  u32 q1 = qb.y;
+  for (u32 q0 = qb.x; q0 < q1; q0 += 16) {
     u32 cnt = q1 - q0 < 16 ? q1 - q0 : 16;
     u32 e = lane & 15;
     u32 idx = 0;

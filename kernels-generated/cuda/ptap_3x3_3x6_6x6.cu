@@ -584,6 +584,7 @@ extern "C" __global__ void ptap_mmah_3x3x6(const double* __restrict__ xv, const 
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
   if (w >= nslots) return;
+  uint2 qb = __ldg((const uint2*)ptr + w);
   u32 s = order[w];
   u32 r = lane >> 2, t = lane & 3;
   const double* xl0 = xv + (r < 3 && (0 + t) < 3 ? r * 3 + (0 + t) : 0);
@@ -591,8 +592,8 @@ extern "C" __global__ void ptap_mmah_3x3x6(const double* __restrict__ xv, const 
   asm("" : "+l"(xl0), "+l"(yl0));
   const double ym0 = (0 + t) < 3 ? 1.0 : 0.0;
   double d0 = 0.0, d1 = 0.0;
-  u32 q1 = ptr[s + 1];
-  for (u32 q0 = ptr[s]; q0 < q1; q0 += 16) {
+  u32 q1 = qb.y;
+  for (u32 q0 = qb.x; q0 < q1; q0 += 16) {
     u32 cnt = q1 - q0 < 16 ? q1 - q0 : 16;
     u32 e = lane & 15;
     u32 idx = 0;
@@ -2589,6 +2590,7 @@ extern "C" __global__ __launch_bounds__(256, 6) void ptap_mmah_6x6x6(const doubl
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
   if (w >= nslots) return;
+  uint2 qb = __ldg((const uint2*)ptr + w);
   u32 s = order[w];
   u32 r = lane >> 2, t = lane & 3;
   const bool av0 = r < 6 && (0 + t) < 6, bv0 = r < 6 && (0 + t) < 6;
@@ -2600,8 +2602,8 @@ extern "C" __global__ __launch_bounds__(256, 6) void ptap_mmah_6x6x6(const doubl
   const double* yl1 = yv + (bv1 ? (4 + t) * 6 + r : 0);
   asm("" : "+l"(xl1), "+l"(yl1));
   double d0 = 0.0, d1 = 0.0;
-  u32 q1 = ptr[s + 1];
-  for (u32 q0 = ptr[s]; q0 < q1; q0 += 16) {
+  u32 q1 = qb.y;
+  for (u32 q0 = qb.x; q0 < q1; q0 += 16) {
     u32 cnt = q1 - q0 < 16 ? q1 - q0 : 16;
     u32 e = lane & 15;
     u32 idx = 0;
