@@ -211,7 +211,11 @@ pub(crate) fn mma_stage(out: &mut String, st: Stage, half: bool) -> KernelEntry 
             }
         }
     }
-    let (qstart, qend) = if half { ("qb.x", "qb.y") } else { ("ptr[s]", "ptr[s + 1]") };
+    let (qstart, qend) = if half {
+        ("qb.x", "qb.y")
+    } else {
+        ("ptr[s]", "ptr[s + 1]")
+    };
     writeln!(
         out,
         "  double d0 = 0.0, d1 = 0.0;\n  u32 q1 = {qend};\n  \
