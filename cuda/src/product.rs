@@ -266,8 +266,13 @@ pub fn pair_entries_on_device(dev: &Device, units: &PairedRuns, runs: &SlotRuns)
 /// ([`gpu_mma::mma_pair_fits`]), column split's runs under the tensor core's kernel.
 enum PairStage {
     Units(DevUnits),
-    /// `bounds`: per warp the run bounds of slot `order[w]` (the halving kernel's `ptr`).
     Runs {
+        runs: DevRuns,
+        order: CudaSlice<u32>,
+    },
+    /// The symmetric pair's runs, under its halving kernel: `bounds` holds per
+    /// warp the run bounds of slot `order[w]` (the kernel's `ptr`).
+    HalfRuns {
         runs: DevRuns,
         order: CudaSlice<u32>,
         bounds: CudaSlice<u32>,
@@ -275,25 +280,42 @@ enum PairStage {
 }
 
 impl PairStage {
-    fn upload(dev: &Device, st: Stage, units: &PairedRuns, runs: &SlotRuns, order: &[u32]) -> Result<Self, CudaError> {
+    /// `halve`: the symmetric pair's `A P` stage, whose runs kernel reads per-warp run bounds.
+    fn upload(
+        dev: &Device,
+        st: Stage,
+        units: &PairedRuns,
+        runs: &SlotRuns,
+        order: &[u32],
+        halve: bool,
+    ) -> Result<Self, CudaError> {
         Ok(if gpu_mma::mma_pair_fits(st) {
             Self::Units(DevUnits::upload(dev, units, runs)?)
         } else {
-            let bounds: Vec<u64> = order
-                .iter()
-                .flat_map(|&o| [runs.ptr[o as usize], runs.ptr[o as usize + 1]])
-                .collect();
-            Self::Runs {
-                runs: DevRuns::upload(dev, runs)?,
-                order: dev.upload(order)?,
-                bounds: dev.upload_u32("slot-run bounds", &bounds)?,
+            let (dev_runs, dev_order) = (DevRuns::upload(dev, runs)?, dev.upload(order)?);
+            if halve {
+                let b: Vec<u64> = order
+                    .iter()
+                    .flat_map(|&o| [runs.ptr[o as usize], runs.ptr[o as usize + 1]])
+                    .collect();
+                Self::HalfRuns {
+                    runs: dev_runs,
+                    order: dev_order,
+                    bounds: dev.upload_u32("slot-run bounds", &b)?,
+                }
+            } else {
+                Self::Runs {
+                    runs: dev_runs,
+                    order: dev_order,
+                }
             }
         })
     }
     fn bytes(&self) -> usize {
         match self {
             Self::Units(u) => u.bytes(),
-            Self::Runs { runs, order, bounds } => runs_bytes(runs) + order.num_bytes() + bounds.num_bytes(),
+            Self::Runs { runs, order } => runs_bytes(runs) + order.num_bytes(),
+            Self::HalfRuns { runs, order, bounds } => runs_bytes(runs) + order.num_bytes() + bounds.num_bytes(),
         }
     }
 }
@@ -792,11 +814,25 @@ impl DeviceProduct {
                 });
             }
             VariantSchedule::TensorPair(s) => Plan::TensorPair {
-                ap: PairStage::upload(dev, Stage::ap(shape), &s.ap, &s.split.tiled.ap, &s.split.ap_order)?,
-                rw: PairStage::upload(dev, Stage::ptw(shape), &s.rw, &s.split.tiled.rw, &s.split.rw_order)?,
+                ap: PairStage::upload(
+                    dev,
+                    Stage::ap(shape),
+                    &s.ap,
+                    &s.split.tiled.ap,
+                    &s.split.ap_order,
+                    false,
+                )?,
+                rw: PairStage::upload(
+                    dev,
+                    Stage::ptw(shape),
+                    &s.rw,
+                    &s.split.tiled.rw,
+                    &s.split.rw_order,
+                    false,
+                )?,
             },
             VariantSchedule::TensorPairSym(s) => Plan::TensorPairSym {
-                ap: PairStage::upload(dev, Stage::ap(shape), &s.ap_pairs, &s.ap, &s.ap_order)?,
+                ap: PairStage::upload(dev, Stage::ap(shape), &s.ap_pairs, &s.ap, &s.ap_order, true)?,
                 // `P^T W'` always runs units where the MMA fits (checked above).
                 rw: SymRw::upload(dev, &kernels, Stage::ptw(shape), s)?,
                 walk: Walk::new(dev, &kernels, Stage::ap(shape), s.ap_pairs.units() as u32)?,
@@ -1261,6 +1297,23 @@ fn launch_pair_stage(
         block_dim: (threads, 1, 1),
         shared_mem_bytes: 0,
     };
+    let launch_runs = |runs: &DevRuns, order: &CudaSlice<u32>, ptr: &CudaSlice<u32>, name: String| {
+        let n = runs.slots as u32;
+        dev.launch(
+            &kernels[&name],
+            grid(n),
+            &[
+                Arg::F64(x),
+                Arg::F64(y),
+                Arg::U32s(ptr),
+                Arg::U32s(&runs.x),
+                Arg::U32s(&runs.y),
+                Arg::U32s(order),
+                Arg::F64Mut(out),
+                Arg::U32(n),
+            ],
+        )
+    };
     match u {
         PairStage::Units(u) => {
             let n = u.units as u32;
@@ -1292,28 +1345,9 @@ fn launch_pair_stage(
                 None => dev.launch(&kernels[&name], grid(n), &args),
             }
         }
-        PairStage::Runs { runs, order, bounds } => {
-            let n = runs.slots as u32;
-            let name = if halve {
-                gpu_mma::mma_half_name(st)
-            } else {
-                gpu_mma::mma_name(st)
-            };
-            dev.launch(
-                &kernels[&name],
-                grid(n),
-                &[
-                    Arg::F64(x),
-                    Arg::F64(y),
-                    Arg::U32s(if halve { bounds } else { &runs.ptr }),
-                    Arg::U32s(&runs.x),
-                    Arg::U32s(&runs.y),
-                    Arg::U32s(order),
-                    Arg::F64Mut(out),
-                    Arg::U32(n),
-                ],
-            )
-        }
+        // The kernel follows the stage's kind; the halving one reads per-warp run bounds.
+        PairStage::Runs { runs, order } => launch_runs(runs, order, &runs.ptr, gpu_mma::mma_name(st)),
+        PairStage::HalfRuns { runs, order, bounds } => launch_runs(runs, order, bounds, gpu_mma::mma_half_name(st)),
     }
 }
 
