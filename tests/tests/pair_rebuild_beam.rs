@@ -213,3 +213,68 @@ fn the_symmetric_pairs_run_lengths_at_k16() {
         }
     }
 }
+
+/// How many `A` loads the symmetric pair's `A P` could share between two slots
+/// `(i, J1)`, `(i, J2)` of one row of `W'` at k = 16: a contribution `A_ik P_kJ`
+/// of each slot whose `k` the other slot has too needs one `A` block for both.
+/// Per level: the contributions, and the shared ones where each row's slots are
+/// paired greedily by their common `k` (largest first) or as neighbours in
+/// column order. Prints them (the ledger's counts for a column-paired kernel)
+/// and checks that pairing never claims more than half the contributions.
+#[test]
+#[ignore = "k = 16 needs ~6 GB of host memory; run with --include-ignored"]
+fn the_symmetric_pairs_column_pairs_at_k16() {
+    use ptap_schedules::variants::DIAGONAL_FLAG;
+    for (l, _, s) in ptap_tests::beam_sym_pair_levels(16) {
+        let (runs, wh) = (&s.ap, &s.wh);
+        let (mut greedy, mut neighbours) = (0usize, 0usize);
+        let mut sets: Vec<Vec<u32>> = Vec::new();
+        let mut pairs: Vec<(usize, usize, usize)> = Vec::new();
+        for i in 0..wh.nrows() {
+            sets.clear();
+            for slot in wh.row_range(i) {
+                let mut x: Vec<u32> = runs.run(slot).map(|e| runs.x[e] & !DIAGONAL_FLAG).collect();
+                x.sort_unstable();
+                sets.push(x);
+            }
+            let common = |a: &[u32], b: &[u32]| {
+                let (mut p, mut q, mut n) = (0, 0, 0);
+                while p < a.len() && q < b.len() {
+                    match a[p].cmp(&b[q]) {
+                        std::cmp::Ordering::Less => p += 1,
+                        std::cmp::Ordering::Greater => q += 1,
+                        std::cmp::Ordering::Equal => (n, p, q) = (n + 1, p + 1, q + 1),
+                    }
+                }
+                n
+            };
+            pairs.clear();
+            for a in 0..sets.len() {
+                for b in a + 1..sets.len() {
+                    pairs.push((common(&sets[a], &sets[b]), a, b));
+                }
+            }
+            pairs.sort_unstable_by(|x, y| y.cmp(x));
+            let mut used = vec![false; sets.len()];
+            for &(n, a, b) in &pairs {
+                if !used[a] && !used[b] {
+                    used[a] = true;
+                    used[b] = true;
+                    greedy += n;
+                }
+            }
+            neighbours += (0..sets.len() / 2)
+                .map(|p| common(&sets[2 * p], &sets[2 * p + 1]))
+                .sum::<usize>();
+        }
+        let n = runs.contributions();
+        println!(
+            "level {l}: {n} A P contributions over {} W' slots; A loads shared by column pairs: greedy {greedy} ({:.3}), \
+             neighbours {neighbours} ({:.3})",
+            wh.nnzb(),
+            greedy as f64 / n as f64,
+            neighbours as f64 / n as f64
+        );
+        assert!(2 * greedy <= n && 2 * neighbours <= n, "level {l}");
+    }
+}
