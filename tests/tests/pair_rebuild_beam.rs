@@ -278,3 +278,74 @@ fn the_symmetric_pairs_column_pairs_at_k16() {
         assert!(2 * greedy <= n && 2 * neighbours <= n, "level {l}");
     }
 }
+
+/// What a coarse `A P` staging its operands per tile of consecutive `W'` rows
+/// would read from the L2 at k = 16: each tile's `A` blocks of `(L + D/2)` and
+/// the `P` rows of their columns, once, with the tile grown while both fit a
+/// shared-memory budget. Per 6x6 level and budget: the tiles, the rows per
+/// tile, and the staged bytes against the slot-run kernels' gathers (both
+/// blocks of every contribution). Prints them (the ledger's counts) and checks
+/// that staging never reads more than the gathers do.
+#[test]
+#[ignore = "k = 16 needs ~6 GB of host memory; run with --include-ignored"]
+fn the_symmetric_pairs_staged_row_tiles_at_k16() {
+    for (l, _, s) in ptap_tests::beam_sym_pair_levels(16) {
+        let (runs, wh, p) = (&s.ap, &s.wh, &s.base.p);
+        let (a, bf, bc) = (&s.base.a, 6usize, 6usize);
+        if l == 0 {
+            continue; // 3x3 / 3x6: the fine kernels' pairs already share P between rows
+        }
+        let block = 8 * bf * bc;
+        let gathered = runs.contributions() * 2 * block;
+        for budget in [100usize << 10, 200 << 10] {
+            let mut in_tile = vec![false; a.ncols()];
+            let (mut tiles, mut staged, mut rows_max, mut rows_min) = (0usize, 0usize, 0usize, usize::MAX);
+            // Tiles of one row that alone passes the budget (the kernel could not stage them).
+            let mut over = 0usize;
+            let mut i = 0;
+            while i < wh.nrows() {
+                let (mut bytes, mut rows) = (0usize, 0usize);
+                let mut cols: Vec<usize> = Vec::new();
+                while i < wh.nrows() {
+                    // Row i's lower-half A blocks and the P rows of columns new to the tile.
+                    let ks: Vec<usize> = a.row(i).iter().map(|&k| k as usize).filter(|&k| k <= i).collect();
+                    let add: usize = ks.len() * block
+                        + ks.iter()
+                            .filter(|&&k| !in_tile[k])
+                            .map(|&k| p.row(k).len() * block)
+                            .sum::<usize>();
+                    if rows > 0 && bytes + add > budget {
+                        break;
+                    }
+                    for &k in &ks {
+                        if !in_tile[k] {
+                            in_tile[k] = true;
+                            cols.push(k);
+                        }
+                    }
+                    bytes += add;
+                    rows += 1;
+                    i += 1;
+                }
+                for k in cols {
+                    in_tile[k] = false;
+                }
+                tiles += 1;
+                staged += bytes;
+                over += usize::from(bytes > budget);
+                rows_max = rows_max.max(rows);
+                rows_min = rows_min.min(rows);
+            }
+            println!(
+                "level {l}, budget {} KB: {tiles} tiles of {rows_min}-{rows_max} rows ({:.1} mean, {over} over the \
+                 budget), staged {:.1} MB against {:.1} MB gathered by the slot runs ({:.2})",
+                budget >> 10,
+                wh.nrows() as f64 / tiles as f64,
+                staged as f64 / 1e6,
+                gathered as f64 / 1e6,
+                staged as f64 / gathered as f64
+            );
+            assert!(staged <= gathered, "level {l}");
+        }
+    }
+}
