@@ -2533,9 +2533,8 @@ extern "C" __global__ void ptap_mma_6x6x6(const double* __restrict__ xv, const d
   const double* yl0 = yv + (bv0 ? (0 + t) * 6 + r : 0);
   asm("" : "+l"(xl0), "+l"(yl0));
   const bool av1 = r < 6 && (4 + t) < 6, bv1 = r < 6 && (4 + t) < 6;
-  const double* xl1 = xv + (av1 ? r * 6 + (4 + t) : 0);
-  const double* yl1 = yv + (bv1 ? (4 + t) * 6 + r : 0);
-  asm("" : "+l"(xl1), "+l"(yl1));
+  const double* xl1 = xl0 + 4;
+  const double* yl1 = yl0 + 24;
   double d0 = 0.0, d1 = 0.0;
   u32 q1 = ptr[s + 1];
   for (u32 q0 = ptr[s]; q0 < q1; q0 += 16) {
@@ -2598,9 +2597,8 @@ extern "C" __global__ __launch_bounds__(256, 6) void ptap_mmah_6x6x6(const doubl
   const double* yl0 = yv + (bv0 ? (0 + t) * 6 + r : 0);
   asm("" : "+l"(xl0), "+l"(yl0));
   const bool av1 = r < 6 && (4 + t) < 6, bv1 = r < 6 && (4 + t) < 6;
-  const double* xl1 = xv + (av1 ? r * 6 + (4 + t) : 0);
-  const double* yl1 = yv + (bv1 ? (4 + t) * 6 + r : 0);
-  asm("" : "+l"(xl1), "+l"(yl1));
+  const double* xl1 = xl0 + 4;
+  const double* yl1 = yl0 + 24;
   double d0 = 0.0, d1 = 0.0;
   u32 q1 = qb.y;
   for (u32 q0 = qb.x; q0 < q1; q0 += 16) {
@@ -2673,9 +2671,8 @@ extern "C" __global__ void ptap_mma2f_6x6x6t(const double* __restrict__ xv, cons
   const double* yl0 = yv + (bv0 ? (0 + t) * 6 + r : (r < 6 ? r : 5));
   asm("" : "+l"(xl0), "+l"(yl0));
   const bool av1 = r < 6 && (4 + t) < 6, bv1 = r < 6 && (4 + t) < 6;
-  const double* xl1 = xv + (av1 ? (4 + t) * 6 + r : (r < 6 ? r : 5));
-  const double* yl1 = yv + (bv1 ? (4 + t) * 6 + r : (r < 6 ? r : 5));
-  asm("" : "+l"(xl1), "+l"(yl1));
+  const double* xl1 = xl0 + 24;
+  const double* yl1 = yl0 + 24;
   const uint2* ep = (const uint2*)ent;
   double d0 = 0.0, d1 = 0.0;
   u32 q = hptr[2 * w], q1 = hptr[2 * w + 1];
@@ -3680,9 +3677,8 @@ extern "C" __global__ void ptap_mma_6x6x6t(const double* __restrict__ xv, const 
   const double* yl0 = yv + (bv0 ? (0 + t) * 6 + r : 0);
   asm("" : "+l"(xl0), "+l"(yl0));
   const bool av1 = r < 6 && (4 + t) < 6, bv1 = r < 6 && (4 + t) < 6;
-  const double* xl1 = xv + (av1 ? (4 + t) * 6 + r : 0);
-  const double* yl1 = yv + (bv1 ? (4 + t) * 6 + r : 0);
-  asm("" : "+l"(xl1), "+l"(yl1));
+  const double* xl1 = xl0 + 24;
+  const double* yl1 = yl0 + 24;
   double d0 = 0.0, d1 = 0.0;
   u32 q1 = ptr[s + 1];
   for (u32 q0 = ptr[s]; q0 < q1; q0 += 16) {
@@ -3743,9 +3739,8 @@ extern "C" __global__ void ptap_mma2_6x6x6t(const double* __restrict__ xv, const
   const double* yl0 = yv + (bv0 ? (0 + t) * 6 + r : (r < 6 ? r : 5));
   asm("" : "+l"(xl0), "+l"(yl0));
   const bool av1 = r < 6 && (4 + t) < 6, bv1 = r < 6 && (4 + t) < 6;
-  const double* xl1 = xv + (av1 ? (4 + t) * 6 + r : (r < 6 ? r : 5));
-  const double* yl1 = yv + (bv1 ? (4 + t) * 6 + r : (r < 6 ? r : 5));
-  asm("" : "+l"(xl1), "+l"(yl1));
+  const double* xl1 = xl0 + 24;
+  const double* yl1 = yl0 + 24;
   const uint2* ep = (const uint2*)ent;
   double d0 = 0.0, d1 = 0.0;
   u32 q = uptr[w], q1 = uptr[w + 1];

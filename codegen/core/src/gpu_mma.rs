@@ -91,8 +91,10 @@ pub fn mma_half_name(st: Stage) -> String {
 /// SM, so at most 40 registers and 48 warps per SM. Left to itself the
 /// compiler takes 48 (the device's NVRTC) to 56 registers for 6x6 (36-40
 /// warps); capped, it spills a few words (28 bytes stored, 60 loaded, to the
-/// L1). The 8x8 shapes already fit 40. Level 1 at k = 16 measured 0.677 ms
-/// against 0.688-0.692 on two H100s (ledger steps 21 and 22), level 2 even
+/// L1; since the later steps' pointers are offsets of step 0's,
+/// `later_step_pointers`, level 1's local loads are 1.07 M against 3.83 M).
+/// The 8x8 shapes already fit 40. Level 1 at k = 16 measured 0.677 ms against
+/// 0.688-0.692 on two H100s (ledger steps 21 and 22), level 2 even
 /// (0.131-0.132). Its loads hide behind more warps: the kernel is latency
 /// bound (issue 50 %, warps 54 % of the slots active), not bound by its L1
 /// sectors (a quarter fewer of them changed nothing, step 22).
@@ -123,6 +125,33 @@ pub const MMA_PAIR_WARPS: usize = 4;
 /// warp count from `blockDim`).
 pub fn mma_pair_launch() -> (u32, u32) {
     ((MMA_PAIR_WARPS * 32) as u32, MMA_PAIR_WARPS as u32)
+}
+
+/// A predicated kernel's lane predicates and pointers for inner step `h > 0`
+/// (lane row `rr`). A lane that loads at step `h` (inner index `4h + t < K`)
+/// loads at step 0 too, where its pointers are its elements `(rr, t)` of the
+/// `x` block and `(t, r)` of the `y` block; at step `h` they are a constant
+/// further on (`4h` in a row-major `x`, `4h M` in a transposed one, `4h N` in
+/// `y`). So the kernel keeps step 0's two base pointers and each later load
+/// takes the constant as its immediate offset, where it kept two opaque
+/// pointers per step before. The 6x6 kernels keep 4 registers: on an H100 at
+/// k = 16 (ledger step 32) the coarse halving `A P` kernel's local loads
+/// (spills under its 40-register bound) fell from 3.83 M to 1.07 M on level
+/// 1, its instructions by 11 %, its time from 0.237-0.239 to 0.223-0.225 ms;
+/// levels 1 / 2 took 0.402-0.404 / 0.095-0.097 ms against 0.420-0.421 /
+/// 0.099-0.100 (the fold and level 2's `P^T W'` gain 2-3 % too). Loads,
+/// arithmetic and order are unchanged: the products are bitwise the same.
+fn later_step_pointers(out: &mut String, st: Stage, h: usize, rr: &str) {
+    let (m, k, n) = (st.m, st.k, st.n);
+    let kk = format!("({} + t)", 4 * h);
+    let xo = if st.xt { 4 * h * m } else { 4 * h };
+    writeln!(
+        out,
+        "  const bool av{h} = {rr} < {m} && {kk} < {k}, bv{h} = r < {n} && {kk} < {k};\n  \
+         const double* xl{h} = xl0 + {xo};\n  const double* yl{h} = yl0 + {yo};",
+        yo = 4 * h * n
+    )
+    .unwrap();
 }
 
 /// The tensor-core stage `C = X Y` of `st` (see the module documentation);
@@ -189,7 +218,9 @@ pub(crate) fn mma_stage(out: &mut String, st: Stage, half: bool) -> KernelEntry 
         } else {
             format!("r * {k} + {kk}")
         };
-        if predicated {
+        if predicated && h > 0 {
+            later_step_pointers(out, st, h, "r");
+        } else if predicated {
             writeln!(
                 out,
                 "  const bool av{h} = r < {m} && {kk} < {k}, bv{h} = r < {n} && {kk} < {k};\n  \
@@ -484,6 +515,10 @@ fn pair_stage(out: &mut String, st: Stage, mode: PairMode, halve: bool) -> Kerne
         } else {
             format!("{rr} * {k} + {kk}")
         };
+        if predicated && h > 0 {
+            later_step_pointers(out, st, h, rr);
+            continue;
+        }
         writeln!(
             out,
             "  const bool av{h} = {rr} < {m} && {kk} < {k}, bv{h} = r < {n} && {kk} < {k};\n  \
@@ -771,6 +806,33 @@ mod tests {
     }
 
     #[test]
+    fn later_steps_offset_step_zeros_pointers_in_every_predicated_kernel() {
+        let s = ShapeSet { bf: 6, bc: 6 };
+        // Transposed x (P^T W'): x(i, k) at k * M + i, so step 1 is 4 M further on.
+        let mut fold = String::new();
+        mma_fold_stage(&mut fold, Stage::ptw(s));
+        assert!(fold.contains("const double* xl1 = xl0 + 24;\n  const double* yl1 = yl0 + 24;"));
+        let mut single = String::new();
+        mma_pair_stage(&mut single, Stage::ptw(s), false);
+        assert!(single.contains("const double* xl1 = xl0 + 24;"));
+        // Step 0 keeps its opaque base pointers; loads stay guarded by their own step's predicate.
+        for src in [&fold, &single] {
+            assert!(src.contains("asm(\"\" : \"+l\"(xl0), \"+l\"(yl0));"));
+            assert!(src.contains("if (av1) a0_1 = __ldg(xl1") && src.contains("if (bv1) b0_1 = __ldg(yl1"));
+        }
+        // Three inner steps (K = 10, P^T W of 10x6 P blocks, transposed x): 4 M and 8 M, 4 N and 8 N.
+        let mut wide = String::new();
+        mma_stage(&mut wide, Stage::ptw(ShapeSet { bf: 10, bc: 6 }), false);
+        assert!(
+            wide.contains("xl1 = xl0 + 24;") && wide.contains("xl2 = xl0 + 48;") && wide.contains("yl2 = yl0 + 48;")
+        );
+        // Unpredicated shapes (K <= 4) have one step and nothing to offset.
+        let mut fine = String::new();
+        mma_stage(&mut fine, Stage::ap(ShapeSet { bf: 3, bc: 6 }), true);
+        assert!(!fine.contains("xl1"));
+    }
+
+    #[test]
     fn fragments_cover_the_block_and_guard_the_architecture() {
         let s = ShapeSet { bf: 3, bc: 6 };
         let mut src = String::new();
@@ -786,7 +848,10 @@ mod tests {
         // Two inner steps for 6x6x6; the second covers k = 4, 5.
         let mut src = String::new();
         mma_stage(&mut src, Stage::ap(ShapeSet { bf: 6, bc: 6 }), false);
-        assert!(src.contains("bv1 = r < 6 && (4 + t) < 6") && src.contains("yv + (bv1 ? (4 + t) * 6 + r : 0)"));
+        assert!(src.contains("bv1 = r < 6 && (4 + t) < 6") && src.contains("yv + (bv0 ? (0 + t) * 6 + r : 0)"));
+        // The second step's pointers: step 0's plus the constant (row-major x: 4, y: 4 N).
+        assert!(src.contains("const double* xl1 = xl0 + 4;\n  const double* yl1 = yl0 + 24;"));
+        assert!(!src.contains("xv + (av1") && !src.contains("\"+l\"(xl1)"));
         assert!(src.contains("if (av1) a0_1 = __ldg(xl1") && !src.contains("const double ym"));
         assert_eq!(src.matches("mma.sync.aligned.m8n8k4").count(), 2 * (2 + 1));
         assert!(!mma_fits(Stage::ap(ShapeSet { bf: 4, bc: 10 })));
