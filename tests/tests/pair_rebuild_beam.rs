@@ -349,3 +349,70 @@ fn the_symmetric_pairs_staged_row_tiles_at_k16() {
         }
     }
 }
+
+/// Counted for the ledger (not a check of the code): the distinct `A` and `P`
+/// blocks each block of `g` warps of the coarse halving `A P` gathers, under
+/// the schedule's slot order and under plain row-major order.
+#[test]
+#[ignore = "counts for the products ledger at k = 16; run with --ignored --nocapture"]
+fn the_symmetric_pairs_block_reuse_at_k16() {
+    for (l, _, s) in ptap_tests::beam_sym_pair_levels(16) {
+        if l == 0 {
+            continue;
+        }
+        let runs = &s.ap;
+        let n = runs.slots();
+        let total = runs.contributions();
+        let ident: Vec<u32> = (0..n as u32).collect();
+        // Rows taken `h` at a time, their slots interleaved by column.
+        let interleave = |h: usize| -> Vec<u32> {
+            let wh = &s.wh;
+            let mut out = Vec::with_capacity(n);
+            let mut i = 0;
+            while i < wh.nrows() {
+                let rows: Vec<usize> = (i..(i + h).min(wh.nrows())).collect();
+                let mut cols: Vec<(u32, usize, usize)> = rows
+                    .iter()
+                    .flat_map(|&r| wh.row(r).iter().enumerate().map(move |(k, &c)| (c, r, k)))
+                    .collect();
+                cols.sort_unstable();
+                out.extend(cols.iter().map(|&(_, r, k)| (wh.row_ptr()[r] + k) as u32));
+                i += h;
+            }
+            out
+        };
+        let (pairs, quads) = (interleave(2), interleave(4));
+        for (name, order) in [
+            ("window", &s.ap_order[..]),
+            ("row-major", &ident[..]),
+            ("row-pairs", &pairs[..]),
+            ("row-quads", &quads[..]),
+        ] {
+            assert_eq!(order.len(), n);
+            for g in [4usize, 8, 16, 32] {
+                let (mut da, mut dp) = (0usize, 0usize);
+                let mut seen_a = std::collections::HashSet::new();
+                let mut seen_p = std::collections::HashSet::new();
+                for grp in order.chunks(g) {
+                    seen_a.clear();
+                    seen_p.clear();
+                    for &sl in grp {
+                        for e in runs.run(sl as usize) {
+                            seen_a.insert(runs.x[e] & 0x7fff_ffff);
+                            seen_p.insert(runs.y[e]);
+                        }
+                    }
+                    da += seen_a.len();
+                    dp += seen_p.len();
+                }
+                println!(
+                    "level {l}, {name} order, {g} warps per block: {total} contributions; distinct A {da} ({:.2}), \
+                     distinct P {dp} ({:.2}), both {:.2}",
+                    da as f64 / total as f64,
+                    dp as f64 / total as f64,
+                    (da + dp) as f64 / (2 * total) as f64
+                );
+            }
+        }
+    }
+}
