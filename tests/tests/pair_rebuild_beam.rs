@@ -416,3 +416,53 @@ fn the_symmetric_pairs_block_reuse_at_k16() {
         }
     }
 }
+
+/// Counted for the ledger (not a check of the code): the distinct `P` and `W'`
+/// blocks each block of `g` consecutive folded `P^T W'` units gathers (level 1
+/// runs the fold), against the entries they apply.
+#[test]
+#[ignore = "counts for the products ledger at k = 16; run with --ignored --nocapture"]
+fn the_symmetric_pairs_fold_block_reuse_at_k16() {
+    for (l, _, s) in ptap_tests::beam_sym_pair_levels(16) {
+        if l != 1 {
+            continue;
+        }
+        let (runs, f) = (&s.rw, &s.rw_fold);
+        let units = f.units();
+        let run_of = |u: usize, h: usize| {
+            let sl = f.slots[2 * u + h];
+            if sl == u32::MAX {
+                0..0
+            } else {
+                runs.run(sl as usize)
+            }
+        };
+        let total: usize = (0..units).map(|u| run_of(u, 0).len() + run_of(u, 1).len()).sum();
+        for g in [4usize, 8, 16, 32] {
+            let (mut dp, mut dw) = (0usize, 0usize);
+            let mut seen_p = std::collections::HashSet::new();
+            let mut seen_w = std::collections::HashSet::new();
+            for u0 in (0..units).step_by(g) {
+                seen_p.clear();
+                seen_w.clear();
+                for u in u0..(u0 + g).min(units) {
+                    for h in 0..2 {
+                        for e in run_of(u, h) {
+                            seen_p.insert(runs.x[e]);
+                            seen_w.insert(runs.y[e]);
+                        }
+                    }
+                }
+                dp += seen_p.len();
+                dw += seen_w.len();
+            }
+            println!(
+                "level {l}, fold, {g} units per block: {units} units, {total} entries; distinct P {dp} ({:.2}), \
+                 distinct W' {dw} ({:.2}), both {:.2}",
+                dp as f64 / total as f64,
+                dw as f64 / total as f64,
+                (dp + dw) as f64 / (2 * total) as f64
+            );
+        }
+    }
+}
