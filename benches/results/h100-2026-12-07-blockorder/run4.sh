@@ -1,7 +1,7 @@
 #!/bin/bash
 # Device binaries (git-ignored .device/, gzipped): ptap-bd = main c69340b; ptap-new = main 45154e8 (the predicated
 # MMA kernels' later-step pointers as offsets of step 0's); cuda_only and conformance = its device tests; ptap-wC = branch
-# blockorder built with PTAP_EXP_MMAH_WALK=C. Run from the repository root with carry [".device"].
+# blockorder built with PTAP_EXP_MMAH_WALK=C; ptap-fw = branch blockorder c0310c5 built with PTAP_EXP_FOLD_WALK=1. Run from the repository root with carry [".device"].
 # Ledger step 32, fourth call: the kept change (tests, products, hot step, counters) and walks of the coarse A P.
 . benches/results/device-session.sh o4
 mkdir -p /tmp/bin; for f in $B/*.gz; do n=$(basename $f .gz); gunzip -c $f > /tmp/bin/$n; chmod +x /tmp/bin/$n; done; B=/tmp/bin
@@ -17,10 +17,13 @@ b w64-8 ptap-w64 PTAP_EXP_MMAH_WALK=64 PTAP_SYM_AP_WARPS=8
 b w64-8-rm ptap-w64 PTAP_EXP_MMAH_WALK=64 PTAP_SYM_AP_WARPS=8 PTAP_SYM_AP_ORDER=row-major
 b w128-8-rm ptap-w128 PTAP_EXP_MMAH_WALK=128 PTAP_SYM_AP_WARPS=8 PTAP_SYM_AP_ORDER=row-major
 b w32-8-rm ptap-w32 PTAP_EXP_MMAH_WALK=32 PTAP_SYM_AP_WARPS=8 PTAP_SYM_AP_ORDER=row-major
+# Fold walks (ptap-fw, built with PTAP_EXP_FOLD_WALK): level 1's folded P^T W' units, [i]CHUNK per warp, W warps.
+for fw in 1,w4 4,w4 i4,w4 i4,w8 i8,w8 i2,w16; do b fw-$fw ptap-fw PTAP_EXP_FOLD_WALK=$fw; done
 b new-3 ptap-new; pack
 NCU=/usr/local/cuda/bin/ncu
 M=gpu__time_duration.sum,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,lts__t_sectors.sum,smsp__inst_executed.sum,l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct,dram__bytes.sum,l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum
 n() { tag=$1; bin=$2; shift 2; env "$@" timeout 60 $NCU --kill on --cache-control none --clock-control none --metrics $M -k "regex:ptap_(mma|sym)" --launch-count 16 --csv --page raw $B/$bin bench --device cuda --k 16 --variants tensor-pair-sym --repeat 1 > $T/ncu-$tag.csv 2> $T/ncu-$tag.err; ts "ncu $tag rc=$?"; pack; }
 n new ptap-new
 n w64-8-rm ptap-w64 PTAP_EXP_MMAH_WALK=64 PTAP_SYM_AP_WARPS=8 PTAP_SYM_AP_ORDER=row-major
+n fw-i4w8 ptap-fw PTAP_EXP_FOLD_WALK=i4,w8
 cat $T/times.txt
