@@ -1,7 +1,8 @@
 #!/bin/bash
 # Device binaries (git-ignored .device/, gzipped): ptap-bd = main c69340b; ptap-new = main 45154e8 (the predicated
 # MMA kernels' later-step pointers as offsets of step 0's); cuda_only and conformance = its device tests; ptap-wC = branch
-# blockorder built with PTAP_EXP_MMAH_WALK=C; ptap-fw = branch blockorder c0310c5 built with PTAP_EXP_FOLD_WALK=1. Run from the repository root with carry [".device"].
+# blockorder built with PTAP_EXP_MMAH_WALK=C; ptap-fw = branch blockorder (the split pass's commit) built with PTAP_EXP_FOLD_WALK=1 PTAP_EXP_SPLIT_UNROLL=1
+# (its fold needs PTAP_EXP_FOLD_WALK at run time; 1,w4 is main's geometry, so fw-1,w4 measures the unrolled split pass). Run from the repository root with carry [".device"].
 # Ledger step 32, fourth call: the kept change (tests, products, hot step, counters) and walks of the coarse A P.
 . benches/results/device-session.sh o4
 mkdir -p /tmp/bin; for f in $B/*.gz; do n=$(basename $f .gz); gunzip -c $f > /tmp/bin/$n; chmod +x /tmp/bin/$n; done; B=/tmp/bin
