@@ -134,13 +134,13 @@ pub fn mma_pair_launch() -> (u32, u32) {
 /// further on (`4h` in a row-major `x`, `4h M` in a transposed one, `4h N` in
 /// `y`). So the kernel keeps step 0's two base pointers and each later load
 /// takes the constant as its immediate offset, where it kept two opaque
-/// pointers per step before. The 6x6 kernels keep 4 registers: on an H100 at
+/// pointers per step before. The 6x6 kernels free 4 registers: on an H100 at
 /// k = 16 (ledger step 32) the coarse halving `A P` kernel's local loads
 /// (spills under its 40-register bound) fell from 3.83 M to 1.07 M on level
 /// 1, its instructions by 11 %, its time from 0.237-0.239 to 0.223-0.225 ms;
 /// levels 1 / 2 took 0.402-0.404 / 0.095-0.097 ms against 0.420-0.421 /
-/// 0.099-0.100 (the fold and level 2's `P^T W'` gain 2-3 % too). Loads,
-/// arithmetic and order are unchanged: the products are bitwise the same.
+/// 0.099-0.100 (the fold gains 2-3 % too). Every lane loads the same
+/// addresses as before and adds in the same order, so the bytes are the same.
 fn later_step_pointers(out: &mut String, st: Stage, h: usize, rr: &str) {
     let (m, k, n) = (st.m, st.k, st.n);
     let kk = format!("({} + t)", 4 * h);
