@@ -60,6 +60,14 @@ fn declared_sets_up_to_the_largest_block_compile_for_sm90() {
     if !nvrtc_or_skip() {
         return;
     }
-    let sets = [ShapeSet { bf: 4, bc: 10 }, ShapeSet { bf: 16, bc: 16 }];
-    compile_all(&sets.map(gpu::set_module));
+    // 10x10 / 10x6 / 6x6: its P^T W fits the FP64 MMA with three inner steps (K = 10), the
+    // predicated kernels' later-step pointer offsets at 4 M and 8 M.
+    let sets = [
+        ShapeSet { bf: 4, bc: 10 },
+        ShapeSet { bf: 16, bc: 16 },
+        ShapeSet { bf: 10, bc: 6 },
+    ];
+    let modules = sets.map(gpu::set_module);
+    assert!(modules[2].source.contains("const double* xl2 = xl0 + 48;"));
+    compile_all(&modules);
 }
