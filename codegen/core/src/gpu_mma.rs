@@ -212,15 +212,17 @@ pub(crate) fn mma_stage(out: &mut String, st: Stage, half: bool) -> KernelEntry 
     // multiply-add of the block index onto them.
     let predicated = mma_predicated(st);
     for h in 0..steps {
+        if predicated && h > 0 {
+            later_step_pointers(out, st, h, "r");
+            continue;
+        }
         let kk = format!("({} + t)", 4 * h);
         let aoff = if st.xt {
             format!("{kk} * {m} + r")
         } else {
             format!("r * {k} + {kk}")
         };
-        if predicated && h > 0 {
-            later_step_pointers(out, st, h, "r");
-        } else if predicated {
+        if predicated {
             writeln!(
                 out,
                 "  const bool av{h} = r < {m} && {kk} < {k}, bv{h} = r < {n} && {kk} < {k};\n  \
@@ -509,16 +511,16 @@ fn pair_stage(out: &mut String, st: Stage, mode: PairMode, halve: bool) -> Kerne
     };
     let bfb = format!("(r < {n} ? r : {})", n - 1);
     for h in 0..steps {
+        if predicated && h > 0 {
+            later_step_pointers(out, st, h, rr);
+            continue;
+        }
         let kk = format!("({} + t)", 4 * h);
         let aoff = if st.xt {
             format!("{kk} * {m} + {rr}")
         } else {
             format!("{rr} * {k} + {kk}")
         };
-        if predicated && h > 0 {
-            later_step_pointers(out, st, h, rr);
-            continue;
-        }
         writeln!(
             out,
             "  const bool av{h} = {rr} < {m} && {kk} < {k}, bv{h} = r < {n} && {kk} < {k};\n  \
