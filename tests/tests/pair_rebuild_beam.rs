@@ -350,6 +350,28 @@ fn the_symmetric_pairs_staged_row_tiles_at_k16() {
     }
 }
 
+/// Summed over `groups` (each the run entries one block of warps applies): the
+/// distinct `x` blocks (index under `x_mask`) and the distinct `y` blocks.
+fn distinct_per_group<G, E>(runs: &ptap_schedules::variants::SlotRuns, groups: G, x_mask: u32) -> (usize, usize)
+where
+    G: Iterator<Item = E>,
+    E: Iterator<Item = usize>,
+{
+    let (mut xs, mut ys) = (std::collections::HashSet::new(), std::collections::HashSet::new());
+    let (mut dx, mut dy) = (0, 0);
+    for grp in groups {
+        xs.clear();
+        ys.clear();
+        for e in grp {
+            xs.insert(runs.x[e] & x_mask);
+            ys.insert(runs.y[e]);
+        }
+        dx += xs.len();
+        dy += ys.len();
+    }
+    (dx, dy)
+}
+
 /// Counted for the ledger (not a check of the code): the distinct `A` and `P`
 /// blocks each block of `g` warps of the coarse halving `A P` gathers, under
 /// the schedule's slot order and under plain row-major order.
@@ -390,21 +412,10 @@ fn the_symmetric_pairs_block_reuse_at_k16() {
         ] {
             assert_eq!(order.len(), n);
             for g in [4usize, 8, 16, 32] {
-                let (mut da, mut dp) = (0usize, 0usize);
-                let mut seen_a = std::collections::HashSet::new();
-                let mut seen_p = std::collections::HashSet::new();
-                for grp in order.chunks(g) {
-                    seen_a.clear();
-                    seen_p.clear();
-                    for &sl in grp {
-                        for e in runs.run(sl as usize) {
-                            seen_a.insert(runs.x[e] & 0x7fff_ffff);
-                            seen_p.insert(runs.y[e]);
-                        }
-                    }
-                    da += seen_a.len();
-                    dp += seen_p.len();
-                }
+                let groups = order
+                    .chunks(g)
+                    .map(|grp| grp.iter().flat_map(|&sl| runs.run(sl as usize)));
+                let (da, dp) = distinct_per_group(runs, groups, 0x7fff_ffff);
                 println!(
                     "level {l}, {name} order, {g} warps per block: {total} contributions; distinct A {da} ({:.2}), \
                      distinct P {dp} ({:.2}), both {:.2}",
@@ -439,23 +450,10 @@ fn the_symmetric_pairs_fold_block_reuse_at_k16() {
         };
         let total: usize = (0..units).map(|u| run_of(u, 0).len() + run_of(u, 1).len()).sum();
         for g in [4usize, 8, 16, 32] {
-            let (mut dp, mut dw) = (0usize, 0usize);
-            let mut seen_p = std::collections::HashSet::new();
-            let mut seen_w = std::collections::HashSet::new();
-            for u0 in (0..units).step_by(g) {
-                seen_p.clear();
-                seen_w.clear();
-                for u in u0..(u0 + g).min(units) {
-                    for h in 0..2 {
-                        for e in run_of(u, h) {
-                            seen_p.insert(runs.x[e]);
-                            seen_w.insert(runs.y[e]);
-                        }
-                    }
-                }
-                dp += seen_p.len();
-                dw += seen_w.len();
-            }
+            let groups = (0..units)
+                .step_by(g)
+                .map(|u0| (u0..(u0 + g).min(units)).flat_map(|u| run_of(u, 0).chain(run_of(u, 1))));
+            let (dp, dw) = distinct_per_group(runs, groups, u32::MAX);
             println!(
                 "level {l}, fold, {g} units per block: {units} units, {total} entries; distinct P {dp} ({:.2}), \
                  distinct W' {dw} ({:.2}), both {:.2}",
