@@ -271,11 +271,13 @@ enum PairStage {
         order: CudaSlice<u32>,
     },
     /// The symmetric pair's runs, under its halving kernel: `bounds` holds per
-    /// warp the run bounds of slot `order[w]` (the kernel's `ptr`).
+    /// warp the run bounds of slot `order[w]` (the kernel's `ptr`); a block
+    /// walks `chunk` consecutive slots of `order` ([`coarse_walk`]).
     HalfRuns {
         runs: DevRuns,
         order: CudaSlice<u32>,
         bounds: CudaSlice<u32>,
+        chunk: u32,
     },
 }
 
@@ -302,6 +304,7 @@ impl PairStage {
                     runs: dev_runs,
                     order: dev_order,
                     bounds: dev.upload_u32("slot-run bounds", &b)?,
+                    chunk: gpu_mma::mma_pair_launch().1,
                 }
             } else {
                 Self::Runs {
@@ -315,8 +318,55 @@ impl PairStage {
         match self {
             Self::Units(u) => u.bytes(),
             Self::Runs { runs, order } => runs_bytes(runs) + order.num_bytes(),
-            Self::HalfRuns { runs, order, bounds } => runs_bytes(runs) + order.num_bytes() + bounds.num_bytes(),
+            Self::HalfRuns {
+                runs, order, bounds, ..
+            } => runs_bytes(runs) + order.num_bytes() + bounds.num_bytes(),
         }
+    }
+    /// The halving kernel's blocks walk the slots as [`coarse_walk`] says
+    /// (`PTAP_SYM_AP_COARSE_WALK=CHUNK` overrides it, read once, here, for
+    /// measurement and tests).
+    fn walk_coarse(mut self, dev: &Device, kernels: &Kernels, st: Stage) -> Result<Self, CudaError> {
+        if let Self::HalfRuns { runs, chunk, .. } = &mut self {
+            *chunk = match std::env::var("PTAP_SYM_AP_COARSE_WALK")
+                .ok()
+                .and_then(|v| v.trim().parse::<u32>().ok())
+            {
+                Some(c) if c > 0 => c,
+                _ => {
+                    let resident = match kernels.get(&gpu_mma::mma_half_name(st)) {
+                        Some(k) => k.blocks_per_sm(gpu_mma::mma_pair_launch().0)? * dev.sm_count(),
+                        None => 0,
+                    };
+                    coarse_walk(runs.slots, resident as usize)
+                }
+            };
+        }
+        Ok(self)
+    }
+}
+
+/// Slots a block of the symmetric pair's coarse halving `A P` kernel walks,
+/// its 4 warps interleaved (4 slots per warp), where the stage has enough
+/// slots: the block's slots are neighbours in the window order, so its warps
+/// share their `A` and `P` blocks in the L1. On an H100 at k = 16 (ledger
+/// step 33) level 1 took 0.388 ms walking 16 slots per block against
+/// 0.404-0.405 one slot per warp; 8 / 32 / 64 slots took 0.394 / 0.393-0.395
+/// / 0.430 (at 32 its `A P` read 48.1 M L2 sectors against 52.2 M, L1 hits
+/// 43 % against 41 %). Level 2 walked lost (16 slots: 0.112 ms against
+/// 0.095-0.097): a warp's slots run in series, so a stage needs
+/// [`COARSE_WALK_WAVES`] waves of blocks.
+const COARSE_WALK: u32 = 16;
+/// Waves of resident blocks a coarse `A P` stage must fill before it walks.
+const COARSE_WALK_WAVES: usize = 4;
+
+/// The chunk of [`COARSE_WALK`] slots per block where `slots` fill
+/// [`COARSE_WALK_WAVES`] waves of `resident` blocks, else one slot per warp.
+fn coarse_walk(slots: usize, resident: usize) -> u32 {
+    if resident > 0 && slots.div_ceil(COARSE_WALK as usize) >= COARSE_WALK_WAVES * resident {
+        COARSE_WALK
+    } else {
+        gpu_mma::mma_pair_launch().1
     }
 }
 
@@ -832,7 +882,11 @@ impl DeviceProduct {
                 )?,
             },
             VariantSchedule::TensorPairSym(s) => Plan::TensorPairSym {
-                ap: PairStage::upload(dev, Stage::ap(shape), &s.ap_pairs, &s.ap, &s.ap_order, true)?,
+                ap: PairStage::upload(dev, Stage::ap(shape), &s.ap_pairs, &s.ap, &s.ap_order, true)?.walk_coarse(
+                    dev,
+                    &kernels,
+                    Stage::ap(shape),
+                )?,
                 // `P^T W'` always runs units where the MMA fits (checked above).
                 rw: SymRw::upload(dev, &kernels, Stage::ptw(shape), s)?,
                 walk: Walk::new(dev, &kernels, Stage::ap(shape), s.ap_pairs.units() as u32)?,
@@ -1347,7 +1401,33 @@ fn launch_pair_stage(
         }
         // The kernel follows the stage's kind; the halving one reads per-warp run bounds.
         PairStage::Runs { runs, order } => launch_runs(runs, order, &runs.ptr, gpu_mma::mma_name(st)),
-        PairStage::HalfRuns { runs, order, bounds } => launch_runs(runs, order, bounds, gpu_mma::mma_half_name(st)),
+        PairStage::HalfRuns {
+            runs,
+            order,
+            bounds,
+            chunk,
+        } => {
+            let n = runs.slots as u32;
+            dev.launch(
+                &kernels[&gpu_mma::mma_half_name(st)],
+                LaunchConfig {
+                    grid_dim: (n.div_ceil(*chunk).max(1), 1, 1),
+                    block_dim: (threads, 1, 1),
+                    shared_mem_bytes: 0,
+                },
+                &[
+                    Arg::F64(x),
+                    Arg::F64(y),
+                    Arg::U32s(bounds),
+                    Arg::U32s(&runs.x),
+                    Arg::U32s(&runs.y),
+                    Arg::U32s(order),
+                    Arg::F64Mut(out),
+                    Arg::U32(n),
+                    Arg::U32(*chunk),
+                ],
+            )
+        }
     }
 }
 

@@ -428,12 +428,12 @@ extern "C" __global__ void ptap_mma2_2x2x3(const double* __restrict__ xv, const 
 #endif
 }
 
-// tensor-core stage (2x2 by 2x3), one warp per slot, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step, x blocks flagged in bit 31 halved
-extern "C" __global__ void ptap_mmah_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+// tensor-core stage (2x2 by 2x3), a block's warps interleaved over `chunk` consecutive slots, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step, x blocks flagged in bit 31 halved
+extern "C" __global__ void ptap_mmah_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int chunk) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
-  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
-  if (w >= nslots) return;
+  const u32 nbw = blockDim.x >> 5, w1 = min(blockIdx.x * chunk + chunk, nslots);
+  for (u32 w = blockIdx.x * chunk + (threadIdx.x >> 5); w < w1; w += nbw) {
   uint2 qb = __ldg((const uint2*)ptr + w);
   u32 s = order[w];
   u32 r = lane >> 2, t = lane & 3;
@@ -487,6 +487,7 @@ extern "C" __global__ void ptap_mmah_2x2x3(const double* __restrict__ xv, const 
   u32 c0 = 2 * t;
   double* cb = cv + (u64)s * 6;
   if (r < 2) { if (c0 < 3) cb[r * 3 + c0] = d0; if (c0 + 1 < 3) cb[r * 3 + c0 + 1] = d1; }
+  }
 #else
   __trap();
 #endif
@@ -1734,12 +1735,12 @@ extern "C" __global__ void ptap_mma2_3x3x3(const double* __restrict__ xv, const 
 #endif
 }
 
-// tensor-core stage (3x3 by 3x3), one warp per slot, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step, x blocks flagged in bit 31 halved
-extern "C" __global__ void ptap_mmah_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+// tensor-core stage (3x3 by 3x3), a block's warps interleaved over `chunk` consecutive slots, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step, x blocks flagged in bit 31 halved
+extern "C" __global__ void ptap_mmah_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int chunk) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
-  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
-  if (w >= nslots) return;
+  const u32 nbw = blockDim.x >> 5, w1 = min(blockIdx.x * chunk + chunk, nslots);
+  for (u32 w = blockIdx.x * chunk + (threadIdx.x >> 5); w < w1; w += nbw) {
   uint2 qb = __ldg((const uint2*)ptr + w);
   u32 s = order[w];
   u32 r = lane >> 2, t = lane & 3;
@@ -1793,6 +1794,7 @@ extern "C" __global__ void ptap_mmah_3x3x3(const double* __restrict__ xv, const 
   u32 c0 = 2 * t;
   double* cb = cv + (u64)s * 9;
   if (r < 3) { if (c0 < 3) cb[r * 3 + c0] = d0; if (c0 + 1 < 3) cb[r * 3 + c0 + 1] = d1; }
+  }
 #else
   __trap();
 #endif

@@ -578,12 +578,12 @@ extern "C" __global__ void ptap_mma2_3x3x6(const double* __restrict__ xv, const 
 #endif
 }
 
-// tensor-core stage (3x3 by 3x6), one warp per slot, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step, x blocks flagged in bit 31 halved
-extern "C" __global__ void ptap_mmah_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+// tensor-core stage (3x3 by 3x6), a block's warps interleaved over `chunk` consecutive slots, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step, x blocks flagged in bit 31 halved
+extern "C" __global__ void ptap_mmah_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int chunk) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
-  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
-  if (w >= nslots) return;
+  const u32 nbw = blockDim.x >> 5, w1 = min(blockIdx.x * chunk + chunk, nslots);
+  for (u32 w = blockIdx.x * chunk + (threadIdx.x >> 5); w < w1; w += nbw) {
   uint2 qb = __ldg((const uint2*)ptr + w);
   u32 s = order[w];
   u32 r = lane >> 2, t = lane & 3;
@@ -637,6 +637,7 @@ extern "C" __global__ void ptap_mmah_3x3x6(const double* __restrict__ xv, const 
   u32 c0 = 2 * t;
   double* cb = cv + (u64)s * 18;
   if (r < 3 && c0 < 6) *(double2*)(cb + r * 6 + c0) = make_double2(d0, d1);
+  }
 #else
   __trap();
 #endif
@@ -2583,12 +2584,12 @@ extern "C" __global__ void ptap_mma_6x6x6(const double* __restrict__ xv, const d
 #endif
 }
 
-// tensor-core stage (6x6 by 6x6), one warp per slot, 2 FP64 m8n8k4 MMA per contribution, 2 contributions per step, x blocks flagged in bit 31 halved
-extern "C" __global__ __launch_bounds__(256, 6) void ptap_mmah_6x6x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+// tensor-core stage (6x6 by 6x6), a block's warps interleaved over `chunk` consecutive slots, 2 FP64 m8n8k4 MMA per contribution, 2 contributions per step, x blocks flagged in bit 31 halved
+extern "C" __global__ __launch_bounds__(256, 6) void ptap_mmah_6x6x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int chunk) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
-  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
-  if (w >= nslots) return;
+  const u32 nbw = blockDim.x >> 5, w1 = min(blockIdx.x * chunk + chunk, nslots);
+  for (u32 w = blockIdx.x * chunk + (threadIdx.x >> 5); w < w1; w += nbw) {
   uint2 qb = __ldg((const uint2*)ptr + w);
   u32 s = order[w];
   u32 r = lane >> 2, t = lane & 3;
@@ -2654,6 +2655,7 @@ extern "C" __global__ __launch_bounds__(256, 6) void ptap_mmah_6x6x6(const doubl
   u32 c0 = 2 * t;
   double* cb = cv + (u64)s * 36;
   if (r < 6 && c0 < 6) *(double2*)(cb + r * 6 + c0) = make_double2(d0, d1);
+  }
 #else
   __trap();
 #endif

@@ -610,6 +610,64 @@ fn the_symmetric_pairs_folded_stage_is_v0_exactly_symmetric_and_deterministic() 
     assert!(cases.len() >= 5, "{} cases", cases.len());
 }
 
+/// The symmetric pair's coarse halving `A P` kernel walks `chunk` consecutive
+/// slots per block, its warps interleaved (`PTAP_SYM_AP_COARSE_WALK`; by
+/// default 16 where the stage fills enough waves, else one slot per warp):
+/// every chunk, including chunks shorter than the block's warps, longer than
+/// the stage and not dividing it, gives the bytes of one slot per warp, on
+/// the beam's 6x6 levels (k = 3) and a random symmetric 6x6 product.
+#[test]
+fn the_symmetric_pairs_coarse_walks_give_the_bits_of_one_slot_per_warp() {
+    use ptap_runtime::Backend;
+    use ptap_schedules::{TwoPassSchedule, VariantSchedule};
+    let _env = SYM_ENV.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(be) = ptap_tests::conformance::cuda_or_skip(DeviceOptions { fmad: false }) else {
+        return;
+    };
+    let mut rng = ptap_tests::Rng::new(78);
+    let (a, p) = random_symmetric(&mut rng, 200, 40, 6, 6);
+    let mut cases = vec![(a, p, "random symmetric 6x6/6x6".to_string())];
+    let (h, _) = beam(3);
+    for (l, lev) in h.levels().iter().enumerate().skip(1) {
+        if let Some(t) = &lev.transfer {
+            cases.push((lev.a.clone(), t.p.clone(), format!("beam k=3 level {l}")));
+        }
+    }
+    for (a, p, what) in &cases {
+        let (bf, bc) = p.block_shape();
+        let base = Arc::new(TwoPassSchedule::inspect(a.pattern_arc().clone(), p.pattern_arc().clone()).unwrap());
+        let mut v0 = BlockCsr::zeros(base.c.clone(), bc, bc);
+        ptap_runtime::TwoPassExecutor::new(base.clone(), bf, bc)
+            .numeric(a, p, &mut v0)
+            .unwrap();
+        let schedule = VariantSchedule::inspect(Variant::TensorPairSym, base.clone(), bf * bc);
+        let (da, dp) = (be.matrix_ref(a).unwrap(), be.matrix_ref(p).unwrap());
+        let mut want: Option<Vec<f64>> = None;
+        for walk in ["4", "1", "2", "3", "5", "8", "32", "33", "64", "100000", "default"] {
+            // Read once, when the product is built.
+            std::env::set_var("PTAP_SYM_AP_COARSE_WALK", walk);
+            let mut product = be.product(&schedule, bf, bc).unwrap();
+            std::env::remove_var("PTAP_SYM_AP_COARSE_WALK");
+            let mut dc = be.matrix(BlockCsr::zeros(base.c.clone(), bc, bc), false).unwrap();
+            be.set_values(&mut dc, &vec![f64::NAN; v0.values().len()]).unwrap();
+            be.galerkin(&mut product, &da, &dp, &mut dc).unwrap();
+            let got = be.values(&dc).unwrap();
+            match &want {
+                None => {
+                    let err = relative_frobenius(&got, v0.values());
+                    assert!(err <= 1e-13, "{what}: {err:e} from V0");
+                    want = Some(got)
+                }
+                Some(w) => assert!(
+                    got.iter().zip(w).all(|(g, w)| g.to_bits() == w.to_bits()),
+                    "{what}: coarse walk {walk:?} differs from one slot per warp"
+                ),
+            }
+        }
+    }
+    assert!(cases.len() >= 3, "{} cases", cases.len());
+}
+
 fn rayon_threads() -> usize {
     std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
 }

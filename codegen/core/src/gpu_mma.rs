@@ -79,7 +79,9 @@ pub fn mma_name(st: Stage) -> String {
 /// bounds, `ptr[2w]` and `ptr[2w + 1]` of the run of slot `order[w]`, so that
 /// a warp's first index load waits on one load, not two (the run pointers
 /// read through `order`). On an H100 at k = 16 (ledger step 29) level 1's
-/// kernel took 0.240 ms against 0.249-0.253 reading `ptr[order[w]]`.
+/// kernel took 0.240 ms against 0.249-0.253 reading `ptr[order[w]]`. A block
+/// walks `chunk` consecutive slots of `order` (its last parameter), its warps
+/// interleaved: `chunk` = the block's warps is one slot per warp.
 pub fn mma_half_name(st: Stage) -> String {
     format!("ptap_mmah_{}", st.tag())
 }
@@ -175,10 +177,18 @@ pub(crate) fn mma_stage(out: &mut String, st: Stage, half: bool) -> KernelEntry 
             p("order", PtrU32),
             p("cv", PtrMutF64),
             p("nslots", U32),
-        ],
+        ]
+        .into_iter()
+        .chain(half.then(|| p("chunk", U32)))
+        .collect(),
         doc: format!(
-            "tensor-core stage ({m}x{k} by {k}x{n}), one warp per slot, {steps} FP64 m8n8k4 MMA per contribution, \
+            "tensor-core stage ({m}x{k} by {k}x{n}), {}, {steps} FP64 m8n8k4 MMA per contribution, \
              {unroll} contributions per step{}",
+            if half {
+                "a block's warps interleaved over `chunk` consecutive slots"
+            } else {
+                "one warp per slot"
+            },
             if half {
                 ", x blocks flagged in bit 31 halved"
             } else {
@@ -194,11 +204,18 @@ pub(crate) fn mma_stage(out: &mut String, st: Stage, half: bool) -> KernelEntry 
     } else {
         "u32 s = order[w];"
     };
+    // The halving kernel's block walks `chunk` consecutive slots of `order`, its warps
+    // interleaved ([`mma_half_name`]); `chunk` = the block's warps is one slot per warp.
+    let head = if half {
+        "const u32 nbw = blockDim.x >> 5, w1 = min(blockIdx.x * chunk + chunk, nslots);\n  \
+         for (u32 w = blockIdx.x * chunk + (threadIdx.x >> 5); w < w1; w += nbw) {"
+    } else {
+        "u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);\n  if (w >= nslots) return;"
+    };
     writeln!(
         out,
         "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n  \
-         u32 lane = threadIdx.x & 31;\n  u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);\n  \
-         if (w >= nslots) return;\n  {bounds}\n  u32 r = lane >> 2, t = lane & 3;"
+         u32 lane = threadIdx.x & 31;\n  {head}\n  {bounds}\n  u32 r = lane >> 2, t = lane & 3;"
     )
     .unwrap();
     // Per inner step h (inner index 4h + t): the lane's element of the `x` and
@@ -331,6 +348,9 @@ pub(crate) fn mma_stage(out: &mut String, st: Stage, half: bool) -> KernelEntry 
             "  if (r < {m}) {{ if (c0 < {n}) cb[r * {n} + c0] = d0; if (c0 + 1 < {n}) cb[r * {n} + c0 + 1] = d1; }}"
         )
         .unwrap();
+    }
+    if half {
+        writeln!(out, "  }}").unwrap();
     }
     writeln!(out, "#else\n  __trap();\n#endif\n}}\n").unwrap();
     e
