@@ -1353,12 +1353,12 @@ fn launch_pair_stage(
         block_dim: (threads, 1, 1),
         shared_mem_bytes: 0,
     };
-    let launch_runs = |runs: &DevRuns, order: &CudaSlice<u32>, ptr: &CudaSlice<u32>, name: String| {
-        let n = runs.slots as u32;
-        dev.launch(
-            &kernels[&name],
-            grid(n),
-            &[
+    // A run kernel's block covers `per_block` slots, one per warp, or (the halving kernel)
+    // walks `chunk` slots, its last parameter.
+    let launch_runs =
+        |runs: &DevRuns, order: &CudaSlice<u32>, ptr: &CudaSlice<u32>, name: String, chunk: Option<u32>| {
+            let n = runs.slots as u32;
+            let mut args = vec![
                 Arg::F64(x),
                 Arg::F64(y),
                 Arg::U32s(ptr),
@@ -1367,9 +1367,14 @@ fn launch_pair_stage(
                 Arg::U32s(order),
                 Arg::F64Mut(out),
                 Arg::U32(n),
-            ],
-        )
-    };
+            ];
+            args.extend(chunk.map(Arg::U32));
+            let cfg = LaunchConfig {
+                grid_dim: (n.div_ceil(chunk.unwrap_or(per_block)).max(1), 1, 1),
+                ..grid(n)
+            };
+            dev.launch(&kernels[&name], cfg, &args)
+        };
     match u {
         PairStage::Units(u) => {
             let n = u.units as u32;
@@ -1402,34 +1407,13 @@ fn launch_pair_stage(
             }
         }
         // The kernel follows the stage's kind; the halving one reads per-warp run bounds.
-        PairStage::Runs { runs, order } => launch_runs(runs, order, &runs.ptr, gpu_mma::mma_name(st)),
+        PairStage::Runs { runs, order } => launch_runs(runs, order, &runs.ptr, gpu_mma::mma_name(st), None),
         PairStage::HalfRuns {
             runs,
             order,
             bounds,
             chunk,
-        } => {
-            let n = runs.slots as u32;
-            dev.launch(
-                &kernels[&gpu_mma::mma_half_name(st)],
-                LaunchConfig {
-                    grid_dim: (n.div_ceil(*chunk).max(1), 1, 1),
-                    block_dim: (threads, 1, 1),
-                    shared_mem_bytes: 0,
-                },
-                &[
-                    Arg::F64(x),
-                    Arg::F64(y),
-                    Arg::U32s(bounds),
-                    Arg::U32s(&runs.x),
-                    Arg::U32s(&runs.y),
-                    Arg::U32s(order),
-                    Arg::F64Mut(out),
-                    Arg::U32(n),
-                    Arg::U32(*chunk),
-                ],
-            )
-        }
+        } => launch_runs(runs, order, bounds, gpu_mma::mma_half_name(st), Some(*chunk)),
     }
 }
 
