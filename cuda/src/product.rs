@@ -1358,7 +1358,8 @@ fn launch_pair_stage(
     let launch_runs =
         |runs: &DevRuns, order: &CudaSlice<u32>, ptr: &CudaSlice<u32>, name: String, chunk: Option<u32>| {
             let n = runs.slots as u32;
-            let mut args = vec![
+            // On the stack: a refresh allocates nothing.
+            let args = [
                 Arg::F64(x),
                 Arg::F64(y),
                 Arg::U32s(ptr),
@@ -1367,13 +1368,13 @@ fn launch_pair_stage(
                 Arg::U32s(order),
                 Arg::F64Mut(out),
                 Arg::U32(n),
+                Arg::U32(chunk.unwrap_or(0)),
             ];
-            args.extend(chunk.map(Arg::U32));
             let cfg = LaunchConfig {
                 grid_dim: (n.div_ceil(chunk.unwrap_or(per_block)).max(1), 1, 1),
                 ..grid(n)
             };
-            dev.launch(&kernels[&name], cfg, &args)
+            dev.launch(&kernels[&name], cfg, &args[..8 + chunk.is_some() as usize])
         };
     match u {
         PairStage::Units(u) => {
@@ -1383,7 +1384,8 @@ fn launch_pair_stage(
             } else {
                 gpu_mma::mma_pair_name(st)
             };
-            let mut args = vec![
+            // On the stack: a refresh allocates nothing (the walking kernel takes two more).
+            let args = [
                 Arg::F64(x),
                 Arg::F64(y),
                 Arg::U32s(&u.ptr),
@@ -1391,6 +1393,8 @@ fn launch_pair_stage(
                 Arg::U32s(&u.ent),
                 Arg::F64Mut(out),
                 Arg::U32(n),
+                Arg::U32(walk.map_or(0, |wk| wk.chunk)),
+                Arg::U32(walk.map_or(0, |wk| wk.inter as u32)),
             ];
             match walk {
                 Some(wk) => {
@@ -1399,11 +1403,9 @@ fn launch_pair_stage(
                         block_dim: (32 * wk.warps, 1, 1),
                         shared_mem_bytes: 0,
                     };
-                    args.push(Arg::U32(wk.chunk));
-                    args.push(Arg::U32(wk.inter as u32));
                     dev.launch(&kernels[&name], cfg, &args)
                 }
-                None => dev.launch(&kernels[&name], grid(n), &args),
+                None => dev.launch(&kernels[&name], grid(n), &args[..7]),
             }
         }
         // The kernel follows the stage's kind; the halving one reads per-warp run bounds.
