@@ -1,6 +1,6 @@
 #!/bin/bash
 # Device binaries (git-ignored .device/, gzipped): ptap-main = main f3cffc7 (branch carveout's binary, no env set);
-# ptap-fin = main d58774c (the coarse walk at 16 slots per 4-warp block, split chunks of at least 32); cuda_only and
+# ptap-fin = main 6ab2aa9 (the coarse walk at 16 slots per 4-warp block, split chunks of at least 32); cuda_only and
 # conformance = its device tests; ptap-fold and cuda_only-fold = branch foldwalk (level 1's fold walking
 # PTAP_SYM_FOLD_WALK units per block, 40 registers as without). Run from the repository root with carry [".device"]:
 # bash benches/results/h100-2026-12-07-coarsewalk/run4.sh
