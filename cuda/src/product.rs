@@ -16,7 +16,7 @@ use ptap_codegen_core::{gpu_lane, gpu_mma};
 use ptap_runtime::KernelRegistry;
 use ptap_schedules::variants::{
     ColumnSplitSchedule, FlatRecords, FoldedRuns, PairedRuns, RowSegments, SlotRuns, TensorPairSymSchedule,
-    COLUMN_SPLIT_WINDOW,
+    COLUMN_SPLIT_WINDOW, DIAGONAL_FLAG,
 };
 use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
 use ptap_sparse::BlockPattern;
@@ -296,9 +296,22 @@ impl PairStage {
         } else {
             let (dev_runs, dev_order) = (DevRuns::upload(dev, runs)?, dev.upload(order)?);
             if halve {
+                // A run's end bound carries the diagonal flag of its last block: the schedule
+                // puts a slot's diagonal contribution last (V0's order; the loader checks it),
+                // and the kernel takes it after the others (`gpu_mma::mma_half_name`).
+                if runs.contributions() >= DIAGONAL_FLAG as usize {
+                    return Err(CudaError::TooLarge {
+                        what: "symmetric A P contributions".into(),
+                        n: runs.contributions(),
+                    });
+                }
                 let b: Vec<u64> = order
                     .iter()
-                    .flat_map(|&o| [runs.ptr[o as usize], runs.ptr[o as usize + 1]])
+                    .flat_map(|&o| {
+                        let (a, e) = (runs.ptr[o as usize], runs.ptr[o as usize + 1]);
+                        let dg = e > a && runs.x[e as usize - 1] & DIAGONAL_FLAG != 0;
+                        [a, e | if dg { DIAGONAL_FLAG as u64 } else { 0 }]
+                    })
                     .collect();
                 Self::HalfRuns {
                     runs: dev_runs,

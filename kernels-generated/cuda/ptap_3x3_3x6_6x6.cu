@@ -578,7 +578,7 @@ extern "C" __global__ void ptap_mma2_3x3x6(const double* __restrict__ xv, const 
 #endif
 }
 
-// tensor-core stage (3x3 by 3x6), a block's warps interleaved over `chunk` consecutive slots, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step, x blocks flagged in bit 31 halved
+// tensor-core stage (3x3 by 3x6), a block's warps interleaved over `chunk` consecutive slots, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step, a run's last x block halved where its end bound has bit 31
 extern "C" __global__ void ptap_mmah_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int chunk) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
@@ -586,52 +586,49 @@ extern "C" __global__ void ptap_mmah_3x3x6(const double* __restrict__ xv, const 
   for (u32 w = blockIdx.x * chunk + (threadIdx.x >> 5); w < w1; w += nbw) {
   uint2 qb = __ldg((const uint2*)ptr + w);
   u32 s = order[w];
+  const bool dg = (int)qb.y < 0;
   u32 r = lane >> 2, t = lane & 3;
   const double* xl0 = xv + (r < 3 && (0 + t) < 3 ? r * 3 + (0 + t) : 0);
   const double* yl0 = yv + (r < 6 && (0 + t) < 3 ? (0 + t) * 6 + r : 0);
   asm("" : "+l"(xl0), "+l"(yl0));
   const double ym0 = (0 + t) < 3 ? 1.0 : 0.0;
   double d0 = 0.0, d1 = 0.0;
-  u32 q1 = qb.y;
+  u32 q1 = qb.y & 0x7fffffffu;
   for (u32 q0 = qb.x; q0 < q1; q0 += 16) {
     u32 cnt = q1 - q0 < 16 ? q1 - q0 : 16;
+    u32 ce = cnt - (dg && q0 + cnt == q1 ? 1 : 0);
     u32 e = lane & 15;
     u32 idx = 0;
     if (e < cnt) idx = lane < 16 ? rx[q0 + e] : ry[q0 + e];
     u32 u = 0;
-    for (; u + 4 <= cnt; u += 4) {
+    for (; u + 4 <= ce; u += 4) {
       u32 xi0 = __shfl_sync(0xffffffffu, idx, u + 0), yi0 = __shfl_sync(0xffffffffu, idx, 16 + u + 0);
-      const double hs0 = (int)xi0 < 0 ? 0.5 : 1.0;
-      xi0 &= 0x7fffffffu;
       double a0_0 = __ldg(xl0 + (u64)xi0 * 9), b0_0 = __ldg(yl0 + (u64)yi0 * 18) * ym0;
       u32 xi1 = __shfl_sync(0xffffffffu, idx, u + 1), yi1 = __shfl_sync(0xffffffffu, idx, 16 + u + 1);
-      const double hs1 = (int)xi1 < 0 ? 0.5 : 1.0;
-      xi1 &= 0x7fffffffu;
       double a1_0 = __ldg(xl0 + (u64)xi1 * 9), b1_0 = __ldg(yl0 + (u64)yi1 * 18) * ym0;
       u32 xi2 = __shfl_sync(0xffffffffu, idx, u + 2), yi2 = __shfl_sync(0xffffffffu, idx, 16 + u + 2);
-      const double hs2 = (int)xi2 < 0 ? 0.5 : 1.0;
-      xi2 &= 0x7fffffffu;
       double a2_0 = __ldg(xl0 + (u64)xi2 * 9), b2_0 = __ldg(yl0 + (u64)yi2 * 18) * ym0;
       u32 xi3 = __shfl_sync(0xffffffffu, idx, u + 3), yi3 = __shfl_sync(0xffffffffu, idx, 16 + u + 3);
-      const double hs3 = (int)xi3 < 0 ? 0.5 : 1.0;
-      xi3 &= 0x7fffffffu;
       double a3_0 = __ldg(xl0 + (u64)xi3 * 9), b3_0 = __ldg(yl0 + (u64)yi3 * 18) * ym0;
-      a0_0 *= hs0;
-      a1_0 *= hs1;
-      a2_0 *= hs2;
-      a3_0 *= hs3;
       asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
       asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
       asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
       asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a3_0), "d"(b3_0));
     }
-    for (; u < cnt; ++u) {
+    for (; u < ce; ++u) {
       u32 xi0 = __shfl_sync(0xffffffffu, idx, u + 0), yi0 = __shfl_sync(0xffffffffu, idx, 16 + u + 0);
-      const double hs0 = (int)xi0 < 0 ? 0.5 : 1.0;
+      double a0_0 = __ldg(xl0 + (u64)xi0 * 9), b0_0 = __ldg(yl0 + (u64)yi0 * 18) * ym0;
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+    }
+    if (u < cnt) {
+      u32 xi0 = __shfl_sync(0xffffffffu, idx, u + 0), yi0 = __shfl_sync(0xffffffffu, idx, 16 + u + 0);
       xi0 &= 0x7fffffffu;
       double a0_0 = __ldg(xl0 + (u64)xi0 * 9), b0_0 = __ldg(yl0 + (u64)yi0 * 18) * ym0;
-      a0_0 *= hs0;
+      d0 *= 2.0;
+      d1 *= 2.0;
       asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+      d0 *= 0.5;
+      d1 *= 0.5;
     }
   }
   u32 c0 = 2 * t;
@@ -2584,7 +2581,7 @@ extern "C" __global__ void ptap_mma_6x6x6(const double* __restrict__ xv, const d
 #endif
 }
 
-// tensor-core stage (6x6 by 6x6), a block's warps interleaved over `chunk` consecutive slots, 2 FP64 m8n8k4 MMA per contribution, 2 contributions per step, x blocks flagged in bit 31 halved
+// tensor-core stage (6x6 by 6x6), a block's warps interleaved over `chunk` consecutive slots, 2 FP64 m8n8k4 MMA per contribution, 2 contributions per step, a run's last x block halved where its end bound has bit 31
 extern "C" __global__ __launch_bounds__(256, 6) void ptap_mmah_6x6x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int chunk) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
@@ -2592,6 +2589,7 @@ extern "C" __global__ __launch_bounds__(256, 6) void ptap_mmah_6x6x6(const doubl
   for (u32 w = blockIdx.x * chunk + (threadIdx.x >> 5); w < w1; w += nbw) {
   uint2 qb = __ldg((const uint2*)ptr + w);
   u32 s = order[w];
+  const bool dg = (int)qb.y < 0;
   u32 r = lane >> 2, t = lane & 3;
   const bool av0 = r < 6 && (0 + t) < 6, bv0 = r < 6 && (0 + t) < 6;
   const double* xl0 = xv + (av0 ? r * 6 + (0 + t) : 0);
@@ -2601,17 +2599,16 @@ extern "C" __global__ __launch_bounds__(256, 6) void ptap_mmah_6x6x6(const doubl
   const double* xl1 = xl0 + 4;
   const double* yl1 = yl0 + 24;
   double d0 = 0.0, d1 = 0.0;
-  u32 q1 = qb.y;
+  u32 q1 = qb.y & 0x7fffffffu;
   for (u32 q0 = qb.x; q0 < q1; q0 += 16) {
     u32 cnt = q1 - q0 < 16 ? q1 - q0 : 16;
+    u32 ce = cnt - (dg && q0 + cnt == q1 ? 1 : 0);
     u32 e = lane & 15;
     u32 idx = 0;
     if (e < cnt) idx = lane < 16 ? rx[q0 + e] : ry[q0 + e];
     u32 u = 0;
-    for (; u + 2 <= cnt; u += 2) {
+    for (; u + 2 <= ce; u += 2) {
       u32 xi0 = __shfl_sync(0xffffffffu, idx, u + 0), yi0 = __shfl_sync(0xffffffffu, idx, 16 + u + 0);
-      const double hs0 = (int)xi0 < 0 ? 0.5 : 1.0;
-      xi0 &= 0x7fffffffu;
       double a0_0 = 0.0, b0_0 = 0.0;
       if (av0) a0_0 = __ldg(xl0 + (u64)xi0 * 36);
       if (bv0) b0_0 = __ldg(yl0 + (u64)yi0 * 36);
@@ -2619,26 +2616,30 @@ extern "C" __global__ __launch_bounds__(256, 6) void ptap_mmah_6x6x6(const doubl
       if (av1) a0_1 = __ldg(xl1 + (u64)xi0 * 36);
       if (bv1) b0_1 = __ldg(yl1 + (u64)yi0 * 36);
       u32 xi1 = __shfl_sync(0xffffffffu, idx, u + 1), yi1 = __shfl_sync(0xffffffffu, idx, 16 + u + 1);
-      const double hs1 = (int)xi1 < 0 ? 0.5 : 1.0;
-      xi1 &= 0x7fffffffu;
       double a1_0 = 0.0, b1_0 = 0.0;
       if (av0) a1_0 = __ldg(xl0 + (u64)xi1 * 36);
       if (bv0) b1_0 = __ldg(yl0 + (u64)yi1 * 36);
       double a1_1 = 0.0, b1_1 = 0.0;
       if (av1) a1_1 = __ldg(xl1 + (u64)xi1 * 36);
       if (bv1) b1_1 = __ldg(yl1 + (u64)yi1 * 36);
-      a0_0 *= hs0;
-      a0_1 *= hs0;
-      a1_0 *= hs1;
-      a1_1 *= hs1;
       asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
       asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_1), "d"(b0_1));
       asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
       asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_1), "d"(b1_1));
     }
-    for (; u < cnt; ++u) {
+    for (; u < ce; ++u) {
       u32 xi0 = __shfl_sync(0xffffffffu, idx, u + 0), yi0 = __shfl_sync(0xffffffffu, idx, 16 + u + 0);
-      const double hs0 = (int)xi0 < 0 ? 0.5 : 1.0;
+      double a0_0 = 0.0, b0_0 = 0.0;
+      if (av0) a0_0 = __ldg(xl0 + (u64)xi0 * 36);
+      if (bv0) b0_0 = __ldg(yl0 + (u64)yi0 * 36);
+      double a0_1 = 0.0, b0_1 = 0.0;
+      if (av1) a0_1 = __ldg(xl1 + (u64)xi0 * 36);
+      if (bv1) b0_1 = __ldg(yl1 + (u64)yi0 * 36);
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+      asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_1), "d"(b0_1));
+    }
+    if (u < cnt) {
+      u32 xi0 = __shfl_sync(0xffffffffu, idx, u + 0), yi0 = __shfl_sync(0xffffffffu, idx, 16 + u + 0);
       xi0 &= 0x7fffffffu;
       double a0_0 = 0.0, b0_0 = 0.0;
       if (av0) a0_0 = __ldg(xl0 + (u64)xi0 * 36);
@@ -2646,10 +2647,12 @@ extern "C" __global__ __launch_bounds__(256, 6) void ptap_mmah_6x6x6(const doubl
       double a0_1 = 0.0, b0_1 = 0.0;
       if (av1) a0_1 = __ldg(xl1 + (u64)xi0 * 36);
       if (bv1) b0_1 = __ldg(yl1 + (u64)yi0 * 36);
-      a0_0 *= hs0;
-      a0_1 *= hs0;
+      d0 *= 2.0;
+      d1 *= 2.0;
       asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
       asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_1), "d"(b0_1));
+      d0 *= 0.5;
+      d1 *= 0.5;
     }
   }
   u32 c0 = 2 * t;

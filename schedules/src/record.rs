@@ -511,20 +511,26 @@ impl Loader<'_, '_> {
         let wh = load_pattern(self.rec, "wh", p.nrows(), p.ncols())?;
         let ap = self.plain_runs("ap", usize::MAX, p.nnzb(), wh.nnzb())?;
         let rw = self.plain_runs("rw", p.nnzb(), wh.nnzb(), c.nnzb())?;
+        // Each slot's run: blocks of its row of `A` at or left of the diagonal, the diagonal
+        // one flagged and last (the device's halving kernel takes it after the others).
         let lower = (0..wh.nrows()).into_par_iter().all(|i| {
             let row = a.row_range(i);
-            let (lo, hi) = (wh.row_ptr()[i], wh.row_ptr()[i + 1]);
-            ap.x[ap.ptr[lo] as usize..ap.ptr[hi] as usize].iter().all(|&x| {
-                let k = (x & !DIAGONAL_FLAG) as usize;
-                row.contains(&k) && {
-                    let j = a.col_idx()[k] as usize;
-                    j <= i && ((x & DIAGONAL_FLAG) != 0) == (j == i)
-                }
+            (wh.row_ptr()[i]..wh.row_ptr()[i + 1]).all(|s| {
+                let run = &ap.x[ap.ptr[s] as usize..ap.ptr[s + 1] as usize];
+                run.iter().enumerate().all(|(q, &x)| {
+                    let k = (x & !DIAGONAL_FLAG) as usize;
+                    row.contains(&k) && {
+                        let j = a.col_idx()[k] as usize;
+                        let dg = j == i;
+                        j <= i && ((x & DIAGONAL_FLAG) != 0) == dg && (!dg || q + 1 == run.len())
+                    }
+                })
             })
         });
         if !lower {
             return Err(self.rec.invalid(
-                "an `ap.x` block is not in its slot's row of A at or left of the diagonal, or its diagonal flag is wrong"
+                "an `ap.x` block is not in its slot's row of A at or left of the diagonal, its diagonal flag is wrong, \
+                 or a diagonal block is not its run's last"
                     .into(),
             ));
         }

@@ -284,6 +284,22 @@ fn symmetric_pair_flags_blocks_and_mirrors_that_lie_are_refused() {
         let e = load(&b, &a, &p).unwrap_err().to_string();
         assert!(e.contains("its diagonal flag is wrong"), "{k}: {e}");
     }
+    // A run's diagonal contribution swapped with the one before it (both sides): the same
+    // sum, but the device's halving kernel takes a run's diagonal block last.
+    let q = (0..s.ap.slots())
+        .find(|&t| s.ap.run(t).len() >= 2 && s.ap.x[s.ap.ptr[t + 1] as usize - 1] & DIAGONAL_FLAG != 0)
+        .map(|t| s.ap.ptr[t + 1] - 1)
+        .expect("a run of two or more ending on the diagonal");
+    let mut b = bytes.clone();
+    for (name, v) in [("ap.x", &s.ap.x), ("ap.y", &s.ap.y)] {
+        let d = v[q as usize] ^ v[q as usize - 1];
+        for k in [q, q - 1] {
+            xor_u32(&mut b, name, k, d);
+            seal_for_testing(&mut b, &key);
+        }
+    }
+    let e = load(&b, &a, &p).unwrap_err().to_string();
+    assert!(e.contains("not its run's last"), "{e}");
     // An `x` block moved to the next block of A (upper, or the diagonal unflagged).
     let mut b = bytes.clone();
     edit_u32(&mut b, "ap.x", a.nnzb() as u32);

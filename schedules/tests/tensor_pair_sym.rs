@@ -299,6 +299,16 @@ fn the_replayed_schedule_is_v0_to_rounding_exactly_symmetric_and_does_less_work(
         assert!(rw <= base.stats.block_multiplies - full_ap, "{bf}x{bc}");
         assert!(s.wh.nnzb() <= base.w.nnzb());
         assert!(s.ap.x.iter().filter(|&&x| x & DIAGONAL_FLAG != 0).count() >= a.nrows().min(1));
+        // A run's diagonal block, where it has one, is its last (the device's halving kernel's
+        // order).
+        for t in 0..s.ap.slots() {
+            let run = &s.ap.x[s.ap.ptr[t] as usize..s.ap.ptr[t + 1] as usize];
+            let flagged: Vec<usize> = (0..run.len()).filter(|&q| run[q] & DIAGONAL_FLAG != 0).collect();
+            assert!(
+                flagged.is_empty() || flagged == [run.len() - 1],
+                "{bf}x{bc}: slot {t}: {flagged:?}"
+            );
+        }
         // X's runs split into chunks: the chunks tile each run in order, at most `len` long and
         // near-equal; V0 to rounding and exactly symmetric; whole-run chunks give the pass's bytes.
         let longest = (0..s.rw.slots()).map(|q| s.rw.run(q).len()).max().unwrap();
