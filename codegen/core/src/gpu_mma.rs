@@ -296,15 +296,14 @@ pub(crate) fn mma_stage(out: &mut String, st: Stage, half: bool) -> KernelEntry 
     // Whole steps of `unroll` contributions (every load before any MMA), then one at a time.
     // The halving kernel's diagonal step last, its accumulator doubled before and halved
     // after: 0.5 (2 S + D P) rounds as S + (D / 2) P does, bit for bit.
-    let diag = half.then(|| ("if (u < cnt)".to_string(), 1));
-    for (loop_head, count) in [
-        (format!("for (; u + {unroll} <= {lim}; u += {unroll})"), unroll),
-        (format!("for (; u < {lim}; ++u)"), 1),
+    let diag = half.then(|| ("if (u < cnt)".to_string(), 1, true));
+    for (loop_head, count, diag_step) in [
+        (format!("for (; u + {unroll} <= {lim}; u += {unroll})"), unroll, false),
+        (format!("for (; u < {lim}; ++u)"), 1, false),
     ]
     .into_iter()
     .chain(diag)
     {
-        let diag_step = loop_head.starts_with("if");
         writeln!(out, "    {loop_head} {{").unwrap();
         for c in 0..count {
             writeln!(
