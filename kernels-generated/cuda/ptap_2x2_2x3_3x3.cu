@@ -509,7 +509,8 @@ extern "C" __global__ __launch_bounds__(128, 16) void ptap_mma2h_2x2x3(const dou
   for (u32 w = (u32)b0 + (inter ? lw : 0); w < b1; w += step) {
   double d0 = 0.0, d1 = 0.0;
   u32 q = uptr[w], q1 = uptr[w + 1];
-  for (; q + 4 <= q1; q += 4) {
+  const u32 qt = q1 - q < 2 ? q : q1 - 2;
+  for (; q + 4 <= qt; q += 4) {
     uint2 e0 = __ldg(ep + (2 * q + (r >> 2)) + 0);
     uint2 e1 = __ldg(ep + (2 * q + (r >> 2)) + 2);
     uint2 e2 = __ldg(ep + (2 * q + (r >> 2)) + 4);
@@ -526,17 +527,13 @@ extern "C" __global__ __launch_bounds__(128, 16) void ptap_mma2h_2x2x3(const dou
     double b3_0 = 0.0, a3_0 = 0.0;
     b3_0 = __ldg(yl0 + (u64)e3.y * 6) * ym0;
     if (av0 && e3.x != 0xffffffffu) a3_0 = __ldg(xl0 + (u64)(e3.x & 0x7fffffffu) * 4);
-    a0_0 *= (int)e0.x < 0 ? 0.5 : 1.0;
-    a1_0 *= (int)e1.x < 0 ? 0.5 : 1.0;
-    a2_0 *= (int)e2.x < 0 ? 0.5 : 1.0;
-    a3_0 *= (int)e3.x < 0 ? 0.5 : 1.0;
     asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
     asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
     asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
     asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a3_0), "d"(b3_0));
   }
-  if (q < q1) {
-    u32 rem = q1 - q;
+  if (q < qt) {
+    u32 rem = qt - q;
     uint2 e0 = __ldg(ep + (2 * q + (r >> 2)) + 0);
     uint2 e1 = make_uint2(0, 0);
     if (1 < rem) e1 = __ldg(ep + (2 * q + (r >> 2)) + 2);
@@ -549,12 +546,29 @@ extern "C" __global__ __launch_bounds__(128, 16) void ptap_mma2h_2x2x3(const dou
     if (1 < rem) { b1_0 = __ldg(yl0 + (u64)e1.y * 6) * ym0; if (av0 && e1.x != 0xffffffffu) a1_0 = __ldg(xl0 + (u64)(e1.x & 0x7fffffffu) * 4); }
     double b2_0 = 0.0, a2_0 = 0.0;
     if (2 < rem) { b2_0 = __ldg(yl0 + (u64)e2.y * 6) * ym0; if (av0 && e2.x != 0xffffffffu) a2_0 = __ldg(xl0 + (u64)(e2.x & 0x7fffffffu) * 4); }
-    a0_0 *= (int)e0.x < 0 ? 0.5 : 1.0;
-    a1_0 *= (int)e1.x < 0 ? 0.5 : 1.0;
-    a2_0 *= (int)e2.x < 0 ? 0.5 : 1.0;
     asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
     if (1 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
     if (2 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
+  }
+  q = qt;
+  if (q < q1) {
+    u32 rem = q1 - q;
+    d0 *= 2.0;
+    d1 *= 2.0;
+    uint2 e0 = __ldg(ep + (2 * q + (r >> 2)) + 0);
+    uint2 e1 = make_uint2(0, 0);
+    if (1 < rem) e1 = __ldg(ep + (2 * q + (r >> 2)) + 2);
+    double b0_0 = 0.0, a0_0 = 0.0;
+    b0_0 = __ldg(yl0 + (u64)e0.y * 6) * ym0;
+    if (av0 && e0.x != 0xffffffffu) a0_0 = __ldg(xl0 + (u64)(e0.x & 0x7fffffffu) * 4);
+    double b1_0 = 0.0, a1_0 = 0.0;
+    if (1 < rem) { b1_0 = __ldg(yl0 + (u64)e1.y * 6) * ym0; if (av0 && e1.x != 0xffffffffu) a1_0 = __ldg(xl0 + (u64)(e1.x & 0x7fffffffu) * 4); }
+    a0_0 *= (int)e0.x < 0 ? 1.0 : 2.0;
+    a1_0 *= (int)e1.x < 0 ? 1.0 : 2.0;
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+    if (1 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
+    d0 *= 0.5;
+    d1 *= 0.5;
   }
   u32 c0 = 2 * t;
   {
@@ -1813,7 +1827,8 @@ extern "C" __global__ __launch_bounds__(128, 16) void ptap_mma2h_3x3x3(const dou
   for (u32 w = (u32)b0 + (inter ? lw : 0); w < b1; w += step) {
   double d0 = 0.0, d1 = 0.0;
   u32 q = uptr[w], q1 = uptr[w + 1];
-  for (; q + 4 <= q1; q += 4) {
+  const u32 qt = q1 - q < 2 ? q : q1 - 2;
+  for (; q + 4 <= qt; q += 4) {
     uint2 e0 = __ldg(ep + (2 * q + (r >> 2)) + 0);
     uint2 e1 = __ldg(ep + (2 * q + (r >> 2)) + 2);
     uint2 e2 = __ldg(ep + (2 * q + (r >> 2)) + 4);
@@ -1830,17 +1845,13 @@ extern "C" __global__ __launch_bounds__(128, 16) void ptap_mma2h_3x3x3(const dou
     double b3_0 = 0.0, a3_0 = 0.0;
     b3_0 = __ldg(yl0 + (u64)e3.y * 9) * ym0;
     if (av0 && e3.x != 0xffffffffu) a3_0 = __ldg(xl0 + (u64)(e3.x & 0x7fffffffu) * 9);
-    a0_0 *= (int)e0.x < 0 ? 0.5 : 1.0;
-    a1_0 *= (int)e1.x < 0 ? 0.5 : 1.0;
-    a2_0 *= (int)e2.x < 0 ? 0.5 : 1.0;
-    a3_0 *= (int)e3.x < 0 ? 0.5 : 1.0;
     asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
     asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
     asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
     asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a3_0), "d"(b3_0));
   }
-  if (q < q1) {
-    u32 rem = q1 - q;
+  if (q < qt) {
+    u32 rem = qt - q;
     uint2 e0 = __ldg(ep + (2 * q + (r >> 2)) + 0);
     uint2 e1 = make_uint2(0, 0);
     if (1 < rem) e1 = __ldg(ep + (2 * q + (r >> 2)) + 2);
@@ -1853,12 +1864,29 @@ extern "C" __global__ __launch_bounds__(128, 16) void ptap_mma2h_3x3x3(const dou
     if (1 < rem) { b1_0 = __ldg(yl0 + (u64)e1.y * 9) * ym0; if (av0 && e1.x != 0xffffffffu) a1_0 = __ldg(xl0 + (u64)(e1.x & 0x7fffffffu) * 9); }
     double b2_0 = 0.0, a2_0 = 0.0;
     if (2 < rem) { b2_0 = __ldg(yl0 + (u64)e2.y * 9) * ym0; if (av0 && e2.x != 0xffffffffu) a2_0 = __ldg(xl0 + (u64)(e2.x & 0x7fffffffu) * 9); }
-    a0_0 *= (int)e0.x < 0 ? 0.5 : 1.0;
-    a1_0 *= (int)e1.x < 0 ? 0.5 : 1.0;
-    a2_0 *= (int)e2.x < 0 ? 0.5 : 1.0;
     asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
     if (1 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
     if (2 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a2_0), "d"(b2_0));
+  }
+  q = qt;
+  if (q < q1) {
+    u32 rem = q1 - q;
+    d0 *= 2.0;
+    d1 *= 2.0;
+    uint2 e0 = __ldg(ep + (2 * q + (r >> 2)) + 0);
+    uint2 e1 = make_uint2(0, 0);
+    if (1 < rem) e1 = __ldg(ep + (2 * q + (r >> 2)) + 2);
+    double b0_0 = 0.0, a0_0 = 0.0;
+    b0_0 = __ldg(yl0 + (u64)e0.y * 9) * ym0;
+    if (av0 && e0.x != 0xffffffffu) a0_0 = __ldg(xl0 + (u64)(e0.x & 0x7fffffffu) * 9);
+    double b1_0 = 0.0, a1_0 = 0.0;
+    if (1 < rem) { b1_0 = __ldg(yl0 + (u64)e1.y * 9) * ym0; if (av0 && e1.x != 0xffffffffu) a1_0 = __ldg(xl0 + (u64)(e1.x & 0x7fffffffu) * 9); }
+    a0_0 *= (int)e0.x < 0 ? 1.0 : 2.0;
+    a1_0 *= (int)e1.x < 0 ? 1.0 : 2.0;
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a0_0), "d"(b0_0));
+    if (1 < rem) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a1_0), "d"(b1_0));
+    d0 *= 0.5;
+    d1 *= 0.5;
   }
   u32 c0 = 2 * t;
   {

@@ -541,6 +541,13 @@ impl Loader<'_, '_> {
         let ap_order = self.u32("ap.order")?;
         self.permutation("ap.order", &ap_order, ap.slots(), window)?;
         let ap_pairs = self.pairs("ap", &ap, &wh, 2)?;
+        if !PairedRuns::flags_in_tail(&ap_pairs.ptr, &ap_pairs.slots, &ap) {
+            return Err(self.rec.invalid(
+                "a diagonal block of `ap` is not among the last two entries of its pair unit (the runs of rows 2r and \
+                 2r + 1 merged by `y`)"
+                    .into(),
+            ));
+        }
         let transpose = self.u32("c.transpose")?;
         let rp = c.row_ptr();
         let mirrored = transpose.len() == c.nnzb()

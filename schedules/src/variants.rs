@@ -402,6 +402,32 @@ impl PairedRuns {
         self.ent.len() == 2 * self.width * self.entries()
     }
 
+    /// Whether every block flagged [`DIAGONAL_FLAG`] in the runs of the
+    /// width-2 units `ptr` / `slots` (already [`PairedRuns::matches`]) lies
+    /// among its unit's last two merged entries: where the device's pair
+    /// kernel for the symmetric product halves them (`ptap_mma2h_*`'s tail
+    /// step). The inspector's units always do: each run ends on its diagonal,
+    /// and only row `2r + 1`'s diagonal has a larger `y` than row `2r`'s. One
+    /// parallel merge of every unit; writes nothing.
+    pub fn flags_in_tail(ptr: &[u64], slots: &[u32], runs: &SlotRuns) -> bool {
+        let flagged = |x: u32| x != NO_BLOCK && x & DIAGONAL_FLAG != 0;
+        (0..ptr.len().saturating_sub(1)).into_par_iter().all(|u| {
+            let n = (ptr[u + 1] - ptr[u]) as usize;
+            let s1 = slots[2 * u + 1];
+            let (mut k, mut ok) = (0usize, true);
+            merge_runs(
+                runs,
+                slots[2 * u] as usize,
+                (s1 != NO_BLOCK).then_some(s1 as usize),
+                |e| {
+                    ok &= k + 2 >= n || !(flagged(e[0]) || flagged(e[2]));
+                    k += 1;
+                },
+            );
+            ok
+        })
+    }
+
     /// Whether `width`, `ptr` and `slots` are exactly the units the inspector
     /// builds from `runs` over `out` ([`PairedRuns::paired`] for width 2,
     /// [`PairedRuns::single`] for width 1): the same slots in the same order,

@@ -266,6 +266,89 @@ fn xor_u32(bytes: &mut [u8], name: &str, k: u64, mask: u32) {
     bytes[at..at + 4].copy_from_slice(&v.to_le_bytes());
 }
 
+/// The length of the merge by `y` of two runs' `y` blocks, as the loader's
+/// units count it (an equal `y` on both sides is one entry).
+fn merged_len(a: &[u32], b: &[u32]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() || j < b.len() {
+        if i < a.len() && j < b.len() && b[j] <= a[i] {
+            i += (b[j] == a[i]) as usize;
+            j += 1;
+        } else if i < a.len() {
+            i += 1;
+        } else {
+            j += 1;
+        }
+        n += 1;
+    }
+    n
+}
+
+#[test]
+fn symmetric_pair_units_whose_diagonals_miss_the_tail_step_are_refused() {
+    use ptap_schedules::variants::NO_BLOCK;
+    let key = TagKey::from_bytes(KEY);
+    // Couplings at distance 1 and 3: row 2r + 1's runs hold row 2r's diagonal `y` too.
+    let (_, p) = patterns();
+    let n = 60i64;
+    let rows: Vec<Vec<u32>> = (0..n)
+        .map(|i| {
+            [-3, -1, 0, 1, 3]
+                .iter()
+                .map(|d| i + d)
+                .filter(|c| (0..n).contains(c))
+                .map(|c| c as u32)
+                .collect()
+        })
+        .collect();
+    let a = Arc::new(BlockPattern::from_rows(n as usize, &rows).unwrap());
+    let (bytes, a, p) = written_for(Variant::TensorPairSym, (a, p));
+    let VariantSchedule::TensorPairSym(s) = load(&bytes, &a, &p).expect("the intact file loads") else {
+        panic!("not a symmetric tensor-pair schedule")
+    };
+    let (ap, pairs) = (&s.ap, &s.ap_pairs);
+    // A unit whose second run holds the first run's diagonal `y` behind another entry and
+    // ahead of its own diagonal. Moved to the front of that run, the block keeps its row,
+    // the run still ends on its diagonal, and the units (their lengths mended) still merge
+    // every run once; but the merge now puts the first run's diagonal three or more from
+    // the end, where the device's pair kernel would take it whole.
+    let (u, r1, at) = (0..pairs.units())
+        .find_map(|u| {
+            let s1 = pairs.slots[2 * u + 1];
+            let r0 = ap.run(pairs.slots[2 * u] as usize);
+            let r1 = (s1 != NO_BLOCK).then(|| ap.run(s1 as usize))?;
+            let at = ap.y[r1.clone()].iter().position(|&y| y == ap.y[r0.end - 1])?;
+            (at >= 1 && at + 1 < r1.len()).then_some((u, r1, at))
+        })
+        .expect("a unit whose second run holds the first's diagonal y mid-run");
+    let r0 = ap.run(pairs.slots[2 * u] as usize);
+    let mut b = bytes.clone();
+    let mut ys = ap.y[r1.clone()].to_vec();
+    for (name, v) in [("ap.x", &ap.x), ("ap.y", &ap.y)] {
+        let mut moved = v[r1.clone()].to_vec();
+        moved[..=at].rotate_right(1);
+        if name == "ap.y" {
+            ys = moved.clone();
+        }
+        for (k, (&old, &new)) in v[r1.clone()].iter().zip(&moved).enumerate() {
+            if old != new {
+                xor_u32(&mut b, name, (r1.start + k) as u64, old ^ new);
+                seal_for_testing(&mut b, &key);
+            }
+        }
+    }
+    let y0 = &ap.y[r0];
+    let delta = merged_len(y0, &ys) as i64 - merged_len(y0, &ap.y[r1.clone()]) as i64;
+    if delta != 0 {
+        for k in u + 1..=pairs.units() {
+            edit_u64(&mut b, "ap.pair.ptr", k as u64, delta);
+            seal_for_testing(&mut b, &key);
+        }
+    }
+    let e = load(&b, &a, &p).unwrap_err().to_string();
+    assert!(e.contains("not among the last two entries of its pair unit"), "{e}");
+}
+
 #[test]
 fn symmetric_pair_flags_blocks_and_mirrors_that_lie_are_refused() {
     use ptap_schedules::variants::DIAGONAL_FLAG;

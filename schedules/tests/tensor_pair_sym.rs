@@ -309,6 +309,22 @@ fn the_replayed_schedule_is_v0_to_rounding_exactly_symmetric_and_does_less_work(
                 "{bf}x{bc}: slot {t}: {flagged:?}"
             );
         }
+        // A pair of slots (rows 2r and 2r + 1) merged by `y`: both diagonals among its last two
+        // entries (the device's pair kernel's tail step).
+        let u = PairedRuns::rebuild(2, s.ap_pairs.ptr.clone(), s.ap_pairs.slots.clone(), &s.ap).unwrap();
+        for k in 0..u.units() {
+            let (lo, hi) = (u.ptr[k] as usize, u.ptr[k + 1] as usize);
+            for q in lo..hi {
+                let e = &u.ent[4 * q..4 * q + 4];
+                let flagged = [e[0], e[2]].iter().any(|&x| x != NO_BLOCK && x & DIAGONAL_FLAG != 0);
+                assert!(
+                    !flagged || q + 2 >= hi,
+                    "{bf}x{bc}: unit {k}: entry {} of {}",
+                    q - lo,
+                    hi - lo
+                );
+            }
+        }
         // X's runs split into chunks: the chunks tile each run in order, at most `len` long and
         // near-equal; V0 to rounding and exactly symmetric; whole-run chunks give the pass's bytes.
         let longest = (0..s.rw.slots()).map(|q| s.rw.run(q).len()).max().unwrap();
