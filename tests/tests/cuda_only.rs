@@ -508,7 +508,8 @@ fn random_symmetric(rng: &mut ptap_tests::Rng, n: usize, m: usize, bf: usize, bc
 /// `X_IJ + X_JI^T` to both) and unfolded (`off`: `X`, then the symmetrize
 /// pass), and with `X`'s runs split across warps (`PTAP_SYM_SPLIT`: chunks of
 /// 1, 3, 8 and whole runs, then the split pass): all give the CPU's V0 to 1e-13, exactly symmetric results, and
-/// the same bytes on a second call, on random symmetric 3x3 / 3x6 and 6x6
+/// the same bytes on a second call; the units' order (`PTAP_SYM_RW_ORDER`: windows
+/// sorted longest first, or the schedule's order) gives the same bytes, on random symmetric 3x3 / 3x6 and 6x6
 /// products and the beam's levels (k = 3). Every slot is written (the output
 /// starts as NaN).
 #[test]
@@ -548,22 +549,30 @@ fn the_symmetric_pairs_folded_stage_is_v0_exactly_symmetric_and_deterministic() 
         let longest = (0..sym.rw.slots()).map(|s| sym.rw.run(s).len()).max().unwrap_or(0);
         let whole = longest.max(1).to_string();
         // Folded; X then the pass; X's runs split into chunks of 1, 3 and 8
-        // contributions, and into whole runs (one chunk per slot).
+        // contributions, and into whole runs (one chunk per slot); all with the
+        // units in windows sorted longest first (the default). Then folded and
+        // the pass again in the schedule's order and in windows of 3 and 5.
         let modes = [
-            ("on", "off"),
-            ("off", "off"),
-            ("off", "1"),
-            ("off", "3"),
-            ("off", "8"),
-            ("off", &*whole),
+            ("on", "off", "default"),
+            ("off", "off", "default"),
+            ("off", "1", "default"),
+            ("off", "3", "default"),
+            ("off", "8", "default"),
+            ("off", &*whole, "default"),
+            ("on", "off", "off"),
+            ("off", "off", "off"),
+            ("on", "off", "3"),
+            ("off", "off", "5"),
         ];
-        for (fold, split) in modes {
+        for (fold, split, order) in modes {
             std::env::set_var("PTAP_SYM_FOLD", fold);
             std::env::set_var("PTAP_SYM_SPLIT", split);
+            std::env::set_var("PTAP_SYM_RW_ORDER", order);
             let mut product = be.product(&schedule, bf, bc).unwrap();
             std::env::remove_var("PTAP_SYM_FOLD");
             std::env::remove_var("PTAP_SYM_SPLIT");
-            let fold = format!("{fold}, split {split}");
+            std::env::remove_var("PTAP_SYM_RW_ORDER");
+            let fold = format!("{fold}, split {split}, order {order}");
             let mut dc = be.matrix(BlockCsr::zeros(base.c.clone(), bc, bc), false).unwrap();
             be.set_values(&mut dc, &vec![f64::NAN; want.values().len()]).unwrap();
             be.galerkin(&mut product, &da, &dp, &mut dc).unwrap();
@@ -606,6 +615,16 @@ fn the_symmetric_pairs_folded_stage_is_v0_exactly_symmetric_and_deterministic() 
                 .all(|(x, y)| x.to_bits() == y.to_bits()),
             "{what}: whole-run chunks differ from the pass"
         );
+        // The units' order changes no unit's sums: the same bytes in any order.
+        for (i, j) in [(6, 0), (7, 1), (8, 0), (9, 1)] {
+            assert!(
+                got_by[i]
+                    .iter()
+                    .zip(&got_by[j])
+                    .all(|(x, y)| x.to_bits() == y.to_bits()),
+                "{what}: mode {i}'s unit order changes the bytes of mode {j}"
+            );
+        }
     }
     assert!(cases.len() >= 5, "{} cases", cases.len());
 }
