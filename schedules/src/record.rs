@@ -59,7 +59,7 @@ use crate::two_pass::{ProductStats, TwoPassSchedule};
 use crate::variants::{
     ColumnSplitSchedule, FlatRecords, FlatStreamSchedule, FoldedRuns, FusedSchedule, OuterProductSchedule, PairedRuns,
     PanelTiledSchedule, RowGustavsonSchedule, SlotRuns, SlotTiledSchedule, TensorPairSchedule, TensorPairSymSchedule,
-    VariantSchedule, DIAGONAL_FLAG,
+    UnitsMismatch, VariantSchedule, DIAGONAL_FLAG,
 };
 use crate::SharedArray;
 use crate::Variant;
@@ -249,8 +249,8 @@ impl VariantSchedule {
             Variant::RowGustavson => Self::RowGustavson(Arc::new(RowGustavsonSchedule::inspect(base))),
             Variant::TensorPair => {
                 let split = Arc::new(l.column_split()?);
-                let ap = l.pairs("ap", &split.tiled.ap, &base.w, 2)?;
-                let rw = l.pairs("rw", &split.tiled.rw, &base.c, 1)?;
+                let ap = l.pairs("ap", &split.tiled.ap, &base.w, 2, false)?;
+                let rw = l.pairs("rw", &split.tiled.rw, &base.c, 1, false)?;
                 Self::TensorPair(Arc::new(TensorPairSchedule { split, ap, rw }))
             }
             Variant::TensorPairSym => Self::TensorPairSym(Arc::new(l.tensor_pair_sym()?)),
@@ -540,14 +540,7 @@ impl Loader<'_, '_> {
         }
         let ap_order = self.u32("ap.order")?;
         self.permutation("ap.order", &ap_order, ap.slots(), window)?;
-        let ap_pairs = self.pairs("ap", &ap, &wh, 2)?;
-        if !PairedRuns::flags_in_tail(&ap_pairs.ptr, &ap_pairs.slots, &ap) {
-            return Err(self.rec.invalid(
-                "a diagonal block of `ap` is not among the last two entries of its pair unit (the runs of rows 2r and \
-                 2r + 1 merged by `y`)"
-                    .into(),
-            ));
-        }
+        let ap_pairs = self.pairs("ap", &ap, &wh, 2, true)?;
         let transpose = self.u32("c.transpose")?;
         let rp = c.row_ptr();
         let mirrored = transpose.len() == c.nnzb()
@@ -607,7 +600,9 @@ impl Loader<'_, '_> {
     /// ([`PairedRuns::matches`]). Their entries are not stored: the device
     /// builds them from the runs ([`PairedRuns::rebuild`] on the host), so the
     /// loaded `ent` is empty.
-    fn pairs(&self, stage: &str, runs: &SlotRuns, out: &BlockPattern, width: usize) -> Result<PairedRuns> {
+    /// With `tails`, also each flagged diagonal block among its unit's last two
+    /// entries ([`PairedRuns::check`]; the symmetric pair's `A P`).
+    fn pairs(&self, stage: &str, runs: &SlotRuns, out: &BlockPattern, width: usize, tails: bool) -> Result<PairedRuns> {
         let name = |s: &str| format!("{stage}.pair.{s}");
         let stored = self.size(&name("width"))? as usize;
         if stored != width {
@@ -617,10 +612,19 @@ impl Loader<'_, '_> {
             )));
         }
         let (ptr, slots) = (self.u64(&name("ptr"))?, self.u32(&name("slots"))?);
-        if !PairedRuns::matches(width, &ptr, &slots, runs, out) {
-            return Err(self.rec.invalid(format!(
-                "the `{stage}.pair` units do not merge each slot's run exactly once"
-            )));
+        match PairedRuns::check(width, &ptr, &slots, runs, out, tails) {
+            Ok(()) => {}
+            Err(UnitsMismatch::Units) => {
+                return Err(self.rec.invalid(format!(
+                    "the `{stage}.pair` units do not merge each slot's run exactly once"
+                )))
+            }
+            Err(UnitsMismatch::DiagonalOutsideTail) => {
+                return Err(self.rec.invalid(format!(
+                    "a diagonal block of `{stage}` is not among the last two entries of its pair unit (the runs of \
+                     rows 2r and 2r + 1 merged by `y`)"
+                )))
+            }
         }
         Ok(PairedRuns {
             width,

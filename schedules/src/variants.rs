@@ -402,32 +402,6 @@ impl PairedRuns {
         self.ent.len() == 2 * self.width * self.entries()
     }
 
-    /// Whether every block flagged [`DIAGONAL_FLAG`] in the runs of the
-    /// width-2 units `ptr` / `slots` (already [`PairedRuns::matches`]) lies
-    /// among its unit's last two merged entries: where the device's pair
-    /// kernel for the symmetric product halves them (`ptap_mma2h_*`'s tail
-    /// step). The inspector's units always do: each run ends on its diagonal,
-    /// and only row `2r + 1`'s diagonal has a larger `y` than row `2r`'s. One
-    /// parallel merge of every unit; writes nothing.
-    pub fn flags_in_tail(ptr: &[u64], slots: &[u32], runs: &SlotRuns) -> bool {
-        let flagged = |x: u32| x != NO_BLOCK && x & DIAGONAL_FLAG != 0;
-        (0..ptr.len().saturating_sub(1)).into_par_iter().all(|u| {
-            let n = (ptr[u + 1] - ptr[u]) as usize;
-            let s1 = slots[2 * u + 1];
-            let (mut k, mut ok) = (0usize, true);
-            merge_runs(
-                runs,
-                slots[2 * u] as usize,
-                (s1 != NO_BLOCK).then_some(s1 as usize),
-                |e| {
-                    ok &= k + 2 >= n || !(flagged(e[0]) || flagged(e[2]));
-                    k += 1;
-                },
-            );
-            ok
-        })
-    }
-
     /// Whether `width`, `ptr` and `slots` are exactly the units the inspector
     /// builds from `runs` over `out` ([`PairedRuns::paired`] for width 2,
     /// [`PairedRuns::single`] for width 1): the same slots in the same order,
@@ -435,12 +409,31 @@ impl PairedRuns {
     /// be valid over `out` (pointers and indices checked). One parallel pass
     /// that reads `out`'s columns and the runs' `y` blocks, and writes nothing.
     pub fn matches(width: usize, ptr: &[u64], slots: &[u32], runs: &SlotRuns, out: &BlockPattern) -> bool {
+        Self::check(width, ptr, slots, runs, out, false).is_ok()
+    }
+
+    /// [`PairedRuns::matches`], and with `tails` (width 2, the symmetric
+    /// pair's `A P` units) also that a run whose last block is flagged
+    /// [`DIAGONAL_FLAG`] (the caller has checked that only a run's last block
+    /// may be) merges it among its unit's last two entries: where the device's
+    /// pair kernel halves it (`ptap_mma2h_*`'s tail step). The inspector's
+    /// units always do: each run ends on its diagonal, and only row `2r + 1`'s
+    /// diagonal has a larger `y` than row `2r`'s. The same single pass.
+    pub fn check(
+        width: usize,
+        ptr: &[u64],
+        slots: &[u32],
+        runs: &SlotRuns,
+        out: &BlockPattern,
+        tails: bool,
+    ) -> Result<(), UnitsMismatch> {
         let units = ptr.len().saturating_sub(1);
         if ptr.first() != Some(&0) || slots.len() != width * units || runs.slots() != out.nnzb() {
-            return false;
+            return Err(UnitsMismatch::Units);
         }
+        let fits = |ok: bool| if ok { Ok(()) } else { Err(UnitsMismatch::Units) };
         match width {
-            1 => {
+            1 => fits(
                 units == runs.slots()
                     && ptr
                         .par_chunks(1 << 14)
@@ -449,8 +442,8 @@ impl PairedRuns {
                     && slots
                         .par_chunks(1 << 14)
                         .enumerate()
-                        .all(|(c, s)| s.iter().enumerate().all(|(i, &v)| v as usize == (c << 14) + i))
-            }
+                        .all(|(c, s)| s.iter().enumerate().all(|(i, &v)| v as usize == (c << 14) + i)),
+            ),
             2 => {
                 let pairs = out.nrows().div_ceil(2);
                 let n = default_chunk_count(pairs);
@@ -461,7 +454,7 @@ impl PairedRuns {
                     .map(|c| chunk(c).map(|r| pair_units(out, r, |_, _| {})).sum())
                     .collect();
                 if counts.iter().sum::<usize>() != units {
-                    return false;
+                    return Err(UnitsMismatch::Units);
                 }
                 let starts: Vec<usize> = counts
                     .iter()
@@ -470,23 +463,41 @@ impl PairedRuns {
                         Some(*acc - k)
                     })
                     .collect();
-                (0..n).into_par_iter().all(|c| {
-                    let mut u = starts[c];
-                    let mut ok = true;
-                    for r in chunk(c) {
-                        pair_units(out, r, |s0, s1| {
-                            let s1 = s1.map_or(NO_BLOCK, |s| s as u32);
-                            ok = ok
-                                && slots[2 * u] as usize == s0
-                                && slots[2 * u + 1] == s1
-                                && ptr[u + 1].checked_sub(ptr[u]) == Some(merged_len(runs, s0, s1) as u64);
-                            u += 1;
-                        });
-                    }
-                    ok
-                })
+                let flagged = |s: u32| {
+                    let e = runs.ptr[s as usize + 1] as usize;
+                    e > runs.ptr[s as usize] as usize && runs.x[e - 1] & DIAGONAL_FLAG != 0
+                };
+                let (units_ok, tails_ok) = (0..n)
+                    .into_par_iter()
+                    .map(|c| {
+                        let mut u = starts[c];
+                        let (mut ok, mut tail) = (true, true);
+                        for r in chunk(c) {
+                            pair_units(out, r, |s0, s1| {
+                                let s1 = s1.map_or(NO_BLOCK, |s| s as u32);
+                                ok = ok && slots[2 * u] as usize == s0 && slots[2 * u + 1] == s1;
+                                if ok {
+                                    let (len, last0, last1) = merged_tails(runs, s0, s1);
+                                    ok = ptr[u + 1].checked_sub(ptr[u]) == Some(len as u64);
+                                    tail = tail
+                                        && (!tails
+                                            || ((!flagged(s0 as u32) || last0 + 2 >= len)
+                                                && (s1 == NO_BLOCK || !flagged(s1) || last1 + 2 >= len)));
+                                }
+                                u += 1;
+                            });
+                        }
+                        (ok, tail)
+                    })
+                    .reduce(|| (true, true), |a, b| (a.0 && b.0, a.1 && b.1));
+                fits(units_ok)?;
+                if tails_ok {
+                    Ok(())
+                } else {
+                    Err(UnitsMismatch::DiagonalOutsideTail)
+                }
             }
-            _ => false,
+            _ => Err(UnitsMismatch::Units),
         }
     }
 
@@ -622,9 +633,15 @@ fn pair_units(out: &BlockPattern, r: usize, mut f: impl FnMut(usize, Option<usiz
     n
 }
 
-/// How many entries [`merge_runs`] makes of slots `s0` and `s1` (or [`NO_BLOCK`]):
-/// the same walk, reading only the `y` blocks.
+/// How many entries [`merge_runs`] makes of slots `s0` and `s1` (or [`NO_BLOCK`]).
 fn merged_len(runs: &SlotRuns, s0: usize, s1: u32) -> usize {
+    merged_tails(runs, s0, s1).0
+}
+
+/// How many entries [`merge_runs`] makes of slots `s0` and `s1` (or [`NO_BLOCK`]),
+/// and the entries that merge each run's last block (`usize::MAX` for an empty or
+/// absent run): the same walk, reading only the `y` blocks.
+fn merged_tails(runs: &SlotRuns, s0: usize, s1: u32) -> (usize, usize, usize) {
     let y = &runs.y[..];
     let (mut a, ae) = (runs.ptr[s0] as usize, runs.ptr[s0 + 1] as usize);
     let (mut b, be) = if s1 == NO_BLOCK {
@@ -632,14 +649,27 @@ fn merged_len(runs: &SlotRuns, s0: usize, s1: u32) -> usize {
     } else {
         (runs.ptr[s1 as usize] as usize, runs.ptr[s1 as usize + 1] as usize)
     };
-    let mut n = 0;
+    let (mut n, mut last0, mut last1) = (0, usize::MAX, usize::MAX);
     while a < ae && b < be {
         let (u, v) = (y[a], y[b]);
+        if u <= v && a + 1 == ae {
+            last0 = n;
+        }
+        if v <= u && b + 1 == be {
+            last1 = n;
+        }
         a += (u <= v) as usize;
         b += (v <= u) as usize;
         n += 1;
     }
-    n + (ae - a) + (be - b)
+    // What is left of one run follows, an entry per block.
+    if a < ae {
+        last0 = n + (ae - a) - 1;
+    }
+    if b < be {
+        last1 = n + (be - b) - 1;
+    }
+    (n + (ae - a) + (be - b), last0, last1)
 }
 
 /// The order-preserving merge by `y` block of the runs of slots `s0` and
@@ -766,6 +796,15 @@ impl TensorPairSchedule {
         let rw = PairedRuns::single(&split.tiled.rw);
         Self { split, ap, rw }
     }
+}
+
+/// Why stored pair units are not the inspector's ([`PairedRuns::check`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnitsMismatch {
+    /// Other slots, another order, or a pointer range not as long as its merge.
+    Units,
+    /// A flagged diagonal block merges three or more entries from its unit's end.
+    DiagonalOutsideTail,
 }
 
 /// Bit 31 of an `x` index of the symmetric product's `A P` runs: the block is
@@ -1749,6 +1788,40 @@ impl RowGustavsonSchedule {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn merged_tails_counts_and_places_each_runs_last_block_as_the_merge_does() {
+        // Two runs of random, unsorted and repeating `y` blocks (a forged file's), and empty ones.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % m) as u32
+        };
+        for _ in 0..2000 {
+            let (la, lb) = (next(6) as usize, next(6) as usize);
+            let y: Vec<u32> = (0..la + lb).map(|_| next(8)).collect();
+            let runs = SlotRuns {
+                ptr: vec![0, la as u64, (la + lb) as u64].into(),
+                x: (0..(la + lb) as u32).collect::<Vec<_>>().into(),
+                y: y.into(),
+            };
+            for s1 in [1, NO_BLOCK] {
+                let (mut n, mut last) = (0usize, [usize::MAX; 2]);
+                merge_runs(&runs, 0, (s1 != NO_BLOCK).then_some(1), |e| {
+                    if la > 0 && e[0] == la as u32 - 1 {
+                        last[0] = n;
+                    }
+                    if s1 != NO_BLOCK && lb > 0 && e[2] == (la + lb) as u32 - 1 {
+                        last[1] = n;
+                    }
+                    n += 1;
+                });
+                assert_eq!(merged_tails(&runs, 0, s1), (n, last[0], last[1]), "{:?} {s1}", runs.y);
+            }
+        }
+    }
 
     /// A 1-D chain coupled to its neighbours, aggregated in threes, with every
     /// fourth row also in the next aggregate.
