@@ -464,3 +464,91 @@ fn the_symmetric_pairs_fold_block_reuse_at_k16() {
         }
     }
 }
+
+/// Ledger step 38 (counted on the CPU): would fusing the two stages keep `W'`
+/// in the L2? A fused executor would run the `A P` units of a tile of `W'`
+/// rows, then every `X` unit (one per slot of `A_c`) whose last `W'` row that
+/// tile completed. Per level: how far back in `W'` (in bytes, from the end of
+/// the tile that runs it) each `X` gather reaches, for tiles of 4 / 16 MB, the
+/// launches such a schedule takes, and each unit's own span of `W'`. Prints the
+/// counts and checks that every gather lies behind its tile's end.
+#[test]
+#[ignore = "counts for the products ledger at k = 16; run with --ignored --nocapture"]
+fn the_symmetric_pairs_fused_tile_reach_at_k16() {
+    for (l, _, s) in ptap_tests::beam_sym_pair_levels(16) {
+        let (rw, wh) = (&s.rw, &s.wh);
+        let bf = if l == 0 { 3 } else { 6 };
+        let block = 8 * bf * 6;
+        let rp = wh.row_ptr();
+        let mut row_of = vec![0u32; wh.nnzb()];
+        for r in 0..wh.nrows() {
+            row_of[rp[r]..rp[r + 1]].fill(r as u32);
+        }
+        // Each X unit's last W' row (it can run once that row exists) and its span in bytes.
+        let mut units: Vec<(u32, usize)> = Vec::with_capacity(rw.slots());
+        let mut spans: Vec<usize> = Vec::with_capacity(rw.slots());
+        for u in 0..rw.slots() {
+            let ys = &rw.y[rw.run(u)];
+            if ys.is_empty() {
+                continue;
+            }
+            let (lo, hi) = ys.iter().fold((u32::MAX, 0u32), |(lo, hi), &y| (lo.min(y), hi.max(y)));
+            units.push((row_of[hi as usize], u));
+            spans.push((hi - lo + 1) as usize * block);
+        }
+        units.sort_by_key(|&(r, _)| r);
+        spans.sort_unstable();
+        let q = |f: f64| spans[((spans.len() - 1) as f64 * f) as usize] as f64 / 1e6;
+        let total = wh.nnzb() * block;
+        println!(
+            "level {l}: W' {:.1} MB in {} rows; an X unit spans W' by {:.2} / {:.2} / {:.2} / {:.2} MB \
+             (median / p90 / p99 / max)",
+            total as f64 / 1e6,
+            wh.nrows(),
+            q(0.5),
+            q(0.9),
+            q(0.99),
+            q(1.0)
+        );
+        for tile in [4usize << 20, 16 << 20] {
+            // Tile ends on row boundaries: the first row end at or past each multiple of `tile` bytes.
+            let mut ends: Vec<usize> = Vec::new();
+            let mut next = tile;
+            for r in 0..wh.nrows() {
+                if rp[r + 1] * block >= next || r + 1 == wh.nrows() {
+                    ends.push(r);
+                    next = rp[r + 1] * block + tile;
+                }
+            }
+            let mut reach = [0usize; 4]; // gathered bytes within 8 / 16 / 32 / 48 MB of the tile's end
+            let (mut gathered, mut t) = (0usize, 0usize);
+            for &(last, u) in &units {
+                while ends[t] < last as usize {
+                    t += 1;
+                }
+                let end = rp[ends[t] + 1] * block;
+                for &y in &rw.y[rw.run(u)] {
+                    let back = end - y as usize * block;
+                    assert!(back >= block, "level {l}: a gather past its tile");
+                    for (k, lim) in [8usize, 16, 32, 48].into_iter().enumerate() {
+                        reach[k] += usize::from(back <= lim << 20) * block;
+                    }
+                    gathered += block;
+                }
+            }
+            let f = |k: usize| reach[k] as f64 / gathered as f64;
+            println!(
+                "level {l}, tiles of {} MB: {} tiles ({} launches); of {:.1} MB of X gathers, {:.2} / {:.2} / {:.2} / \
+                 {:.2} lie within 8 / 16 / 32 / 48 MB of their tile's end",
+                tile >> 20,
+                ends.len(),
+                2 * ends.len(),
+                gathered as f64 / 1e6,
+                f(0),
+                f(1),
+                f(2),
+                f(3)
+            );
+        }
+    }
+}
