@@ -1,6 +1,6 @@
 #!/bin/bash
-# One call for what little device time is left (session 22): the pdl and symupper experiments against main, most
-# important first, then main's schedule-cache start and counters. Binaries (git-ignored .device/, gzipped):
+# One device call (about 4 minutes): the pdl and symupper experiments against main, most important first, then
+# main's schedule-cache start and counters. Binaries (git-ignored .device/, gzipped; build.sh beside this makes them):
 # ptap-m37 = main 2da0d97 (kernels of 6e88f11); ptap-pdl, cuda_only-pdl, conformance-pdl = main plus
 # h100-2026-12-07-pdl/pdl-experiment.patch; ptap-su, cuda_only-su = main plus
 # h100-2026-12-07-symupper/symupper-experiment.patch. Run from the repository root with carry [".device"]:
