@@ -42,6 +42,10 @@ pub struct BenchArgs {
     /// With `--device cuda`: compile the kernels with --fmad=false.
     #[arg(long)]
     pub no_fmad: bool,
+    /// With `--device cuda`: launch every kernel plainly, without programmatic
+    /// dependent launch (for comparison; `PTAP_PDL=0` does the same).
+    #[arg(long)]
+    pub no_pdl: bool,
     /// With `--device cuda`: write every level's A and P as scalar CSR here (for benches/peers).
     #[arg(long, value_name = "DIR")]
     pub dump: Option<PathBuf>,
@@ -93,7 +97,10 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         };
         // Read before the device is opened: a bad peer file fails first.
         let peer = args.peer.as_deref().map(Peer::read).transpose()?;
-        let dev = Device::open(DeviceOptions { fmad: !args.no_fmad })?;
+        let dev = Device::open(DeviceOptions {
+            fmad: !args.no_fmad,
+            pdl: !args.no_pdl,
+        })?;
         let report = ptap_drivers::bench_cuda::run(&dev, &options, progress)?;
         bar.finish();
         if !args.quiet {
@@ -197,11 +204,12 @@ fn print_report(rep: &BenchReport) {
 fn print_cuda_report(rep: &CudaBenchReport, dev: &Device) {
     let bw = rep.copy_bandwidth_bytes_per_s;
     outln!(
-        "device {} ({}, {} SMs), kernels compiled with --fmad={}; hierarchy: aggregation {}, pf {} (x{} per level), smoother precision {}",
+        "device {} ({}, {} SMs), kernels compiled with --fmad={}, programmatic dependent launch {}; hierarchy: aggregation {}, pf {} (x{} per level), smoother precision {}",
         rep.device,
         rep.arch,
         dev.sm_count(),
         rep.fmad,
+        if rep.pdl { "on" } else { "off" },
         rep.aggregation,
         rep.pf,
         rep.pf_scale,

@@ -82,11 +82,18 @@ pub struct DeviceOptions {
     /// Let NVRTC contract `a * b + c` into FMA (`--fmad=true`, fastest). With
     /// `false` the order-preserving products match the CPU two-pass bitwise.
     pub fmad: bool,
+    /// Launch the generated kernels with programmatic dependent launch (sm_90
+    /// on): the next kernel of the stream is scheduled while the current one's
+    /// last blocks run and waits in its first statement for the current one to
+    /// finish ([`ptap_codegen_core::GRID_DEPENDENCY`]), which hides most of the
+    /// launch gap between dependent kernels. Numerics are unchanged. The
+    /// environment variable `PTAP_PDL=0` turns it off for a measurement.
+    pub pdl: bool,
 }
 
 impl Default for DeviceOptions {
     fn default() -> Self {
-        Self { fmad: true }
+        Self { fmad: true, pdl: true }
     }
 }
 
@@ -128,9 +135,18 @@ impl TransferCounters {
 pub struct Kernel {
     func: CudaFunction,
     entry: KernelEntry,
+    /// Launched with programmatic stream serialization: the device allows it
+    /// and the kernel's body opens with the grid-dependency wait.
+    pdl: bool,
 }
 
 impl Kernel {
+    /// Whether launches of this kernel overlap their start with the previous
+    /// kernel's tail (programmatic dependent launch, see [`DeviceOptions::pdl`]).
+    pub fn programmatic_launch(&self) -> bool {
+        self.pdl
+    }
+
     /// Thread blocks of `threads` threads (no dynamic shared memory) one SM
     /// holds at once: the residency the kernel's registers and static shared
     /// memory allow.
@@ -180,6 +196,9 @@ pub struct Device {
     arch: String,
     name: String,
     options: DeviceOptions,
+    /// Programmatic dependent launch in effect: asked for, sm_90 or newer and
+    /// not turned off by `PTAP_PDL=0`.
+    pdl: bool,
     cache: KernelCache,
     modules: Mutex<HashMap<String, Kernels>>,
     /// Modules loaded so far and the nanoseconds spent loading them (cache
@@ -224,12 +243,14 @@ impl Device {
         let name = ctx.name()?;
         let l2_bytes = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as u64;
         let clock_hz = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)? as f64 * 1e3;
+        let pdl = options.pdl && major >= 9 && std::env::var("PTAP_PDL").as_deref() != Ok("0");
         Ok(Arc::new(Self {
             ctx,
             stream,
             arch: format!("sm_{major}{minor}"),
             name,
             options,
+            pdl,
             cache: KernelCache::from_env(),
             modules: Mutex::new(HashMap::new()),
             module_loads: Default::default(),
@@ -251,6 +272,12 @@ impl Device {
     }
     pub fn options(&self) -> DeviceOptions {
         self.options
+    }
+    /// Whether generated kernels are launched with programmatic dependent
+    /// launch ([`DeviceOptions::pdl`] on an sm_90 or newer device, unless
+    /// `PTAP_PDL=0`).
+    pub fn programmatic_launch(&self) -> bool {
+        self.pdl
     }
     pub fn sm_count(&self) -> u32 {
         self.sm_count
@@ -424,7 +451,15 @@ impl Device {
         let mut kernels = HashMap::new();
         for e in &module.entries {
             let func = m.load_function(&e.name)?;
-            kernels.insert(e.name.clone(), Arc::new(Kernel { func, entry: e.clone() }));
+            let pdl = self.pdl && module.waits_on_grid_dependency(&e.name);
+            kernels.insert(
+                e.name.clone(),
+                Arc::new(Kernel {
+                    func,
+                    entry: e.clone(),
+                    pdl,
+                }),
+            );
         }
         let kernels = Arc::new(kernels);
         mods.insert(module.name.clone(), kernels.clone());
@@ -458,6 +493,9 @@ impl Device {
         if cfg.grid_dim.0 == 0 {
             return Ok(());
         }
+        if k.pdl && args.len() <= MAX_PROGRAMMATIC_ARGS {
+            return self.launch_programmatic(k, cfg, args);
+        }
         use cudarc::driver::PushKernelArg;
         let mut lb = self.stream.launch_builder(&k.func);
         for a in args {
@@ -473,6 +511,67 @@ impl Device {
         // SAFETY: the argument list matches the kernel's declared parameters
         // (checked above) and every buffer outlives the stream-ordered launch.
         unsafe { lb.launch(cfg) }?;
+        Ok(())
+    }
+}
+
+/// Parameters a programmatic launch marshals on the stack; a kernel with more
+/// takes the plain launch (always correct: its wait is then a no-op).
+const MAX_PROGRAMMATIC_ARGS: usize = 32;
+
+impl Device {
+    /// [`Device::launch`] through `cuLaunchKernelEx` with the programmatic
+    /// stream serialization attribute: the launch may begin once every block
+    /// of the stream's previous kernel has started, and the kernel's opening
+    /// `griddepcontrol.wait` holds it until that kernel has finished. Only for
+    /// kernels that open with that wait (`k.pdl`); arguments already checked.
+    fn launch_programmatic(&self, k: &Kernel, cfg: LaunchConfig, args: &[Arg<'_>]) -> Result<(), CudaError> {
+        use cudarc::driver::DevicePtr;
+        // Each value in its own 8-byte slot, in the parameter's own type and byte order.
+        let mut vals = [[0u8; 8]; MAX_PROGRAMMATIC_ARGS];
+        for (v, a) in vals.iter_mut().zip(args) {
+            let ptr = |p: sys::CUdeviceptr| p.to_ne_bytes();
+            *v = match a {
+                Arg::F64(s) | Arg::F64Mut(s) => ptr(s.device_ptr(&self.stream).0),
+                Arg::F32(s) | Arg::F32Mut(s) => ptr(s.device_ptr(&self.stream).0),
+                Arg::U32s(s) | Arg::U32sMut(s) => ptr(s.device_ptr(&self.stream).0),
+                Arg::U32(x) => {
+                    let mut b = [0u8; 8];
+                    b[..4].copy_from_slice(&x.to_ne_bytes());
+                    b
+                }
+                Arg::U64(x) => x.to_ne_bytes(),
+                Arg::Scalar(x) => x.to_ne_bytes(),
+            };
+        }
+        let mut params = [std::ptr::null_mut::<std::ffi::c_void>(); MAX_PROGRAMMATIC_ARGS];
+        for (p, v) in params.iter_mut().zip(vals.iter_mut()) {
+            *p = v.as_mut_ptr().cast();
+        }
+        // SAFETY: a plain C struct of integers and a union; zero is a valid value.
+        let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attr.value.programmaticStreamSerializationAllowed = 1;
+        let config = sys::CUlaunchConfig {
+            gridDimX: cfg.grid_dim.0,
+            gridDimY: cfg.grid_dim.1,
+            gridDimZ: cfg.grid_dim.2,
+            blockDimX: cfg.block_dim.0,
+            blockDimY: cfg.block_dim.1,
+            blockDimZ: cfg.block_dim.2,
+            sharedMemBytes: cfg.shared_mem_bytes,
+            hStream: self.stream.cu_stream(),
+            attrs: &mut attr,
+            numAttrs: 1,
+        };
+        self.ctx.bind_to_thread()?;
+        // SAFETY: the arguments match the kernel's declared parameters (checked by
+        // `launch`), each parameter pointer addresses a live value of its type, the
+        // driver copies them before returning, and every buffer outlives the
+        // stream-ordered launch.
+        unsafe {
+            sys::cuLaunchKernelEx(&config, k.func.cu_function(), params.as_mut_ptr(), std::ptr::null_mut()).result()?;
+        }
         Ok(())
     }
 }

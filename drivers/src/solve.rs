@@ -105,6 +105,8 @@ pub struct SolveReport {
 pub struct CudaSolveInfo {
     pub name: String,
     pub arch: String,
+    /// Kernels launched with programmatic dependent launch (`Device::programmatic_launch`).
+    pub programmatic_launch: bool,
     pub product_variants: Vec<&'static str>,
     pub coarse_rows: usize,
     /// `lambda_max(D^-1 A)` per smoothed level, estimated on the device.
@@ -173,6 +175,7 @@ pub fn device_info(s: &mut Solved<Cuda>, b: &[f64], cg: &CgOptions) -> Result<Cu
     Ok(CudaSolveInfo {
         name: dev.name().to_string(),
         arch: dev.arch().to_string(),
+        programmatic_launch: dev.programmatic_launch(),
         product_variants: s.h.level_variants().iter().map(|v| v.name()).collect(),
         coarse_rows: s.h.coarse_rows(),
         lambda_max: s.h.lambda_max(),

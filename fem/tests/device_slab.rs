@@ -16,7 +16,10 @@ fn bits(x: &[f64]) -> Vec<u64> {
 
 #[test]
 fn device_slabs_are_the_host_slabs_bit_for_bit() {
-    let dev = match Device::open(DeviceOptions { fmad: false }) {
+    let dev = match Device::open(DeviceOptions {
+        fmad: false,
+        ..Default::default()
+    }) {
         Ok(d) => d,
         Err(e) => {
             use std::io::Write;

@@ -2,6 +2,10 @@ typedef unsigned int u32;
 typedef unsigned long long u64;
 // R = P^T, 1x1 blocks gathered from transposed 1x1 blocks of P
 extern "C" __global__ void ptap_gather_r_1x1(const double* __restrict__ pv, const unsigned int* __restrict__ src, double* __restrict__ rv, unsigned int nblocks) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nblocks * 1) return;
   u32 b = (u32)(t / 1); u32 e = (u32)(t % 1);
@@ -11,6 +15,10 @@ extern "C" __global__ void ptap_gather_r_1x1(const double* __restrict__ pv, cons
 
 // two-pass stage C = X Y (1x1 by 1x1), one thread per output scalar
 extern "C" __global__ void ptap_row_owner_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ x_rp, const unsigned int* __restrict__ x_ci, const unsigned int* __restrict__ y_rp, const unsigned int* __restrict__ y_ci, const unsigned int* __restrict__ c_row, const unsigned int* __restrict__ c_ci, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nslots * 1) return;
   u32 s = (u32)(t / 1); u32 e = (u32)(t % 1);
@@ -32,6 +40,10 @@ extern "C" __global__ void ptap_row_owner_1x1x1(const double* __restrict__ xv, c
 
 // slot-tiled stage (1x1 by 1x1), 128 slots per block, register accumulators
 extern "C" __global__ void ptap_slot_tiled_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double tile[128 * 1];
   u32 s0 = blockIdx.x * 128;
   u32 s = s0 + threadIdx.x;
@@ -54,6 +66,10 @@ extern "C" __global__ void ptap_slot_tiled_1x1x1(const double* __restrict__ xv, 
 
 // column-split stage (1x1 by 1x1), 1 lanes per slot, 32 slots per warp, one window per block, x staged in shared memory, 2 contributions per step, 1 indices per fetch
 extern "C" __global__ void ptap_column_split_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int window) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   extern __shared__ double2 cs_smem[];
   u32 lane = threadIdx.x & 31, gw = lane / 1;
   if (gw >= 32) return;
@@ -104,6 +120,10 @@ extern "C" __global__ void ptap_column_split_1x1x1(const double* __restrict__ xv
 
 // flat-stream stage (1x1 by 1x1), one warp per record tile
 extern "C" __global__ void ptap_flat_stream_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, const unsigned int* __restrict__ tile_rows, const unsigned int* __restrict__ tile_records, const unsigned int* __restrict__ c_rp, double* __restrict__ cv, unsigned int ntiles) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u32 w = (u32)(((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
   if (w >= ntiles) return;
   u64 e0 = (u64)c_rp[tile_rows[w]] * 1, e1 = (u64)c_rp[tile_rows[w + 1]] * 1;
@@ -124,6 +144,10 @@ extern "C" __global__ void ptap_flat_stream_1x1x1(const double* __restrict__ xv,
 
 // lane-tiled stage (1x1 by 1x1), 1 lanes per slot each owning 1x1 outputs, 32 slots per warp, operands read straight into registers, 2 contributions per step
 extern "C" __global__ void ptap_lane_tiled_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ u32 lt_idx[256 * 2];
   u32 lane = threadIdx.x & 31, gw = lane / 1;
   if (gw >= 32) return;
@@ -173,6 +197,10 @@ extern "C" __global__ void ptap_lane_tiled_1x1x1(const double* __restrict__ xv, 
 
 // k-split stage (1x1 by 1x1), 1 lanes per slot each owning inner index kk and 1 columns, 32 slots per warp, 8 warps per block, 2 contributions per step, partials added in kk order
 extern "C" __global__ void ptap_k_split_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   extern __shared__ double2 ks_smem[];
   u32 lane = threadIdx.x & 31, gw = lane / 1;
   if (gw >= 32) return;
@@ -233,6 +261,10 @@ extern "C" __global__ void ptap_k_split_1x1x1(const double* __restrict__ xv, con
 
 // tensor-core stage (1x1 by 1x1), one warp per slot, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step
 extern "C" __global__ void ptap_mma_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -281,6 +313,10 @@ extern "C" __global__ void ptap_mma_1x1x1(const double* __restrict__ xv, const d
 
 // tensor-pair stage (1x1 by 1x1, Packed), one warp per unit of 2 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step, the last ones as one guarded step
 extern "C" __global__ void ptap_mma2_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -349,6 +385,10 @@ extern "C" __global__ void ptap_mma2_1x1x1(const double* __restrict__ xv, const 
 
 // tensor-core stage (1x1 by 1x1), a block's warps interleaved over `chunk` consecutive slots, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step, a run's last x block halved where its end bound has bit 31
 extern "C" __global__ void ptap_mmah_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int chunk) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   const u32 nbw = blockDim.x >> 5, w1 = min(blockIdx.x * chunk + chunk, nslots);
@@ -411,6 +451,10 @@ extern "C" __global__ void ptap_mmah_1x1x1(const double* __restrict__ xv, const 
 
 // tensor-pair stage (1x1 by 1x1, Packed), warps walking spans of units of 2 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step, the last ones as one guarded step, x blocks flagged in bit 31 halved
 extern "C" __global__ __launch_bounds__(128, 16) void ptap_mma2h_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits, unsigned int chunk, unsigned int inter) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 r = lane >> 2, t = lane & 3;
@@ -506,6 +550,10 @@ extern "C" __global__ __launch_bounds__(128, 16) void ptap_mma2h_1x1x1(const dou
 
 // C = X + X^T in place over 1x1 blocks, one thread per slot element
 extern "C" __global__ void ptap_symmetrize_1x1(double* __restrict__ cv, const unsigned int* __restrict__ tr, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= (u64)nslots * 1) return;
   u32 s = (u32)(i / 1), e = (u32)(i % 1), a = e / 1, b = e % 1;
@@ -521,6 +569,10 @@ extern "C" __global__ void ptap_symmetrize_1x1(double* __restrict__ cv, const un
 
 // C = X + X^T over 1x1 blocks from X's chunk sums, one thread per slot element
 extern "C" __global__ void ptap_symsplit_1x1(double* __restrict__ cv, const double* __restrict__ xs, const unsigned int* __restrict__ first, const unsigned int* __restrict__ tr, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= (u64)nslots * 1) return;
   u32 s = (u32)(i / 1), e = (u32)(i % 1), a = e / 1, b = e % 1;
@@ -536,6 +588,10 @@ extern "C" __global__ void ptap_symsplit_1x1(double* __restrict__ cv, const doub
 
 // folded P^T W' stage (1x1 by 1x1), one warp per slot (I, J) of the upper triangle summing X_IJ + X_JI^T, 1 FP64 m8n8k4 MMA per entry, 4 entries per step, each half's last ones as one guarded step; writes (I, J) and (J, I)
 extern "C" __global__ void ptap_mma2f_1x1x1t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ hptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -655,6 +711,10 @@ extern "C" __global__ void ptap_mma2f_1x1x1t(const double* __restrict__ xv, cons
 
 // row-Gustavson stage (1x1 by 1x1), one warp per chunk of 32 output slots, 4 warps per block
 extern "C" __global__ void ptap_row_gustavson_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double rg_acc[4][32 * 1];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u32 c = blockIdx.x * 4 + wl;
@@ -689,6 +749,10 @@ extern "C" __global__ void ptap_row_gustavson_1x1x1(const double* __restrict__ x
 
 // outer-product scatter pass (1x1 by 1x1), atomic accumulation
 extern "C" __global__ void ptap_scatter_1x1x1(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, double* __restrict__ cv, unsigned int nrecords) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nrecords * 1) return;
   u32 q = (u32)(t / 1); u32 e = (u32)(t % 1);
@@ -702,6 +766,10 @@ extern "C" __global__ void ptap_scatter_1x1x1(const double* __restrict__ xv, con
 
 // slot-tiled stage (1x1 by 1x1), 128 slots per block, register accumulators
 extern "C" __global__ void ptap_slot_tiled_1x1x1t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double tile[128 * 1];
   u32 s0 = blockIdx.x * 128;
   u32 s = s0 + threadIdx.x;
@@ -724,6 +792,10 @@ extern "C" __global__ void ptap_slot_tiled_1x1x1t(const double* __restrict__ xv,
 
 // column-split stage (1x1 by 1x1), 1 lanes per slot, 32 slots per warp, one window per block, x staged in shared memory, 2 contributions per step, 1 indices per fetch
 extern "C" __global__ void ptap_column_split_1x1x1t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int window) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   extern __shared__ double2 cs_smem[];
   u32 lane = threadIdx.x & 31, gw = lane / 1;
   if (gw >= 32) return;
@@ -774,6 +846,10 @@ extern "C" __global__ void ptap_column_split_1x1x1t(const double* __restrict__ x
 
 // flat-stream stage (1x1 by 1x1), one warp per record tile
 extern "C" __global__ void ptap_flat_stream_1x1x1t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, const unsigned int* __restrict__ tile_rows, const unsigned int* __restrict__ tile_records, const unsigned int* __restrict__ c_rp, double* __restrict__ cv, unsigned int ntiles) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u32 w = (u32)(((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
   if (w >= ntiles) return;
   u64 e0 = (u64)c_rp[tile_rows[w]] * 1, e1 = (u64)c_rp[tile_rows[w + 1]] * 1;
@@ -794,6 +870,10 @@ extern "C" __global__ void ptap_flat_stream_1x1x1t(const double* __restrict__ xv
 
 // lane-tiled stage (1x1 by 1x1), 1 lanes per slot each owning 1x1 outputs, 32 slots per warp, operands read straight into registers, 2 contributions per step
 extern "C" __global__ void ptap_lane_tiled_1x1x1t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ u32 lt_idx[256 * 2];
   u32 lane = threadIdx.x & 31, gw = lane / 1;
   if (gw >= 32) return;
@@ -843,6 +923,10 @@ extern "C" __global__ void ptap_lane_tiled_1x1x1t(const double* __restrict__ xv,
 
 // k-split stage (1x1 by 1x1), 1 lanes per slot each owning inner index kk and 1 columns, 32 slots per warp, 8 warps per block, 2 contributions per step, partials added in kk order
 extern "C" __global__ void ptap_k_split_1x1x1t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   extern __shared__ double2 ks_smem[];
   u32 lane = threadIdx.x & 31, gw = lane / 1;
   if (gw >= 32) return;
@@ -903,6 +987,10 @@ extern "C" __global__ void ptap_k_split_1x1x1t(const double* __restrict__ xv, co
 
 // tensor-core stage (1x1 by 1x1), one warp per slot, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step
 extern "C" __global__ void ptap_mma_1x1x1t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -951,6 +1039,10 @@ extern "C" __global__ void ptap_mma_1x1x1t(const double* __restrict__ xv, const 
 
 // tensor-pair stage (1x1 by 1x1, Single), one warp per unit of 1 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step, the last ones as one guarded step
 extern "C" __global__ void ptap_mma2_1x1x1t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -1019,6 +1111,10 @@ extern "C" __global__ void ptap_mma2_1x1x1t(const double* __restrict__ xv, const
 
 // row-Gustavson stage (1x1 by 1x1), one warp per chunk of 32 output slots, 4 warps per block
 extern "C" __global__ void ptap_row_gustavson_1x1x1t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double rg_acc[4][32 * 1];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u32 c = blockIdx.x * 4 + wl;
@@ -1053,6 +1149,10 @@ extern "C" __global__ void ptap_row_gustavson_1x1x1t(const double* __restrict__ 
 
 // outer-product scatter pass (1x1 by 1x1), atomic accumulation
 extern "C" __global__ void ptap_scatter_1x1x1t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, double* __restrict__ cv, unsigned int nrecords) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nrecords * 1) return;
   u32 q = (u32)(t / 1); u32 e = (u32)(t % 1);
@@ -1066,6 +1166,10 @@ extern "C" __global__ void ptap_scatter_1x1x1t(const double* __restrict__ xv, co
 
 // merge-path block SpMV y = A x, 1x1 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
 extern "C" __global__ void ptap_spmv_merge_1x1(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double2 stage2[4][16];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -1162,6 +1266,10 @@ extern "C" __global__ void ptap_spmv_merge_1x1(const double* __restrict__ av, co
 
 // merge-path block SpMV y = b - A x, 1x1 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
 extern "C" __global__ void ptap_residual_merge_1x1(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, const double* __restrict__ bv, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double2 stage2[4][16];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -1259,6 +1367,10 @@ extern "C" __global__ void ptap_residual_merge_1x1(const double* __restrict__ av
 
 // merge-path block SpMV y = A x, 1x1 blocks (values stored as f32, widened to f64; x, y and the sums f64), 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
 extern "C" __global__ __launch_bounds__(128, 8) void ptap_spmv_merge_f32_1x1(const float* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ float4 stage2[4][8];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -1355,6 +1467,10 @@ extern "C" __global__ __launch_bounds__(128, 8) void ptap_spmv_merge_f32_1x1(con
 
 // merge-path block SpMV y = b - A x, 1x1 blocks (values stored as f32, widened to f64; x, y and the sums f64), 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
 extern "C" __global__ __launch_bounds__(128, 8) void ptap_residual_merge_f32_1x1(const float* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, const double* __restrict__ bv, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ float4 stage2[4][8];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -1452,6 +1568,10 @@ extern "C" __global__ __launch_bounds__(128, 8) void ptap_residual_merge_f32_1x1
 
 // inverse of every 1x1 diagonal block (Gauss-Jordan, partial pivoting, as invert_in_place); a singular or missing block records its row in status[0]
 extern "C" __global__ void ptap_jacobi_invert_1(const double* __restrict__ av, const unsigned int* __restrict__ diag_pos, double* __restrict__ dinv, unsigned int* __restrict__ status, unsigned int nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u32 i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= nrows) return;
   u32 k = diag_pos[i];
@@ -1491,6 +1611,10 @@ extern "C" __global__ void ptap_jacobi_invert_1(const double* __restrict__ av, c
 
 // x += alpha D^-1 r + beta t (1x1 blocks; t unread when beta = 0), one thread per scalar
 extern "C" __global__ void ptap_jacobi_update_1(const double* __restrict__ dinv, double alpha, const double* __restrict__ r, double beta, const double* __restrict__ t, double* __restrict__ x, unsigned int nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= (u64)nrows * 1) return;
   u64 i = s / 1; u32 q = (u32)(s % 1);
@@ -1504,6 +1628,10 @@ extern "C" __global__ void ptap_jacobi_update_1(const double* __restrict__ dinv,
 
 // scatter 1x1 block-CSR values into a zeroed row-major n x n matrix
 extern "C" __global__ void ptap_densify_1(const double* __restrict__ av, const unsigned int* __restrict__ brow, const unsigned int* __restrict__ ci, double* __restrict__ dense, unsigned int nblocks, unsigned int n) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nblocks * 1) return;
   u32 k = (u32)(t / 1), e = (u32)(t % 1);
@@ -1514,6 +1642,10 @@ extern "C" __global__ void ptap_densify_1(const double* __restrict__ av, const u
 
 // x += coef[alpha_at] D^-1 r + coef[beta_at] t (1x1 blocks; beta_at = 0xffffffff: no t term), one thread per scalar
 extern "C" __global__ void ptap_jacobi_update_at_1(const double* __restrict__ dinv, const double* __restrict__ coef, unsigned int alpha_at, unsigned int beta_at, const double* __restrict__ r, const double* __restrict__ t, double* __restrict__ x, unsigned int nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= (u64)nrows * 1) return;
   double alpha = coef[alpha_at], beta = beta_at == 0xffffffffu ? 0.0 : coef[beta_at];
@@ -1528,6 +1660,10 @@ extern "C" __global__ void ptap_jacobi_update_at_1(const double* __restrict__ di
 
 // t = coef[alpha_at] D^-1 r; x = t (zero != 0) or x += t (1x1 blocks), one thread per scalar
 extern "C" __global__ void ptap_jacobi_step_1(const double* __restrict__ dinv, const double* __restrict__ coef, unsigned int alpha_at, const double* __restrict__ r, double* __restrict__ t, double* __restrict__ x, unsigned int zero, unsigned int nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= (u64)nrows * 1) return;
   double alpha = coef[alpha_at];
@@ -1543,6 +1679,10 @@ extern "C" __global__ void ptap_jacobi_step_1(const double* __restrict__ dinv, c
 
 // c = s[num_at] / s[den_at]; r = (-c) ap + r; z = D^-1 r; per-block partial sums of r . z (1x1 blocks, one thread per block row, 256 threads, grid-stride, fixed tree)
 extern "C" __global__ void ptap_lanczos_step_1(const double* __restrict__ s, unsigned int num_at, unsigned int den_at, const double* __restrict__ dinv, const double* __restrict__ ap, double* __restrict__ r, double* __restrict__ z, double* __restrict__ part, unsigned long long nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double sh[256];
   double c = s[num_at] / s[den_at];
   double acc = 0.0;

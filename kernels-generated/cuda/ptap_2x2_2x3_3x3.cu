@@ -2,6 +2,10 @@ typedef unsigned int u32;
 typedef unsigned long long u64;
 // R = P^T, 3x2 blocks gathered from transposed 2x3 blocks of P
 extern "C" __global__ void ptap_gather_r_2x3(const double* __restrict__ pv, const unsigned int* __restrict__ src, double* __restrict__ rv, unsigned int nblocks) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nblocks * 6) return;
   u32 b = (u32)(t / 6); u32 e = (u32)(t % 6);
@@ -11,6 +15,10 @@ extern "C" __global__ void ptap_gather_r_2x3(const double* __restrict__ pv, cons
 
 // two-pass stage C = X Y (2x2 by 2x3), one thread per output scalar
 extern "C" __global__ void ptap_row_owner_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ x_rp, const unsigned int* __restrict__ x_ci, const unsigned int* __restrict__ y_rp, const unsigned int* __restrict__ y_ci, const unsigned int* __restrict__ c_row, const unsigned int* __restrict__ c_ci, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nslots * 6) return;
   u32 s = (u32)(t / 6); u32 e = (u32)(t % 6);
@@ -33,6 +41,10 @@ extern "C" __global__ void ptap_row_owner_2x2x3(const double* __restrict__ xv, c
 
 // two-pass stage C = X Y (3x2 by 2x3), one thread per output scalar
 extern "C" __global__ void ptap_row_owner_3x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ x_rp, const unsigned int* __restrict__ x_ci, const unsigned int* __restrict__ y_rp, const unsigned int* __restrict__ y_ci, const unsigned int* __restrict__ c_row, const unsigned int* __restrict__ c_ci, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nslots * 9) return;
   u32 s = (u32)(t / 9); u32 e = (u32)(t % 9);
@@ -55,6 +67,10 @@ extern "C" __global__ void ptap_row_owner_3x2x3(const double* __restrict__ xv, c
 
 // slot-tiled stage (2x2 by 2x3), 128 slots per block, register accumulators
 extern "C" __global__ void ptap_slot_tiled_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double tile[128 * 6];
   u32 s0 = blockIdx.x * 128;
   u32 s = s0 + threadIdx.x;
@@ -109,6 +125,10 @@ extern "C" __global__ void ptap_slot_tiled_2x2x3(const double* __restrict__ xv, 
 
 // column-split stage (2x2 by 2x3), 3 lanes per slot, 10 slots per warp, one window per block, x staged in shared memory, 2 contributions per step, 3 indices per fetch
 extern "C" __global__ void ptap_column_split_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int window) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   extern __shared__ double2 cs_smem[];
   u32 lane = threadIdx.x & 31, gw = lane / 3;
   if (gw >= 10) return;
@@ -171,6 +191,10 @@ extern "C" __global__ void ptap_column_split_2x2x3(const double* __restrict__ xv
 
 // flat-stream stage (2x2 by 2x3), one warp per record tile
 extern "C" __global__ void ptap_flat_stream_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, const unsigned int* __restrict__ tile_rows, const unsigned int* __restrict__ tile_records, const unsigned int* __restrict__ c_rp, double* __restrict__ cv, unsigned int ntiles) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u32 w = (u32)(((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
   if (w >= ntiles) return;
   u64 e0 = (u64)c_rp[tile_rows[w]] * 6, e1 = (u64)c_rp[tile_rows[w + 1]] * 6;
@@ -192,6 +216,10 @@ extern "C" __global__ void ptap_flat_stream_2x2x3(const double* __restrict__ xv,
 
 // lane-tiled stage (2x2 by 2x3), 6 lanes per slot each owning 1x1 outputs, 5 slots per warp, operands read straight into registers, 2 contributions per step
 extern "C" __global__ void ptap_lane_tiled_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ u32 lt_idx[40 * 12];
   u32 lane = threadIdx.x & 31, gw = lane / 6;
   if (gw >= 5) return;
@@ -245,6 +273,10 @@ extern "C" __global__ void ptap_lane_tiled_2x2x3(const double* __restrict__ xv, 
 
 // k-split stage (2x2 by 2x3), 6 lanes per slot each owning inner index kk and 1 columns, 5 slots per warp, 8 warps per block, 2 contributions per step, partials added in kk order
 extern "C" __global__ void ptap_k_split_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   extern __shared__ double2 ks_smem[];
   u32 lane = threadIdx.x & 31, gw = lane / 6;
   if (gw >= 5) return;
@@ -314,6 +346,10 @@ extern "C" __global__ void ptap_k_split_2x2x3(const double* __restrict__ xv, con
 
 // tensor-core stage (2x2 by 2x3), one warp per slot, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step
 extern "C" __global__ void ptap_mma_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -362,6 +398,10 @@ extern "C" __global__ void ptap_mma_2x2x3(const double* __restrict__ xv, const d
 
 // tensor-pair stage (2x2 by 2x3, Packed), one warp per unit of 2 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step, the last ones as one guarded step
 extern "C" __global__ void ptap_mma2_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -430,6 +470,10 @@ extern "C" __global__ void ptap_mma2_2x2x3(const double* __restrict__ xv, const 
 
 // tensor-core stage (2x2 by 2x3), a block's warps interleaved over `chunk` consecutive slots, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step, a run's last x block halved where its end bound has bit 31
 extern "C" __global__ void ptap_mmah_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int chunk) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   const u32 nbw = blockDim.x >> 5, w1 = min(blockIdx.x * chunk + chunk, nslots);
@@ -492,6 +536,10 @@ extern "C" __global__ void ptap_mmah_2x2x3(const double* __restrict__ xv, const 
 
 // tensor-pair stage (2x2 by 2x3, Packed), warps walking spans of units of 2 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step, the last ones as one guarded step, x blocks flagged in bit 31 halved
 extern "C" __global__ __launch_bounds__(128, 16) void ptap_mma2h_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits, unsigned int chunk, unsigned int inter) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 r = lane >> 2, t = lane & 3;
@@ -587,6 +635,10 @@ extern "C" __global__ __launch_bounds__(128, 16) void ptap_mma2h_2x2x3(const dou
 
 // C = X + X^T in place over 3x3 blocks, one thread per slot element
 extern "C" __global__ void ptap_symmetrize_3x3(double* __restrict__ cv, const unsigned int* __restrict__ tr, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= (u64)nslots * 9) return;
   u32 s = (u32)(i / 9), e = (u32)(i % 9), a = e / 3, b = e % 3;
@@ -602,6 +654,10 @@ extern "C" __global__ void ptap_symmetrize_3x3(double* __restrict__ cv, const un
 
 // C = X + X^T over 3x3 blocks from X's chunk sums, one thread per slot element
 extern "C" __global__ void ptap_symsplit_3x3(double* __restrict__ cv, const double* __restrict__ xs, const unsigned int* __restrict__ first, const unsigned int* __restrict__ tr, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= (u64)nslots * 9) return;
   u32 s = (u32)(i / 9), e = (u32)(i % 9), a = e / 3, b = e % 3;
@@ -617,6 +673,10 @@ extern "C" __global__ void ptap_symsplit_3x3(double* __restrict__ cv, const doub
 
 // folded P^T W' stage (3x2 by 2x3), one warp per slot (I, J) of the upper triangle summing X_IJ + X_JI^T, 1 FP64 m8n8k4 MMA per entry, 4 entries per step, each half's last ones as one guarded step; writes (I, J) and (J, I)
 extern "C" __global__ void ptap_mma2f_3x2x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ hptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -736,6 +796,10 @@ extern "C" __global__ void ptap_mma2f_3x2x3t(const double* __restrict__ xv, cons
 
 // row-Gustavson stage (2x2 by 2x3), one warp per chunk of 32 output slots, 4 warps per block
 extern "C" __global__ void ptap_row_gustavson_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double rg_acc[4][32 * 6];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u32 c = blockIdx.x * 4 + wl;
@@ -779,6 +843,10 @@ extern "C" __global__ void ptap_row_gustavson_2x2x3(const double* __restrict__ x
 
 // outer-product scatter pass (2x2 by 2x3), atomic accumulation
 extern "C" __global__ void ptap_scatter_2x2x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, double* __restrict__ cv, unsigned int nrecords) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nrecords * 6) return;
   u32 q = (u32)(t / 6); u32 e = (u32)(t % 6);
@@ -793,6 +861,10 @@ extern "C" __global__ void ptap_scatter_2x2x3(const double* __restrict__ xv, con
 
 // slot-tiled stage (3x2 by 2x3), 128 slots per block, register accumulators
 extern "C" __global__ void ptap_slot_tiled_3x2x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double tile[128 * 9];
   u32 s0 = blockIdx.x * 128;
   u32 s = s0 + threadIdx.x;
@@ -863,6 +935,10 @@ extern "C" __global__ void ptap_slot_tiled_3x2x3t(const double* __restrict__ xv,
 
 // column-split stage (3x2 by 2x3), 3 lanes per slot, 10 slots per warp, one window per block, x staged in shared memory, 2 contributions per step, 3 indices per fetch
 extern "C" __global__ void ptap_column_split_3x2x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int window) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   extern __shared__ double2 cs_smem[];
   u32 lane = threadIdx.x & 31, gw = lane / 3;
   if (gw >= 10) return;
@@ -933,6 +1009,10 @@ extern "C" __global__ void ptap_column_split_3x2x3t(const double* __restrict__ x
 
 // flat-stream stage (3x2 by 2x3), one warp per record tile
 extern "C" __global__ void ptap_flat_stream_3x2x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, const unsigned int* __restrict__ tile_rows, const unsigned int* __restrict__ tile_records, const unsigned int* __restrict__ c_rp, double* __restrict__ cv, unsigned int ntiles) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u32 w = (u32)(((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
   if (w >= ntiles) return;
   u64 e0 = (u64)c_rp[tile_rows[w]] * 9, e1 = (u64)c_rp[tile_rows[w + 1]] * 9;
@@ -954,6 +1034,10 @@ extern "C" __global__ void ptap_flat_stream_3x2x3t(const double* __restrict__ xv
 
 // lane-tiled stage (3x2 by 2x3), 9 lanes per slot each owning 1x1 outputs, 3 slots per warp, operands read straight into registers, 2 contributions per step
 extern "C" __global__ void ptap_lane_tiled_3x2x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ u32 lt_idx[24 * 18];
   u32 lane = threadIdx.x & 31, gw = lane / 9;
   if (gw >= 3) return;
@@ -1009,6 +1093,10 @@ extern "C" __global__ void ptap_lane_tiled_3x2x3t(const double* __restrict__ xv,
 
 // k-split stage (3x2 by 2x3), 6 lanes per slot each owning inner index kk and 1 columns, 5 slots per warp, 8 warps per block, 2 contributions per step, partials added in kk order
 extern "C" __global__ void ptap_k_split_3x2x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   extern __shared__ double2 ks_smem[];
   u32 lane = threadIdx.x & 31, gw = lane / 6;
   if (gw >= 5) return;
@@ -1086,6 +1174,10 @@ extern "C" __global__ void ptap_k_split_3x2x3t(const double* __restrict__ xv, co
 
 // tensor-core stage (3x2 by 2x3), one warp per slot, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step
 extern "C" __global__ void ptap_mma_3x2x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -1134,6 +1226,10 @@ extern "C" __global__ void ptap_mma_3x2x3t(const double* __restrict__ xv, const 
 
 // tensor-pair stage (3x2 by 2x3, Single), one warp per unit of 1 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step, the last ones as one guarded step
 extern "C" __global__ void ptap_mma2_3x2x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -1202,6 +1298,10 @@ extern "C" __global__ void ptap_mma2_3x2x3t(const double* __restrict__ xv, const
 
 // row-Gustavson stage (3x2 by 2x3), one warp per chunk of 32 output slots, 4 warps per block
 extern "C" __global__ void ptap_row_gustavson_3x2x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double rg_acc[4][32 * 9];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u32 c = blockIdx.x * 4 + wl;
@@ -1251,6 +1351,10 @@ extern "C" __global__ void ptap_row_gustavson_3x2x3t(const double* __restrict__ 
 
 // outer-product scatter pass (3x2 by 2x3), atomic accumulation
 extern "C" __global__ void ptap_scatter_3x2x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, double* __restrict__ cv, unsigned int nrecords) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nrecords * 9) return;
   u32 q = (u32)(t / 9); u32 e = (u32)(t % 9);
@@ -1265,6 +1369,10 @@ extern "C" __global__ void ptap_scatter_3x2x3t(const double* __restrict__ xv, co
 
 // R = P^T, 3x3 blocks gathered from transposed 3x3 blocks of P
 extern "C" __global__ void ptap_gather_r_3x3(const double* __restrict__ pv, const unsigned int* __restrict__ src, double* __restrict__ rv, unsigned int nblocks) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nblocks * 9) return;
   u32 b = (u32)(t / 9); u32 e = (u32)(t % 9);
@@ -1274,6 +1382,10 @@ extern "C" __global__ void ptap_gather_r_3x3(const double* __restrict__ pv, cons
 
 // two-pass stage C = X Y (3x3 by 3x3), one thread per output scalar
 extern "C" __global__ void ptap_row_owner_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ x_rp, const unsigned int* __restrict__ x_ci, const unsigned int* __restrict__ y_rp, const unsigned int* __restrict__ y_ci, const unsigned int* __restrict__ c_row, const unsigned int* __restrict__ c_ci, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nslots * 9) return;
   u32 s = (u32)(t / 9); u32 e = (u32)(t % 9);
@@ -1297,6 +1409,10 @@ extern "C" __global__ void ptap_row_owner_3x3x3(const double* __restrict__ xv, c
 
 // slot-tiled stage (3x3 by 3x3), 128 slots per block, register accumulators
 extern "C" __global__ void ptap_slot_tiled_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double tile[128 * 9];
   u32 s0 = blockIdx.x * 128;
   u32 s = s0 + threadIdx.x;
@@ -1385,6 +1501,10 @@ extern "C" __global__ void ptap_slot_tiled_3x3x3(const double* __restrict__ xv, 
 
 // column-split stage (3x3 by 3x3), 3 lanes per slot, 10 slots per warp, one window per block, x staged in shared memory, 2 contributions per step, 3 indices per fetch
 extern "C" __global__ void ptap_column_split_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int window) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   extern __shared__ double2 cs_smem[];
   u32 lane = threadIdx.x & 31, gw = lane / 3;
   if (gw >= 10) return;
@@ -1471,6 +1591,10 @@ extern "C" __global__ void ptap_column_split_3x3x3(const double* __restrict__ xv
 
 // flat-stream stage (3x3 by 3x3), one warp per record tile
 extern "C" __global__ void ptap_flat_stream_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, const unsigned int* __restrict__ tile_rows, const unsigned int* __restrict__ tile_records, const unsigned int* __restrict__ c_rp, double* __restrict__ cv, unsigned int ntiles) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u32 w = (u32)(((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
   if (w >= ntiles) return;
   u64 e0 = (u64)c_rp[tile_rows[w]] * 9, e1 = (u64)c_rp[tile_rows[w + 1]] * 9;
@@ -1493,6 +1617,10 @@ extern "C" __global__ void ptap_flat_stream_3x3x3(const double* __restrict__ xv,
 
 // lane-tiled stage (3x3 by 3x3), 9 lanes per slot each owning 1x1 outputs, 3 slots per warp, operands read straight into registers, 2 contributions per step
 extern "C" __global__ void ptap_lane_tiled_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ u32 lt_idx[24 * 18];
   u32 lane = threadIdx.x & 31, gw = lane / 9;
   if (gw >= 3) return;
@@ -1554,6 +1682,10 @@ extern "C" __global__ void ptap_lane_tiled_3x3x3(const double* __restrict__ xv, 
 
 // k-split stage (3x3 by 3x3), 9 lanes per slot each owning inner index kk and 1 columns, 3 slots per warp, 8 warps per block, 2 contributions per step, partials added in kk order
 extern "C" __global__ void ptap_k_split_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   extern __shared__ double2 ks_smem[];
   u32 lane = threadIdx.x & 31, gw = lane / 9;
   if (gw >= 3) return;
@@ -1632,6 +1764,10 @@ extern "C" __global__ void ptap_k_split_3x3x3(const double* __restrict__ xv, con
 
 // tensor-core stage (3x3 by 3x3), one warp per slot, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step
 extern "C" __global__ void ptap_mma_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -1680,6 +1816,10 @@ extern "C" __global__ void ptap_mma_3x3x3(const double* __restrict__ xv, const d
 
 // tensor-pair stage (3x3 by 3x3, Packed), one warp per unit of 2 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step, the last ones as one guarded step
 extern "C" __global__ void ptap_mma2_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -1748,6 +1888,10 @@ extern "C" __global__ void ptap_mma2_3x3x3(const double* __restrict__ xv, const 
 
 // tensor-core stage (3x3 by 3x3), a block's warps interleaved over `chunk` consecutive slots, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step, a run's last x block halved where its end bound has bit 31
 extern "C" __global__ void ptap_mmah_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int chunk) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   const u32 nbw = blockDim.x >> 5, w1 = min(blockIdx.x * chunk + chunk, nslots);
@@ -1810,6 +1954,10 @@ extern "C" __global__ void ptap_mmah_3x3x3(const double* __restrict__ xv, const 
 
 // tensor-pair stage (3x3 by 3x3, Packed), warps walking spans of units of 2 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step, the last ones as one guarded step, x blocks flagged in bit 31 halved
 extern "C" __global__ __launch_bounds__(128, 16) void ptap_mma2h_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits, unsigned int chunk, unsigned int inter) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 r = lane >> 2, t = lane & 3;
@@ -1905,6 +2053,10 @@ extern "C" __global__ __launch_bounds__(128, 16) void ptap_mma2h_3x3x3(const dou
 
 // folded P^T W' stage (3x3 by 3x3), one warp per slot (I, J) of the upper triangle summing X_IJ + X_JI^T, 1 FP64 m8n8k4 MMA per entry, 4 entries per step, each half's last ones as one guarded step; writes (I, J) and (J, I)
 extern "C" __global__ void ptap_mma2f_3x3x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ hptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -2024,6 +2176,10 @@ extern "C" __global__ void ptap_mma2f_3x3x3t(const double* __restrict__ xv, cons
 
 // row-Gustavson stage (3x3 by 3x3), one warp per chunk of 32 output slots, 4 warps per block
 extern "C" __global__ void ptap_row_gustavson_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double rg_acc[4][32 * 9];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u32 c = blockIdx.x * 4 + wl;
@@ -2080,6 +2236,10 @@ extern "C" __global__ void ptap_row_gustavson_3x3x3(const double* __restrict__ x
 
 // outer-product scatter pass (3x3 by 3x3), atomic accumulation
 extern "C" __global__ void ptap_scatter_3x3x3(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, double* __restrict__ cv, unsigned int nrecords) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nrecords * 9) return;
   u32 q = (u32)(t / 9); u32 e = (u32)(t % 9);
@@ -2095,6 +2255,10 @@ extern "C" __global__ void ptap_scatter_3x3x3(const double* __restrict__ xv, con
 
 // slot-tiled stage (3x3 by 3x3), 128 slots per block, register accumulators
 extern "C" __global__ void ptap_slot_tiled_3x3x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double tile[128 * 9];
   u32 s0 = blockIdx.x * 128;
   u32 s = s0 + threadIdx.x;
@@ -2183,6 +2347,10 @@ extern "C" __global__ void ptap_slot_tiled_3x3x3t(const double* __restrict__ xv,
 
 // column-split stage (3x3 by 3x3), 3 lanes per slot, 10 slots per warp, one window per block, x staged in shared memory, 2 contributions per step, 3 indices per fetch
 extern "C" __global__ void ptap_column_split_3x3x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int window) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   extern __shared__ double2 cs_smem[];
   u32 lane = threadIdx.x & 31, gw = lane / 3;
   if (gw >= 10) return;
@@ -2269,6 +2437,10 @@ extern "C" __global__ void ptap_column_split_3x3x3t(const double* __restrict__ x
 
 // flat-stream stage (3x3 by 3x3), one warp per record tile
 extern "C" __global__ void ptap_flat_stream_3x3x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, const unsigned int* __restrict__ tile_rows, const unsigned int* __restrict__ tile_records, const unsigned int* __restrict__ c_rp, double* __restrict__ cv, unsigned int ntiles) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u32 w = (u32)(((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
   if (w >= ntiles) return;
   u64 e0 = (u64)c_rp[tile_rows[w]] * 9, e1 = (u64)c_rp[tile_rows[w + 1]] * 9;
@@ -2291,6 +2463,10 @@ extern "C" __global__ void ptap_flat_stream_3x3x3t(const double* __restrict__ xv
 
 // lane-tiled stage (3x3 by 3x3), 9 lanes per slot each owning 1x1 outputs, 3 slots per warp, operands read straight into registers, 2 contributions per step
 extern "C" __global__ void ptap_lane_tiled_3x3x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ u32 lt_idx[24 * 18];
   u32 lane = threadIdx.x & 31, gw = lane / 9;
   if (gw >= 3) return;
@@ -2352,6 +2528,10 @@ extern "C" __global__ void ptap_lane_tiled_3x3x3t(const double* __restrict__ xv,
 
 // k-split stage (3x3 by 3x3), 9 lanes per slot each owning inner index kk and 1 columns, 3 slots per warp, 8 warps per block, 2 contributions per step, partials added in kk order
 extern "C" __global__ void ptap_k_split_3x3x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   extern __shared__ double2 ks_smem[];
   u32 lane = threadIdx.x & 31, gw = lane / 9;
   if (gw >= 3) return;
@@ -2430,6 +2610,10 @@ extern "C" __global__ void ptap_k_split_3x3x3t(const double* __restrict__ xv, co
 
 // tensor-core stage (3x3 by 3x3), one warp per slot, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step
 extern "C" __global__ void ptap_mma_3x3x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -2478,6 +2662,10 @@ extern "C" __global__ void ptap_mma_3x3x3t(const double* __restrict__ xv, const 
 
 // tensor-pair stage (3x3 by 3x3, Single), one warp per unit of 1 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step, the last ones as one guarded step
 extern "C" __global__ void ptap_mma2_3x3x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -2546,6 +2734,10 @@ extern "C" __global__ void ptap_mma2_3x3x3t(const double* __restrict__ xv, const
 
 // row-Gustavson stage (3x3 by 3x3), one warp per chunk of 32 output slots, 4 warps per block
 extern "C" __global__ void ptap_row_gustavson_3x3x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double rg_acc[4][32 * 9];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u32 c = blockIdx.x * 4 + wl;
@@ -2602,6 +2794,10 @@ extern "C" __global__ void ptap_row_gustavson_3x3x3t(const double* __restrict__ 
 
 // outer-product scatter pass (3x3 by 3x3), atomic accumulation
 extern "C" __global__ void ptap_scatter_3x3x3t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, double* __restrict__ cv, unsigned int nrecords) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nrecords * 9) return;
   u32 q = (u32)(t / 9); u32 e = (u32)(t % 9);
@@ -2617,6 +2813,10 @@ extern "C" __global__ void ptap_scatter_3x3x3t(const double* __restrict__ xv, co
 
 // merge-path block SpMV y = A x, 2x2 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
 extern "C" __global__ void ptap_spmv_merge_2x2(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double2 stage2[4][64];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -2730,6 +2930,10 @@ extern "C" __global__ void ptap_spmv_merge_2x2(const double* __restrict__ av, co
 
 // merge-path block SpMV y = b - A x, 2x2 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
 extern "C" __global__ void ptap_residual_merge_2x2(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, const double* __restrict__ bv, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double2 stage2[4][64];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -2844,6 +3048,10 @@ extern "C" __global__ void ptap_residual_merge_2x2(const double* __restrict__ av
 
 // merge-path block SpMV y = A x, 2x3 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
 extern "C" __global__ void ptap_spmv_merge_2x3(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double2 stage2[4][96];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -2962,6 +3170,10 @@ extern "C" __global__ void ptap_spmv_merge_2x3(const double* __restrict__ av, co
 
 // merge-path block SpMV y = A x, 3x2 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
 extern "C" __global__ void ptap_spmv_merge_3x2(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double2 stage2[4][96];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -3091,6 +3303,10 @@ extern "C" __global__ void ptap_spmv_merge_3x2(const double* __restrict__ av, co
 
 // merge-path block SpMV y = A x, 3x3 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
 extern "C" __global__ void ptap_spmv_merge_3x3(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double2 stage2[4][144];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -3229,6 +3445,10 @@ extern "C" __global__ void ptap_spmv_merge_3x3(const double* __restrict__ av, co
 
 // merge-path block SpMV y = b - A x, 3x3 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
 extern "C" __global__ void ptap_residual_merge_3x3(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, const double* __restrict__ bv, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double2 stage2[4][144];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -3368,6 +3588,10 @@ extern "C" __global__ void ptap_residual_merge_3x3(const double* __restrict__ av
 
 // merge-path block SpMV y = A x, 2x2 blocks (values stored as f32, widened to f64; x, y and the sums f64), 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
 extern "C" __global__ __launch_bounds__(128, 8) void ptap_spmv_merge_f32_2x2(const float* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ float4 stage2[4][32];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -3479,6 +3703,10 @@ extern "C" __global__ __launch_bounds__(128, 8) void ptap_spmv_merge_f32_2x2(con
 
 // merge-path block SpMV y = b - A x, 2x2 blocks (values stored as f32, widened to f64; x, y and the sums f64), 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
 extern "C" __global__ __launch_bounds__(128, 8) void ptap_residual_merge_f32_2x2(const float* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, const double* __restrict__ bv, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ float4 stage2[4][32];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -3591,6 +3819,10 @@ extern "C" __global__ __launch_bounds__(128, 8) void ptap_residual_merge_f32_2x2
 
 // merge-path block SpMV y = A x, 3x3 blocks (values stored as f32, widened to f64; x, y and the sums f64), 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
 extern "C" __global__ __launch_bounds__(128, 8) void ptap_spmv_merge_f32_3x3(const float* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ float4 stage2[4][72];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -3725,6 +3957,10 @@ extern "C" __global__ __launch_bounds__(128, 8) void ptap_spmv_merge_f32_3x3(con
 
 // merge-path block SpMV y = b - A x, 3x3 blocks (values stored as f32, widened to f64; x, y and the sums f64), 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
 extern "C" __global__ __launch_bounds__(128, 8) void ptap_residual_merge_f32_3x3(const float* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, const double* __restrict__ bv, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ float4 stage2[4][72];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -3860,6 +4096,10 @@ extern "C" __global__ __launch_bounds__(128, 8) void ptap_residual_merge_f32_3x3
 
 // inverse of every 2x2 diagonal block (Gauss-Jordan, partial pivoting, as invert_in_place); a singular or missing block records its row in status[0]
 extern "C" __global__ void ptap_jacobi_invert_2(const double* __restrict__ av, const unsigned int* __restrict__ diag_pos, double* __restrict__ dinv, unsigned int* __restrict__ status, unsigned int nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u32 i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= nrows) return;
   u32 k = diag_pos[i];
@@ -3899,6 +4139,10 @@ extern "C" __global__ void ptap_jacobi_invert_2(const double* __restrict__ av, c
 
 // x += alpha D^-1 r + beta t (2x2 blocks; t unread when beta = 0), one thread per scalar
 extern "C" __global__ void ptap_jacobi_update_2(const double* __restrict__ dinv, double alpha, const double* __restrict__ r, double beta, const double* __restrict__ t, double* __restrict__ x, unsigned int nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= (u64)nrows * 2) return;
   u64 i = s / 2; u32 q = (u32)(s % 2);
@@ -3913,6 +4157,10 @@ extern "C" __global__ void ptap_jacobi_update_2(const double* __restrict__ dinv,
 
 // scatter 2x2 block-CSR values into a zeroed row-major n x n matrix
 extern "C" __global__ void ptap_densify_2(const double* __restrict__ av, const unsigned int* __restrict__ brow, const unsigned int* __restrict__ ci, double* __restrict__ dense, unsigned int nblocks, unsigned int n) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nblocks * 4) return;
   u32 k = (u32)(t / 4), e = (u32)(t % 4);
@@ -3923,6 +4171,10 @@ extern "C" __global__ void ptap_densify_2(const double* __restrict__ av, const u
 
 // x += coef[alpha_at] D^-1 r + coef[beta_at] t (2x2 blocks; beta_at = 0xffffffff: no t term), one thread per scalar
 extern "C" __global__ void ptap_jacobi_update_at_2(const double* __restrict__ dinv, const double* __restrict__ coef, unsigned int alpha_at, unsigned int beta_at, const double* __restrict__ r, const double* __restrict__ t, double* __restrict__ x, unsigned int nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= (u64)nrows * 2) return;
   double alpha = coef[alpha_at], beta = beta_at == 0xffffffffu ? 0.0 : coef[beta_at];
@@ -3938,6 +4190,10 @@ extern "C" __global__ void ptap_jacobi_update_at_2(const double* __restrict__ di
 
 // t = coef[alpha_at] D^-1 r; x = t (zero != 0) or x += t (2x2 blocks), one thread per scalar
 extern "C" __global__ void ptap_jacobi_step_2(const double* __restrict__ dinv, const double* __restrict__ coef, unsigned int alpha_at, const double* __restrict__ r, double* __restrict__ t, double* __restrict__ x, unsigned int zero, unsigned int nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= (u64)nrows * 2) return;
   double alpha = coef[alpha_at];
@@ -3954,6 +4210,10 @@ extern "C" __global__ void ptap_jacobi_step_2(const double* __restrict__ dinv, c
 
 // c = s[num_at] / s[den_at]; r = (-c) ap + r; z = D^-1 r; per-block partial sums of r . z (2x2 blocks, one thread per block row, 256 threads, grid-stride, fixed tree)
 extern "C" __global__ void ptap_lanczos_step_2(const double* __restrict__ s, unsigned int num_at, unsigned int den_at, const double* __restrict__ dinv, const double* __restrict__ ap, double* __restrict__ r, double* __restrict__ z, double* __restrict__ part, unsigned long long nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double sh[256];
   double c = s[num_at] / s[den_at];
   double acc = 0.0;
@@ -3991,6 +4251,10 @@ extern "C" __global__ void ptap_lanczos_step_2(const double* __restrict__ s, uns
 
 // inverse of every 3x3 diagonal block (Gauss-Jordan, partial pivoting, as invert_in_place); a singular or missing block records its row in status[0]
 extern "C" __global__ void ptap_jacobi_invert_3(const double* __restrict__ av, const unsigned int* __restrict__ diag_pos, double* __restrict__ dinv, unsigned int* __restrict__ status, unsigned int nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u32 i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= nrows) return;
   u32 k = diag_pos[i];
@@ -4030,6 +4294,10 @@ extern "C" __global__ void ptap_jacobi_invert_3(const double* __restrict__ av, c
 
 // x += alpha D^-1 r + beta t (3x3 blocks; t unread when beta = 0), one thread per scalar
 extern "C" __global__ void ptap_jacobi_update_3(const double* __restrict__ dinv, double alpha, const double* __restrict__ r, double beta, const double* __restrict__ t, double* __restrict__ x, unsigned int nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= (u64)nrows * 3) return;
   u64 i = s / 3; u32 q = (u32)(s % 3);
@@ -4045,6 +4313,10 @@ extern "C" __global__ void ptap_jacobi_update_3(const double* __restrict__ dinv,
 
 // scatter 3x3 block-CSR values into a zeroed row-major n x n matrix
 extern "C" __global__ void ptap_densify_3(const double* __restrict__ av, const unsigned int* __restrict__ brow, const unsigned int* __restrict__ ci, double* __restrict__ dense, unsigned int nblocks, unsigned int n) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nblocks * 9) return;
   u32 k = (u32)(t / 9), e = (u32)(t % 9);
@@ -4055,6 +4327,10 @@ extern "C" __global__ void ptap_densify_3(const double* __restrict__ av, const u
 
 // x += coef[alpha_at] D^-1 r + coef[beta_at] t (3x3 blocks; beta_at = 0xffffffff: no t term), one thread per scalar
 extern "C" __global__ void ptap_jacobi_update_at_3(const double* __restrict__ dinv, const double* __restrict__ coef, unsigned int alpha_at, unsigned int beta_at, const double* __restrict__ r, const double* __restrict__ t, double* __restrict__ x, unsigned int nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= (u64)nrows * 3) return;
   double alpha = coef[alpha_at], beta = beta_at == 0xffffffffu ? 0.0 : coef[beta_at];
@@ -4071,6 +4347,10 @@ extern "C" __global__ void ptap_jacobi_update_at_3(const double* __restrict__ di
 
 // t = coef[alpha_at] D^-1 r; x = t (zero != 0) or x += t (3x3 blocks), one thread per scalar
 extern "C" __global__ void ptap_jacobi_step_3(const double* __restrict__ dinv, const double* __restrict__ coef, unsigned int alpha_at, const double* __restrict__ r, double* __restrict__ t, double* __restrict__ x, unsigned int zero, unsigned int nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= (u64)nrows * 3) return;
   double alpha = coef[alpha_at];
@@ -4088,6 +4368,10 @@ extern "C" __global__ void ptap_jacobi_step_3(const double* __restrict__ dinv, c
 
 // c = s[num_at] / s[den_at]; r = (-c) ap + r; z = D^-1 r; per-block partial sums of r . z (3x3 blocks, one thread per block row, 256 threads, grid-stride, fixed tree)
 extern "C" __global__ void ptap_lanczos_step_3(const double* __restrict__ s, unsigned int num_at, unsigned int den_at, const double* __restrict__ dinv, const double* __restrict__ ap, double* __restrict__ r, double* __restrict__ z, double* __restrict__ part, unsigned long long nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double sh[256];
   double c = s[num_at] / s[den_at];
   double acc = 0.0;

@@ -2,6 +2,10 @@ typedef unsigned int u32;
 typedef unsigned long long u64;
 // R = P^T, 6x3 blocks gathered from transposed 3x6 blocks of P
 extern "C" __global__ void ptap_gather_r_3x6(const double* __restrict__ pv, const unsigned int* __restrict__ src, double* __restrict__ rv, unsigned int nblocks) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nblocks * 18) return;
   u32 b = (u32)(t / 18); u32 e = (u32)(t % 18);
@@ -11,6 +15,10 @@ extern "C" __global__ void ptap_gather_r_3x6(const double* __restrict__ pv, cons
 
 // two-pass stage C = X Y (3x3 by 3x6), one thread per output scalar
 extern "C" __global__ void ptap_row_owner_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ x_rp, const unsigned int* __restrict__ x_ci, const unsigned int* __restrict__ y_rp, const unsigned int* __restrict__ y_ci, const unsigned int* __restrict__ c_row, const unsigned int* __restrict__ c_ci, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nslots * 18) return;
   u32 s = (u32)(t / 18); u32 e = (u32)(t % 18);
@@ -34,6 +42,10 @@ extern "C" __global__ void ptap_row_owner_3x3x6(const double* __restrict__ xv, c
 
 // two-pass stage C = X Y (6x3 by 3x6), one thread per output scalar
 extern "C" __global__ void ptap_row_owner_6x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ x_rp, const unsigned int* __restrict__ x_ci, const unsigned int* __restrict__ y_rp, const unsigned int* __restrict__ y_ci, const unsigned int* __restrict__ c_row, const unsigned int* __restrict__ c_ci, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nslots * 36) return;
   u32 s = (u32)(t / 36); u32 e = (u32)(t % 36);
@@ -57,6 +69,10 @@ extern "C" __global__ void ptap_row_owner_6x3x6(const double* __restrict__ xv, c
 
 // slot-tiled stage (3x3 by 3x6), 128 slots per block, register accumulators
 extern "C" __global__ void ptap_slot_tiled_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double tile[128 * 18];
   u32 s0 = blockIdx.x * 128;
   u32 s = s0 + threadIdx.x;
@@ -199,6 +215,10 @@ extern "C" __global__ void ptap_slot_tiled_3x3x6(const double* __restrict__ xv, 
 
 // column-split stage (3x3 by 3x6), 6 lanes per slot, 5 slots per warp, one window per block, x staged in shared memory, 2 contributions per step, 6 indices per fetch
 extern "C" __global__ void ptap_column_split_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int window) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   extern __shared__ double2 cs_smem[];
   u32 lane = threadIdx.x & 31, gw = lane / 6;
   if (gw >= 5) return;
@@ -283,6 +303,10 @@ extern "C" __global__ void ptap_column_split_3x3x6(const double* __restrict__ xv
 
 // flat-stream stage (3x3 by 3x6), one warp per record tile
 extern "C" __global__ void ptap_flat_stream_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, const unsigned int* __restrict__ tile_rows, const unsigned int* __restrict__ tile_records, const unsigned int* __restrict__ c_rp, double* __restrict__ cv, unsigned int ntiles) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u32 w = (u32)(((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
   if (w >= ntiles) return;
   u64 e0 = (u64)c_rp[tile_rows[w]] * 18, e1 = (u64)c_rp[tile_rows[w + 1]] * 18;
@@ -305,6 +329,10 @@ extern "C" __global__ void ptap_flat_stream_3x3x6(const double* __restrict__ xv,
 
 // lane-tiled stage (3x3 by 3x6), 9 lanes per slot each owning 1x2 outputs, 3 slots per warp, operands read straight into registers, 2 contributions per step
 extern "C" __global__ void ptap_lane_tiled_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ u32 lt_idx[24 * 18];
   u32 lane = threadIdx.x & 31, gw = lane / 9;
   if (gw >= 3) return;
@@ -374,6 +402,10 @@ extern "C" __global__ void ptap_lane_tiled_3x3x6(const double* __restrict__ xv, 
 
 // k-split stage (3x3 by 3x6), 9 lanes per slot each owning inner index kk and 2 columns, 3 slots per warp, 8 warps per block, 2 contributions per step, partials added in kk order
 extern "C" __global__ void ptap_k_split_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   extern __shared__ double2 ks_smem[];
   u32 lane = threadIdx.x & 31, gw = lane / 9;
   if (gw >= 3) return;
@@ -464,6 +496,10 @@ extern "C" __global__ void ptap_k_split_3x3x6(const double* __restrict__ xv, con
 
 // tensor-core stage (3x3 by 3x6), one warp per slot, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step
 extern "C" __global__ void ptap_mma_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -512,6 +548,10 @@ extern "C" __global__ void ptap_mma_3x3x6(const double* __restrict__ xv, const d
 
 // tensor-pair stage (3x3 by 3x6, Packed), one warp per unit of 2 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step, the last ones as one guarded step
 extern "C" __global__ void ptap_mma2_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -580,6 +620,10 @@ extern "C" __global__ void ptap_mma2_3x3x6(const double* __restrict__ xv, const 
 
 // tensor-core stage (3x3 by 3x6), a block's warps interleaved over `chunk` consecutive slots, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step, a run's last x block halved where its end bound has bit 31
 extern "C" __global__ void ptap_mmah_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int chunk) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   const u32 nbw = blockDim.x >> 5, w1 = min(blockIdx.x * chunk + chunk, nslots);
@@ -642,6 +686,10 @@ extern "C" __global__ void ptap_mmah_3x3x6(const double* __restrict__ xv, const 
 
 // tensor-pair stage (3x3 by 3x6, Packed), warps walking spans of units of 2 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step, the last ones as one guarded step, x blocks flagged in bit 31 halved
 extern "C" __global__ __launch_bounds__(128, 16) void ptap_mma2h_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits, unsigned int chunk, unsigned int inter) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 r = lane >> 2, t = lane & 3;
@@ -737,6 +785,10 @@ extern "C" __global__ __launch_bounds__(128, 16) void ptap_mma2h_3x3x6(const dou
 
 // C = X + X^T in place over 6x6 blocks, one thread per slot element
 extern "C" __global__ void ptap_symmetrize_6x6(double* __restrict__ cv, const unsigned int* __restrict__ tr, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= (u64)nslots * 36) return;
   u32 s = (u32)(i / 36), e = (u32)(i % 36), a = e / 6, b = e % 6;
@@ -752,6 +804,10 @@ extern "C" __global__ void ptap_symmetrize_6x6(double* __restrict__ cv, const un
 
 // C = X + X^T over 6x6 blocks from X's chunk sums, one thread per slot element
 extern "C" __global__ void ptap_symsplit_6x6(double* __restrict__ cv, const double* __restrict__ xs, const unsigned int* __restrict__ first, const unsigned int* __restrict__ tr, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= (u64)nslots * 36) return;
   u32 s = (u32)(i / 36), e = (u32)(i % 36), a = e / 6, b = e % 6;
@@ -767,6 +823,10 @@ extern "C" __global__ void ptap_symsplit_6x6(double* __restrict__ cv, const doub
 
 // folded P^T W' stage (6x3 by 3x6), one warp per slot (I, J) of the upper triangle summing X_IJ + X_JI^T, 1 FP64 m8n8k4 MMA per entry, 4 entries per step, each half's last ones as one guarded step; writes (I, J) and (J, I)
 extern "C" __global__ void ptap_mma2f_6x3x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ hptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -886,6 +946,10 @@ extern "C" __global__ void ptap_mma2f_6x3x6t(const double* __restrict__ xv, cons
 
 // row-Gustavson stage (3x3 by 3x6), one warp per chunk of 32 output slots, 4 warps per block
 extern "C" __global__ void ptap_row_gustavson_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double rg_acc[4][32 * 18];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u32 c = blockIdx.x * 4 + wl;
@@ -942,6 +1006,10 @@ extern "C" __global__ void ptap_row_gustavson_3x3x6(const double* __restrict__ x
 
 // outer-product scatter pass (3x3 by 3x6), atomic accumulation
 extern "C" __global__ void ptap_scatter_3x3x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, double* __restrict__ cv, unsigned int nrecords) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nrecords * 18) return;
   u32 q = (u32)(t / 18); u32 e = (u32)(t % 18);
@@ -957,6 +1025,10 @@ extern "C" __global__ void ptap_scatter_3x3x6(const double* __restrict__ xv, con
 
 // slot-tiled stage (6x3 by 3x6), 128 slots per block, register accumulators
 extern "C" __global__ void ptap_slot_tiled_6x3x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double tile[128 * 36];
   u32 s0 = blockIdx.x * 128;
   u32 s = s0 + threadIdx.x;
@@ -1207,6 +1279,10 @@ extern "C" __global__ void ptap_slot_tiled_6x3x6t(const double* __restrict__ xv,
 
 // column-split stage (6x3 by 3x6), 6 lanes per slot, 5 slots per warp, one window per block, x staged in shared memory, 2 contributions per step, 6 indices per fetch
 extern "C" __global__ void ptap_column_split_6x3x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int window) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   extern __shared__ double2 cs_smem[];
   u32 lane = threadIdx.x & 31, gw = lane / 6;
   if (gw >= 5) return;
@@ -1323,6 +1399,10 @@ extern "C" __global__ void ptap_column_split_6x3x6t(const double* __restrict__ x
 
 // flat-stream stage (6x3 by 3x6), one warp per record tile
 extern "C" __global__ void ptap_flat_stream_6x3x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, const unsigned int* __restrict__ tile_rows, const unsigned int* __restrict__ tile_records, const unsigned int* __restrict__ c_rp, double* __restrict__ cv, unsigned int ntiles) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u32 w = (u32)(((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
   if (w >= ntiles) return;
   u64 e0 = (u64)c_rp[tile_rows[w]] * 36, e1 = (u64)c_rp[tile_rows[w + 1]] * 36;
@@ -1345,6 +1425,10 @@ extern "C" __global__ void ptap_flat_stream_6x3x6t(const double* __restrict__ xv
 
 // lane-tiled stage (6x3 by 3x6), 9 lanes per slot each owning 2x2 outputs, 3 slots per warp, operands read straight into registers, 2 contributions per step
 extern "C" __global__ void ptap_lane_tiled_6x3x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ u32 lt_idx[24 * 18];
   u32 lane = threadIdx.x & 31, gw = lane / 9;
   if (gw >= 3) return;
@@ -1430,6 +1514,10 @@ extern "C" __global__ void ptap_lane_tiled_6x3x6t(const double* __restrict__ xv,
 
 // k-split stage (6x3 by 3x6), 9 lanes per slot each owning inner index kk and 2 columns, 3 slots per warp, 8 warps per block, 2 contributions per step, partials added in kk order
 extern "C" __global__ void ptap_k_split_6x3x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   extern __shared__ double2 ks_smem[];
   u32 lane = threadIdx.x & 31, gw = lane / 9;
   if (gw >= 3) return;
@@ -1562,6 +1650,10 @@ extern "C" __global__ void ptap_k_split_6x3x6t(const double* __restrict__ xv, co
 
 // tensor-core stage (6x3 by 3x6), one warp per slot, 1 FP64 m8n8k4 MMA per contribution, 4 contributions per step
 extern "C" __global__ void ptap_mma_6x3x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -1610,6 +1702,10 @@ extern "C" __global__ void ptap_mma_6x3x6t(const double* __restrict__ xv, const 
 
 // tensor-pair stage (6x3 by 3x6, Single), one warp per unit of 1 slot(s), 1 FP64 m8n8k4 MMA per entry and side, 4 entries per step, the last ones as one guarded step
 extern "C" __global__ void ptap_mma2_6x3x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -1678,6 +1774,10 @@ extern "C" __global__ void ptap_mma2_6x3x6t(const double* __restrict__ xv, const
 
 // row-Gustavson stage (6x3 by 3x6), one warp per chunk of 32 output slots, 4 warps per block
 extern "C" __global__ void ptap_row_gustavson_6x3x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double rg_acc[4][32 * 36];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u32 c = blockIdx.x * 4 + wl;
@@ -1758,6 +1858,10 @@ extern "C" __global__ void ptap_row_gustavson_6x3x6t(const double* __restrict__ 
 
 // outer-product scatter pass (6x3 by 3x6), atomic accumulation
 extern "C" __global__ void ptap_scatter_6x3x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, double* __restrict__ cv, unsigned int nrecords) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nrecords * 36) return;
   u32 q = (u32)(t / 36); u32 e = (u32)(t % 36);
@@ -1773,6 +1877,10 @@ extern "C" __global__ void ptap_scatter_6x3x6t(const double* __restrict__ xv, co
 
 // R = P^T, 6x6 blocks gathered from transposed 6x6 blocks of P
 extern "C" __global__ void ptap_gather_r_6x6(const double* __restrict__ pv, const unsigned int* __restrict__ src, double* __restrict__ rv, unsigned int nblocks) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nblocks * 36) return;
   u32 b = (u32)(t / 36); u32 e = (u32)(t % 36);
@@ -1782,6 +1890,10 @@ extern "C" __global__ void ptap_gather_r_6x6(const double* __restrict__ pv, cons
 
 // two-pass stage C = X Y (6x6 by 6x6), one thread per output scalar
 extern "C" __global__ void ptap_row_owner_6x6x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ x_rp, const unsigned int* __restrict__ x_ci, const unsigned int* __restrict__ y_rp, const unsigned int* __restrict__ y_ci, const unsigned int* __restrict__ c_row, const unsigned int* __restrict__ c_ci, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nslots * 36) return;
   u32 s = (u32)(t / 36); u32 e = (u32)(t % 36);
@@ -1808,6 +1920,10 @@ extern "C" __global__ void ptap_row_owner_6x6x6(const double* __restrict__ xv, c
 
 // slot-tiled stage (6x6 by 6x6), 128 slots per block, register accumulators
 extern "C" __global__ void ptap_slot_tiled_6x6x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double tile[128 * 36];
   u32 s0 = blockIdx.x * 128;
   u32 s = s0 + threadIdx.x;
@@ -2220,6 +2336,10 @@ extern "C" __global__ void ptap_slot_tiled_6x6x6(const double* __restrict__ xv, 
 
 // column-split stage (6x6 by 6x6), 6 lanes per slot, 5 slots per warp, one window per block, x staged in shared memory, 1 contributions per step, 6 indices per fetch
 extern "C" __global__ void ptap_column_split_6x6x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int window) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   extern __shared__ double2 cs_smem[];
   u32 lane = threadIdx.x & 31, gw = lane / 6;
   if (gw >= 5) return;
@@ -2327,6 +2447,10 @@ extern "C" __global__ void ptap_column_split_6x6x6(const double* __restrict__ xv
 
 // flat-stream stage (6x6 by 6x6), one warp per record tile
 extern "C" __global__ void ptap_flat_stream_6x6x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, const unsigned int* __restrict__ tile_rows, const unsigned int* __restrict__ tile_records, const unsigned int* __restrict__ c_rp, double* __restrict__ cv, unsigned int ntiles) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u32 w = (u32)(((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
   if (w >= ntiles) return;
   u64 e0 = (u64)c_rp[tile_rows[w]] * 36, e1 = (u64)c_rp[tile_rows[w + 1]] * 36;
@@ -2352,6 +2476,10 @@ extern "C" __global__ void ptap_flat_stream_6x6x6(const double* __restrict__ xv,
 
 // lane-tiled stage (6x6 by 6x6), 18 lanes per slot each owning 1x2 outputs, 1 slots per warp, operands read straight into registers, 2 contributions per step
 extern "C" __global__ void ptap_lane_tiled_6x6x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ u32 lt_idx[8 * 36];
   u32 lane = threadIdx.x & 31, gw = lane / 18;
   if (gw >= 1) return;
@@ -2439,6 +2567,10 @@ extern "C" __global__ void ptap_lane_tiled_6x6x6(const double* __restrict__ xv, 
 
 // k-split stage (6x6 by 6x6), 18 lanes per slot each owning inner index kk and 2 columns, 1 slots per warp, 8 warps per block, 1 contributions per step, partials added in kk order
 extern "C" __global__ void ptap_k_split_6x6x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   extern __shared__ double2 ks_smem[];
   u32 lane = threadIdx.x & 31, gw = lane / 18;
   if (gw >= 1) return;
@@ -2534,6 +2666,10 @@ extern "C" __global__ void ptap_k_split_6x6x6(const double* __restrict__ xv, con
 
 // tensor-core stage (6x6 by 6x6), one warp per slot, 2 FP64 m8n8k4 MMA per contribution, 2 contributions per step
 extern "C" __global__ void ptap_mma_6x6x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -2597,6 +2733,10 @@ extern "C" __global__ void ptap_mma_6x6x6(const double* __restrict__ xv, const d
 
 // tensor-core stage (6x6 by 6x6), a block's warps interleaved over `chunk` consecutive slots, 2 FP64 m8n8k4 MMA per contribution, 2 contributions per step, a run's last x block halved where its end bound has bit 31
 extern "C" __global__ __launch_bounds__(256, 6) void ptap_mmah_6x6x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int chunk) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   const u32 nbw = blockDim.x >> 5, w1 = min(blockIdx.x * chunk + chunk, nslots);
@@ -2680,6 +2820,10 @@ extern "C" __global__ __launch_bounds__(256, 6) void ptap_mmah_6x6x6(const doubl
 
 // folded P^T W' stage (6x6 by 6x6), one warp per slot (I, J) of the upper triangle summing X_IJ + X_JI^T, 2 FP64 m8n8k4 MMA per entry, 2 entries per step, each half's last ones as one guarded step; writes (I, J) and (J, I)
 extern "C" __global__ void ptap_mma2f_6x6x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ hptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -2785,6 +2929,10 @@ extern "C" __global__ void ptap_mma2f_6x6x6t(const double* __restrict__ xv, cons
 
 // row-Gustavson stage (6x6 by 6x6), one warp per chunk of 32 output slots, 4 warps per block
 extern "C" __global__ void ptap_row_gustavson_6x6x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double rg_acc[4][32 * 36];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u32 c = blockIdx.x * 4 + wl;
@@ -2904,6 +3052,10 @@ extern "C" __global__ void ptap_row_gustavson_6x6x6(const double* __restrict__ x
 
 // outer-product scatter pass (6x6 by 6x6), atomic accumulation
 extern "C" __global__ void ptap_scatter_6x6x6(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, double* __restrict__ cv, unsigned int nrecords) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nrecords * 36) return;
   u32 q = (u32)(t / 36); u32 e = (u32)(t % 36);
@@ -2922,6 +3074,10 @@ extern "C" __global__ void ptap_scatter_6x6x6(const double* __restrict__ xv, con
 
 // slot-tiled stage (6x6 by 6x6), 128 slots per block, register accumulators
 extern "C" __global__ void ptap_slot_tiled_6x6x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double tile[128 * 36];
   u32 s0 = blockIdx.x * 128;
   u32 s = s0 + threadIdx.x;
@@ -3334,6 +3490,10 @@ extern "C" __global__ void ptap_slot_tiled_6x6x6t(const double* __restrict__ xv,
 
 // column-split stage (6x6 by 6x6), 6 lanes per slot, 5 slots per warp, one window per block, x staged in shared memory, 1 contributions per step, 6 indices per fetch
 extern "C" __global__ void ptap_column_split_6x6x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots, unsigned int window) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   extern __shared__ double2 cs_smem[];
   u32 lane = threadIdx.x & 31, gw = lane / 6;
   if (gw >= 5) return;
@@ -3441,6 +3601,10 @@ extern "C" __global__ void ptap_column_split_6x6x6t(const double* __restrict__ x
 
 // flat-stream stage (6x6 by 6x6), one warp per record tile
 extern "C" __global__ void ptap_flat_stream_6x6x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, const unsigned int* __restrict__ tile_rows, const unsigned int* __restrict__ tile_records, const unsigned int* __restrict__ c_rp, double* __restrict__ cv, unsigned int ntiles) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u32 w = (u32)(((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
   if (w >= ntiles) return;
   u64 e0 = (u64)c_rp[tile_rows[w]] * 36, e1 = (u64)c_rp[tile_rows[w + 1]] * 36;
@@ -3466,6 +3630,10 @@ extern "C" __global__ void ptap_flat_stream_6x6x6t(const double* __restrict__ xv
 
 // lane-tiled stage (6x6 by 6x6), 9 lanes per slot each owning 2x2 outputs, 3 slots per warp, operands read straight into registers, 2 contributions per step
 extern "C" __global__ void ptap_lane_tiled_6x6x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ u32 lt_idx[24 * 18];
   u32 lane = threadIdx.x & 31, gw = lane / 9;
   if (gw >= 3) return;
@@ -3587,6 +3755,10 @@ extern "C" __global__ void ptap_lane_tiled_6x6x6t(const double* __restrict__ xv,
 
 // k-split stage (6x6 by 6x6), 18 lanes per slot each owning inner index kk and 2 columns, 1 slots per warp, 8 warps per block, 1 contributions per step, partials added in kk order
 extern "C" __global__ void ptap_k_split_6x6x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   extern __shared__ double2 ks_smem[];
   u32 lane = threadIdx.x & 31, gw = lane / 18;
   if (gw >= 1) return;
@@ -3685,6 +3857,10 @@ extern "C" __global__ void ptap_k_split_6x6x6t(const double* __restrict__ xv, co
 
 // tensor-core stage (6x6 by 6x6), one warp per slot, 2 FP64 m8n8k4 MMA per contribution, 2 contributions per step
 extern "C" __global__ void ptap_mma_6x6x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ ptr, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ order, double* __restrict__ cv, unsigned int nslots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -3748,6 +3924,10 @@ extern "C" __global__ void ptap_mma_6x6x6t(const double* __restrict__ xv, const 
 
 // tensor-pair stage (6x6 by 6x6, Single), one warp per unit of 1 slot(s), 2 FP64 m8n8k4 MMA per entry and side, 2 entries per step, the last ones as one guarded step
 extern "C" __global__ void ptap_mma2_6x6x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ uptr, const unsigned int* __restrict__ uslot, const unsigned int* __restrict__ ent, double* __restrict__ cv, unsigned int nunits) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   u32 lane = threadIdx.x & 31;
   u32 w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -3810,6 +3990,10 @@ extern "C" __global__ void ptap_mma2_6x6x6t(const double* __restrict__ xv, const
 
 // row-Gustavson stage (6x6 by 6x6), one warp per chunk of 32 output slots, 4 warps per block
 extern "C" __global__ void ptap_row_gustavson_6x6x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ chunk_slot, const unsigned int* __restrict__ chunk_seg, const unsigned int* __restrict__ chunk_pos, const unsigned int* __restrict__ seg_x, const unsigned int* __restrict__ seg_y, const unsigned int* __restrict__ seg_n, const unsigned int* __restrict__ pos, double* __restrict__ cv, unsigned int nchunks) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double rg_acc[4][32 * 36];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u32 c = blockIdx.x * 4 + wl;
@@ -3929,6 +4113,10 @@ extern "C" __global__ void ptap_row_gustavson_6x6x6t(const double* __restrict__ 
 
 // outer-product scatter pass (6x6 by 6x6), atomic accumulation
 extern "C" __global__ void ptap_scatter_6x6x6t(const double* __restrict__ xv, const double* __restrict__ yv, const unsigned int* __restrict__ rx, const unsigned int* __restrict__ ry, const unsigned int* __restrict__ rslot, double* __restrict__ cv, unsigned int nrecords) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nrecords * 36) return;
   u32 q = (u32)(t / 36); u32 e = (u32)(t % 36);
@@ -3947,6 +4135,10 @@ extern "C" __global__ void ptap_scatter_6x6x6t(const double* __restrict__ xv, co
 
 // merge-path block SpMV y = A x, 3x3 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
 extern "C" __global__ void ptap_spmv_merge_3x3(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double2 stage2[4][144];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -4085,6 +4277,10 @@ extern "C" __global__ void ptap_spmv_merge_3x3(const double* __restrict__ av, co
 
 // merge-path block SpMV y = b - A x, 3x3 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
 extern "C" __global__ void ptap_residual_merge_3x3(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, const double* __restrict__ bv, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double2 stage2[4][144];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -4224,6 +4420,10 @@ extern "C" __global__ void ptap_residual_merge_3x3(const double* __restrict__ av
 
 // merge-path block SpMV y = A x, 3x6 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
 extern "C" __global__ void ptap_spmv_merge_3x6(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double2 stage2[4][288];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -4381,6 +4581,10 @@ extern "C" __global__ void ptap_spmv_merge_3x6(const double* __restrict__ av, co
 
 // merge-path block SpMV y = A x, 6x3 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
 extern "C" __global__ void ptap_spmv_merge_6x3(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double2 stage2[4][288];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -4571,6 +4775,10 @@ extern "C" __global__ void ptap_spmv_merge_6x3(const double* __restrict__ av, co
 
 // merge-path block SpMV y = A x, 6x6 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
 extern "C" __global__ void ptap_spmv_merge_6x6(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double2 stage2[4][576];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -4800,6 +5008,10 @@ extern "C" __global__ void ptap_spmv_merge_6x6(const double* __restrict__ av, co
 
 // merge-path block SpMV y = b - A x, 6x6 blocks, 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
 extern "C" __global__ void ptap_residual_merge_6x6(const double* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, const double* __restrict__ bv, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double2 stage2[4][576];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -5030,6 +5242,10 @@ extern "C" __global__ void ptap_residual_merge_6x6(const double* __restrict__ av
 
 // merge-path block SpMV y = A x, 3x3 blocks (values stored as f32, widened to f64; x, y and the sums f64), 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
 extern "C" __global__ __launch_bounds__(128, 8) void ptap_spmv_merge_f32_3x3(const float* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ float4 stage2[4][72];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -5164,6 +5380,10 @@ extern "C" __global__ __launch_bounds__(128, 8) void ptap_spmv_merge_f32_3x3(con
 
 // merge-path block SpMV y = b - A x, 3x3 blocks (values stored as f32, widened to f64; x, y and the sums f64), 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
 extern "C" __global__ __launch_bounds__(128, 8) void ptap_residual_merge_f32_3x3(const float* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, const double* __restrict__ bv, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ float4 stage2[4][72];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -5299,6 +5519,10 @@ extern "C" __global__ __launch_bounds__(128, 8) void ptap_residual_merge_f32_3x3
 
 // merge-path block SpMV y = A x, 6x6 blocks (values stored as f32, widened to f64; x, y and the sums f64), 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
 extern "C" __global__ void ptap_spmv_merge_f32_6x6(const float* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ float4 stage2[4][288];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -5496,6 +5720,10 @@ extern "C" __global__ void ptap_spmv_merge_f32_6x6(const float* __restrict__ av,
 
 // merge-path block SpMV y = b - A x, 6x6 blocks (values stored as f32, widened to f64; x, y and the sums f64), 4 warps per block, the next 32 blocks loaded while the current ones are multiplied; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
 extern "C" __global__ void ptap_residual_merge_f32_6x6(const float* __restrict__ av, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, const double* __restrict__ bv, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ float4 stage2[4][288];
   u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 w = (u64)blockIdx.x * 4 + wl;
@@ -5694,6 +5922,10 @@ extern "C" __global__ void ptap_residual_merge_f32_6x6(const float* __restrict__
 
 // inverse of every 3x3 diagonal block (Gauss-Jordan, partial pivoting, as invert_in_place); a singular or missing block records its row in status[0]
 extern "C" __global__ void ptap_jacobi_invert_3(const double* __restrict__ av, const unsigned int* __restrict__ diag_pos, double* __restrict__ dinv, unsigned int* __restrict__ status, unsigned int nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u32 i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= nrows) return;
   u32 k = diag_pos[i];
@@ -5733,6 +5965,10 @@ extern "C" __global__ void ptap_jacobi_invert_3(const double* __restrict__ av, c
 
 // x += alpha D^-1 r + beta t (3x3 blocks; t unread when beta = 0), one thread per scalar
 extern "C" __global__ void ptap_jacobi_update_3(const double* __restrict__ dinv, double alpha, const double* __restrict__ r, double beta, const double* __restrict__ t, double* __restrict__ x, unsigned int nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= (u64)nrows * 3) return;
   u64 i = s / 3; u32 q = (u32)(s % 3);
@@ -5748,6 +5984,10 @@ extern "C" __global__ void ptap_jacobi_update_3(const double* __restrict__ dinv,
 
 // scatter 3x3 block-CSR values into a zeroed row-major n x n matrix
 extern "C" __global__ void ptap_densify_3(const double* __restrict__ av, const unsigned int* __restrict__ brow, const unsigned int* __restrict__ ci, double* __restrict__ dense, unsigned int nblocks, unsigned int n) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nblocks * 9) return;
   u32 k = (u32)(t / 9), e = (u32)(t % 9);
@@ -5758,6 +5998,10 @@ extern "C" __global__ void ptap_densify_3(const double* __restrict__ av, const u
 
 // x += coef[alpha_at] D^-1 r + coef[beta_at] t (3x3 blocks; beta_at = 0xffffffff: no t term), one thread per scalar
 extern "C" __global__ void ptap_jacobi_update_at_3(const double* __restrict__ dinv, const double* __restrict__ coef, unsigned int alpha_at, unsigned int beta_at, const double* __restrict__ r, const double* __restrict__ t, double* __restrict__ x, unsigned int nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= (u64)nrows * 3) return;
   double alpha = coef[alpha_at], beta = beta_at == 0xffffffffu ? 0.0 : coef[beta_at];
@@ -5774,6 +6018,10 @@ extern "C" __global__ void ptap_jacobi_update_at_3(const double* __restrict__ di
 
 // t = coef[alpha_at] D^-1 r; x = t (zero != 0) or x += t (3x3 blocks), one thread per scalar
 extern "C" __global__ void ptap_jacobi_step_3(const double* __restrict__ dinv, const double* __restrict__ coef, unsigned int alpha_at, const double* __restrict__ r, double* __restrict__ t, double* __restrict__ x, unsigned int zero, unsigned int nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= (u64)nrows * 3) return;
   double alpha = coef[alpha_at];
@@ -5791,6 +6039,10 @@ extern "C" __global__ void ptap_jacobi_step_3(const double* __restrict__ dinv, c
 
 // c = s[num_at] / s[den_at]; r = (-c) ap + r; z = D^-1 r; per-block partial sums of r . z (3x3 blocks, one thread per block row, 256 threads, grid-stride, fixed tree)
 extern "C" __global__ void ptap_lanczos_step_3(const double* __restrict__ s, unsigned int num_at, unsigned int den_at, const double* __restrict__ dinv, const double* __restrict__ ap, double* __restrict__ r, double* __restrict__ z, double* __restrict__ part, unsigned long long nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double sh[256];
   double c = s[num_at] / s[den_at];
   double acc = 0.0;
@@ -5841,6 +6093,10 @@ extern "C" __global__ void ptap_lanczos_step_3(const double* __restrict__ s, uns
 
 // inverse of every 6x6 diagonal block (Gauss-Jordan, partial pivoting, as invert_in_place); a singular or missing block records its row in status[0]
 extern "C" __global__ void ptap_jacobi_invert_6(const double* __restrict__ av, const unsigned int* __restrict__ diag_pos, double* __restrict__ dinv, unsigned int* __restrict__ status, unsigned int nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u32 i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= nrows) return;
   u32 k = diag_pos[i];
@@ -5880,6 +6136,10 @@ extern "C" __global__ void ptap_jacobi_invert_6(const double* __restrict__ av, c
 
 // x += alpha D^-1 r + beta t (6x6 blocks; t unread when beta = 0), one thread per scalar
 extern "C" __global__ void ptap_jacobi_update_6(const double* __restrict__ dinv, double alpha, const double* __restrict__ r, double beta, const double* __restrict__ t, double* __restrict__ x, unsigned int nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= (u64)nrows * 6) return;
   u64 i = s / 6; u32 q = (u32)(s % 6);
@@ -5898,6 +6158,10 @@ extern "C" __global__ void ptap_jacobi_update_6(const double* __restrict__ dinv,
 
 // scatter 6x6 block-CSR values into a zeroed row-major n x n matrix
 extern "C" __global__ void ptap_densify_6(const double* __restrict__ av, const unsigned int* __restrict__ brow, const unsigned int* __restrict__ ci, double* __restrict__ dense, unsigned int nblocks, unsigned int n) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (u64)nblocks * 36) return;
   u32 k = (u32)(t / 36), e = (u32)(t % 36);
@@ -5908,6 +6172,10 @@ extern "C" __global__ void ptap_densify_6(const double* __restrict__ av, const u
 
 // x += coef[alpha_at] D^-1 r + coef[beta_at] t (6x6 blocks; beta_at = 0xffffffff: no t term), one thread per scalar
 extern "C" __global__ void ptap_jacobi_update_at_6(const double* __restrict__ dinv, const double* __restrict__ coef, unsigned int alpha_at, unsigned int beta_at, const double* __restrict__ r, const double* __restrict__ t, double* __restrict__ x, unsigned int nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= (u64)nrows * 6) return;
   double alpha = coef[alpha_at], beta = beta_at == 0xffffffffu ? 0.0 : coef[beta_at];
@@ -5927,6 +6195,10 @@ extern "C" __global__ void ptap_jacobi_update_at_6(const double* __restrict__ di
 
 // t = coef[alpha_at] D^-1 r; x = t (zero != 0) or x += t (6x6 blocks), one thread per scalar
 extern "C" __global__ void ptap_jacobi_step_6(const double* __restrict__ dinv, const double* __restrict__ coef, unsigned int alpha_at, const double* __restrict__ r, double* __restrict__ t, double* __restrict__ x, unsigned int zero, unsigned int nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= (u64)nrows * 6) return;
   double alpha = coef[alpha_at];
@@ -5947,6 +6219,10 @@ extern "C" __global__ void ptap_jacobi_step_6(const double* __restrict__ dinv, c
 
 // c = s[num_at] / s[den_at]; r = (-c) ap + r; z = D^-1 r; per-block partial sums of r . z (6x6 blocks, one thread per block row, 256 threads, grid-stride, fixed tree)
 extern "C" __global__ void ptap_lanczos_step_6(const double* __restrict__ s, unsigned int num_at, unsigned int den_at, const double* __restrict__ dinv, const double* __restrict__ ap, double* __restrict__ r, double* __restrict__ z, double* __restrict__ part, unsigned long long nrows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   __shared__ double sh[256];
   double c = s[num_at] / s[den_at];
   double acc = 0.0;

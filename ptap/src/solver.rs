@@ -182,7 +182,13 @@ impl SolverBuilder {
             None => match (options.device, device_kernels_missing(kernels, b, modes)) {
                 (DeviceChoice::Cuda, Some(e)) => return Err(e),
                 (DeviceChoice::Auto, Some(e)) => (Target::Cpu, Some(e.to_string())),
-                (choice, _) => Target::open(choice, DeviceOptions { fmad: options.fmad })?,
+                (choice, _) => Target::open(
+                    choice,
+                    DeviceOptions {
+                        fmad: options.fmad,
+                        ..Default::default()
+                    },
+                )?,
             },
         };
         if let Some(why) = &note {

@@ -10,5 +10,11 @@ use ptap_runtime::Cpu;
 use ptap_tests::conformance::cuda_or_skip;
 
 ptap_tests::conformance!(cpu, || Some(Cpu::default()));
-ptap_tests::conformance!(cuda, || cuda_or_skip(DeviceOptions { fmad: false }));
-ptap_tests::conformance!(cuda_fma, || cuda_or_skip(DeviceOptions { fmad: true }));
+ptap_tests::conformance!(cuda, || cuda_or_skip(DeviceOptions {
+    fmad: false,
+    ..Default::default()
+}));
+ptap_tests::conformance!(cuda_fma, || cuda_or_skip(DeviceOptions {
+    fmad: true,
+    ..Default::default()
+}));

@@ -21,7 +21,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 fn device(fmad: bool) -> Option<Arc<Device>> {
-    ptap_tests::cuda_device_or_skip(DeviceOptions { fmad })
+    ptap_tests::cuda_device_or_skip(DeviceOptions {
+        fmad,
+        ..Default::default()
+    })
 }
 
 /// The beam at `k` with a low coarsening limit, so 3x3 and 6x6 levels occur.
@@ -142,6 +145,64 @@ fn recorded_solves_replay_after_a_refresh_as_launched_one_by_one() {
     Exactness::Bitwise.assert_matches(&history, ws.history(), "replayed residual history");
     assert!(relative_frobenius(&x0, &x1) > 1e-3, "the refresh changed the solution");
     dev.synchronize().unwrap();
+}
+
+/// Programmatic dependent launch (the default on sm_90) changes when a kernel
+/// starts, never what it computes: a refresh and solve give the bits of the
+/// same run with every kernel launched plainly, and only generated kernels
+/// (whose bodies open with the grid-dependency wait) are launched that way.
+#[test]
+fn programmatic_launches_give_the_bits_of_plain_launches() {
+    let Some(on) = device(true) else { return };
+    let off = Device::open(DeviceOptions { fmad: true, pdl: false }).unwrap();
+    let major: u32 = on.arch()["sm_".len()..].parse::<u32>().unwrap() / 10;
+    let wanted = major >= 9 && std::env::var("PTAP_PDL").as_deref() != Ok("0");
+    assert_eq!(
+        on.programmatic_launch(),
+        wanted,
+        "{} with PTAP_PDL={:?}",
+        on.arch(),
+        std::env::var("PTAP_PDL")
+    );
+    assert!(!off.programmatic_launch());
+    if !wanted {
+        eprintln!("note: {} launches plainly here; comparing two plain runs", on.arch());
+    }
+    // Arrange: the beam refreshed to a varying modulus, once per device.
+    let mut problem = BeamProblem::build(4).unwrap();
+    let mut opts = HierarchyOptions::default();
+    opts.amg.coarse_eq_limit = 100;
+    let h = Hierarchy::build(problem.a.clone(), &problem.near_null, 6, &opts, &mut |_| {}).unwrap();
+    problem.reassemble(&varying_modulus(&problem)).unwrap();
+    let cg = CgOptions::default();
+    let run = |dev: &Arc<Device>| {
+        let mut dh = on_device(dev, &h);
+        dh.refresh(problem.a.values()).unwrap();
+        let mut ws = dh.workspace(cg.max_iterations).unwrap();
+        let mut x = vec![0.0; problem.rhs.len()];
+        let rep = dh.solve(&problem.rhs, &mut x, &cg, &mut ws).unwrap();
+        assert!(rep.converged);
+        (x, ws.history().to_vec(), dh.lambda_max())
+    };
+    // Act
+    let (x_on, hist_on, lambda_on) = run(&on);
+    let (x_off, hist_off, lambda_off) = run(&off);
+    // Assert: the same bits; the generated kernels launched programmatically, the hand-written not.
+    Exactness::Bitwise.assert_matches(&x_on, &x_off, "solution");
+    Exactness::Bitwise.assert_matches(&hist_on, &hist_off, "residual history");
+    Exactness::Bitwise.assert_matches(&lambda_on, &lambda_off, "eigen-estimates");
+    let set = on.loaded("ptap_3x3_3x6_6x6").expect("the beam's kernel set is loaded");
+    assert!(set.len() > 20);
+    assert!(set.values().all(|k| k.programmatic_launch() == wanted));
+    let upload = on.module(&ptap_cuda::upload_module()).unwrap();
+    assert!(!upload.is_empty() && upload.values().all(|k| !k.programmatic_launch()));
+    assert!(off
+        .loaded("ptap_3x3_3x6_6x6")
+        .unwrap()
+        .values()
+        .all(|k| !k.programmatic_launch()));
+    on.synchronize().unwrap();
+    off.synchronize().unwrap();
 }
 
 /// The eigen-estimates replayed from their recordings (CUDA graphs made by
@@ -517,7 +578,10 @@ fn the_symmetric_pairs_folded_stage_is_v0_exactly_symmetric_and_deterministic() 
     use ptap_runtime::{Backend, TwoPassExecutor};
     use ptap_schedules::{TwoPassSchedule, VariantSchedule};
     let _env = SYM_ENV.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(be) = ptap_tests::conformance::cuda_or_skip(DeviceOptions { fmad: false }) else {
+    let Some(be) = ptap_tests::conformance::cuda_or_skip(DeviceOptions {
+        fmad: false,
+        ..Default::default()
+    }) else {
         return;
     };
     let mut rng = ptap_tests::Rng::new(4242);
@@ -640,7 +704,10 @@ fn the_symmetric_pairs_coarse_walks_give_the_bits_of_one_slot_per_warp() {
     use ptap_runtime::Backend;
     use ptap_schedules::{TwoPassSchedule, VariantSchedule};
     let _env = SYM_ENV.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(be) = ptap_tests::conformance::cuda_or_skip(DeviceOptions { fmad: false }) else {
+    let Some(be) = ptap_tests::conformance::cuda_or_skip(DeviceOptions {
+        fmad: false,
+        ..Default::default()
+    }) else {
         return;
     };
     let mut rng = ptap_tests::Rng::new(78);
@@ -702,7 +769,10 @@ fn the_symmetric_pairs_walks_give_the_bits_of_one_unit_per_warp() {
     use ptap_runtime::Backend;
     use ptap_schedules::{TwoPassSchedule, VariantSchedule};
     let _env = SYM_ENV.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(be) = ptap_tests::conformance::cuda_or_skip(DeviceOptions { fmad: false }) else {
+    let Some(be) = ptap_tests::conformance::cuda_or_skip(DeviceOptions {
+        fmad: false,
+        ..Default::default()
+    }) else {
         return;
     };
     let mut rng = ptap_tests::Rng::new(77);

@@ -79,10 +79,27 @@ pub fn param(name: &str, ty: ParamTy) -> Param {
     Param::new(name, ty)
 }
 
+/// The first statements of every generated kernel: programmatic dependent
+/// launch (sm_90 on). `launch_dependents` lets the stream's next kernel be
+/// scheduled while this one's last blocks run, and `wait` holds this kernel
+/// until the grid before it has completed and its writes are visible, so a
+/// kernel launched with the programmatic stream serialization attribute
+/// overlaps only its launch with its predecessor, never a memory access.
+/// Without the attribute (or below sm_90) both are no-ops. The launcher sets
+/// the attribute only on kernels whose body opens with exactly this text
+/// ([`CudaModule::waits_on_grid_dependency`]).
+pub const GRID_DEPENDENCY: &str = "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(\"griddepcontrol.launch_dependents;\" ::: \"memory\");
+  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");
+#endif
+";
+
 impl KernelEntry {
     /// Writes `// doc` and `extern "C" __global__ void name(type name, ...)`,
-    /// then `open` (the opening brace with its spacing), so every generator
-    /// declares its entries from the same parameter list the launcher uses.
+    /// then `open` (the opening brace with its spacing) and
+    /// [`GRID_DEPENDENCY`], so every generator declares its entries from the
+    /// same parameter list the launcher uses and every kernel waits for its
+    /// predecessor before touching memory.
     pub fn write_signature(&self, out: &mut String, open: &str) {
         let params: Vec<String> = self
             .params
@@ -90,7 +107,7 @@ impl KernelEntry {
             .map(|q| format!("{} {}", q.ty.c_type(), q.name))
             .collect();
         out.push_str(&format!(
-            "// {}\nextern \"C\" __global__ void {}({}){open}\n",
+            "// {}\nextern \"C\" __global__ void {}({}){open}\n{GRID_DEPENDENCY}",
             self.doc,
             self.name,
             params.join(", ")
@@ -120,4 +137,89 @@ pub struct CudaModule {
     pub name: String,
     pub source: String,
     pub entries: Vec<KernelEntry>,
+}
+
+impl CudaModule {
+    /// Whether the one definition of the kernel `entry` in [`CudaModule::source`]
+    /// opens its body with [`GRID_DEPENDENCY`] (as [`KernelEntry::write_signature`]
+    /// writes it): only such a kernel may be launched with programmatic stream
+    /// serialization. `false` for a kernel written by hand without it, one
+    /// defined twice, or one not found.
+    pub fn waits_on_grid_dependency(&self, entry: &str) -> bool {
+        let sig = format!(" void {entry}(");
+        let src = self.source.as_str();
+        let mut found = None;
+        let mut from = 0;
+        while let Some(i) = src[from..].find(&sig) {
+            let at = from + i + sig.len();
+            from = at;
+            // The parameter list, then the body's brace (a prototype ends in `;`).
+            let Some(close) = src[at..].find(')') else { return false };
+            let after = src[at + close + 1..].trim_start();
+            if let Some(body) = after.strip_prefix('{') {
+                if found.is_some() {
+                    return false;
+                }
+                found = Some(body.trim_start_matches([' ', '\n']).starts_with(GRID_DEPENDENCY));
+            }
+        }
+        found.unwrap_or(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(name: &str) -> KernelEntry {
+        KernelEntry {
+            name: name.into(),
+            params: vec![param("x", ParamTy::PtrMutF64), param("n", ParamTy::U32)],
+            doc: "test".into(),
+        }
+    }
+
+    fn module(source: String, names: &[&str]) -> CudaModule {
+        CudaModule {
+            name: "m".into(),
+            source,
+            entries: names.iter().map(|n| entry(n)).collect(),
+        }
+    }
+
+    #[test]
+    fn written_signatures_open_with_the_grid_dependency() {
+        let mut src = String::new();
+        entry("k_a").write_signature(&mut src, " {");
+        src.push_str("  x[0] = 1.0;\n}\n");
+        entry("k_ab").write_bounded_signature(&mut src, " {", Some((128, 4)));
+        src.push_str("  x[1] = 2.0;\n}\n");
+        assert_eq!(src.matches(GRID_DEPENDENCY).count(), 2);
+        assert!(src.contains("__launch_bounds__(128, 4) void k_ab("));
+        let m = module(src, &["k_a", "k_ab"]);
+        assert!(m.waits_on_grid_dependency("k_a"));
+        assert!(m.waits_on_grid_dependency("k_ab"));
+        assert!(!m.waits_on_grid_dependency("k_b"));
+    }
+
+    #[test]
+    fn hand_written_prototypes_and_duplicates_do_not_wait() {
+        let mut waits = String::new();
+        entry("k_w").write_signature(&mut waits, " {");
+        waits.push_str("}\n");
+        // A kernel without the preamble, declared first, then one that has it.
+        let src = format!(
+            "extern \"C\" __global__ void k_plain(double* x, unsigned int n);\n\
+             extern \"C\" __global__ void k_plain(double* x, unsigned int n) {{\n  x[0] = 0.0;\n}}\n{waits}"
+        );
+        let m = module(src.clone(), &["k_plain", "k_w"]);
+        assert!(!m.waits_on_grid_dependency("k_plain"));
+        assert!(m.waits_on_grid_dependency("k_w"));
+        // Defined twice: refused even though both open with it.
+        let m = module(format!("{waits}{waits}"), &["k_w"]);
+        assert!(!m.waits_on_grid_dependency("k_w"));
+        // The preamble somewhere other than the body's start does not count.
+        let late = waits.replacen("{\n#if", "{\n  double y = 0.0;\n#if", 1);
+        assert!(!module(late, &["k_w"]).waits_on_grid_dependency("k_w"));
+    }
 }

@@ -904,6 +904,14 @@ mod tests {
                 "{}",
                 m.name
             );
+            for e in &m.entries {
+                assert!(
+                    m.waits_on_grid_dependency(&e.name),
+                    "{}: {} opens without the grid dependency",
+                    m.name,
+                    e.name
+                );
+            }
             for want in device_lookups(s) {
                 assert!(names.contains(&want.as_str()), "{}: {want} missing", m.name);
                 assert!(

@@ -28,5 +28,5 @@ pub mod launcher;
 pub mod rust;
 pub mod shape;
 
-pub use entry::{param, CudaModule, KernelEntry, Param, ParamTy};
+pub use entry::{param, CudaModule, KernelEntry, Param, ParamTy, GRID_DEPENDENCY};
 pub use shape::{ShapeError, ShapeSet, MAX_BLOCK_DIM};

@@ -13,7 +13,10 @@ use ptap_user_shape::{four_field_operator, near_null, registry, MODES};
 use std::sync::Arc;
 
 fn device(fmad: bool) -> Option<Arc<Device>> {
-    ptap_tests::cuda_device_or_skip(DeviceOptions { fmad })
+    ptap_tests::cuda_device_or_skip(DeviceOptions {
+        fmad,
+        ..Default::default()
+    })
 }
 
 /// The AMG hierarchy of the four-field operator on the declared kernels
