@@ -42,8 +42,8 @@ pub struct BenchArgs {
     /// With `--device cuda`: compile the kernels with --fmad=false.
     #[arg(long)]
     pub no_fmad: bool,
-    /// With `--device cuda`: launch every kernel plainly, without programmatic
-    /// dependent launch (for comparison; `PTAP_PDL=0` does the same).
+    /// With `--device cuda`: launch the products' stages plainly, without
+    /// programmatic dependent launch (for comparison; `PTAP_PDL=0` does the same).
     #[arg(long)]
     pub no_pdl: bool,
     /// With `--device cuda`: write every level's A and P as scalar CSR here (for benches/peers).

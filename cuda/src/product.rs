@@ -1022,6 +1022,8 @@ impl DeviceProduct {
     }
 
     /// `c = P^T a P` on the device (`c` over the schedule's coarse pattern).
+    /// Its stages are launched chained ([`Device::launch_chained`]): each may
+    /// be scheduled under the previous one's tail.
     pub fn numeric(&mut self, a: &DeviceBlockCsr, p: &DeviceBlockCsr, c: &mut DeviceBlockCsr) -> Result<(), CudaError> {
         let (bf, bc) = (self.shape.bf, self.shape.bc);
         let b = &self.base;
@@ -1057,13 +1059,13 @@ impl DeviceProduct {
             } => {
                 let l = (bf * bc) as u64;
                 let nr = rp.nnzb as u32;
-                dev.launch(
+                dev.launch_chained(
                     self.kernels[&gpu::gather_r_name(s)].as_ref(),
                     grid_for(nr as u64 * l, 256),
                     &[Arg::F64(&p.values), Arg::U32s(r_source), Arg::F64Mut(r), Arg::U32(nr)],
                 )?;
                 let nw = wp.nnzb as u32;
-                dev.launch(
+                dev.launch_chained(
                     self.kernels[&gpu::row_owner_name(ap)].as_ref(),
                     grid_for(nw as u64 * l, 128),
                     &[
@@ -1080,7 +1082,7 @@ impl DeviceProduct {
                     ],
                 )?;
                 let nc = cp.nnzb as u32;
-                dev.launch(
+                dev.launch_chained(
                     self.kernels[&gpu::row_owner_name(rw)].as_ref(),
                     grid_for(nc as u64 * (bc * bc) as u64, 128),
                     &[
@@ -1103,7 +1105,7 @@ impl DeviceProduct {
                     (ptw, &*r2, &p.values, &self.w, &c.values),
                 ] {
                     let n = runs.slots as u32;
-                    dev.launch(
+                    dev.launch_chained(
                         &self.kernels[&gpu::slot_tiled_name(st)],
                         grid_for(n as u64, gpu::slot_tile(st) as u32),
                         &[
@@ -1137,7 +1139,7 @@ impl DeviceProduct {
                         block_dim: (threads, 1, 1),
                         shared_mem_bytes: smem,
                     };
-                    dev.launch(
+                    dev.launch_chained(
                         &self.kernels[&gpu::column_split_name(st)],
                         cfg,
                         &[
@@ -1201,7 +1203,7 @@ impl DeviceProduct {
                         block_dim: (threads, 1, 1),
                         shared_mem_bytes: smem,
                     };
-                    dev.launch(
+                    dev.launch_chained(
                         &self.kernels[&name],
                         cfg,
                         &[
@@ -1230,7 +1232,7 @@ impl DeviceProduct {
                     SymRw::Split { units, xs, .. } => (units, gpu_mma::mma_pair_name(ptw), &*xs),
                 };
                 let n = u2.units as u32;
-                dev.launch(
+                dev.launch_chained(
                     &self.kernels[&name],
                     LaunchConfig {
                         grid_dim: (n.div_ceil(per_block).max(1), 1, 1),
@@ -1250,12 +1252,12 @@ impl DeviceProduct {
                 let n = c.nnzb as u32;
                 match rw {
                     SymRw::Fold(_) => {}
-                    SymRw::Pass { tr, .. } => dev.launch(
+                    SymRw::Pass { tr, .. } => dev.launch_chained(
                         &self.kernels[&gpu_mma::symmetrize_name(bc)],
                         grid_for(n as u64 * (bc * bc) as u64, 256),
                         &[Arg::F64Mut(&c.values), Arg::U32s(tr), Arg::U32(n)],
                     )?,
-                    SymRw::Split { xs, first, tr, .. } => dev.launch(
+                    SymRw::Split { xs, first, tr, .. } => dev.launch_chained(
                         &self.kernels[&gpu_mma::symmetrize_split_name(bc)],
                         grid_for(n as u64 * (bc * bc) as u64, 256),
                         &[
@@ -1279,7 +1281,7 @@ impl DeviceProduct {
                     (ptw, &*f2, &*c_rp, &p.values, &self.w, &c.values),
                 ] {
                     let nt = f.tiles as u32;
-                    dev.launch(
+                    dev.launch_chained(
                         &self.kernels[&gpu::flat_stream_name(st)],
                         grid_for(nt as u64 * 32, 128),
                         &[
@@ -1309,7 +1311,7 @@ impl DeviceProduct {
                         block_dim: (warps * 32, 1, 1),
                         shared_mem_bytes: 0,
                     };
-                    dev.launch(
+                    dev.launch_chained(
                         &self.kernels[&gpu::row_gustavson_name(st)],
                         cfg,
                         &[
@@ -1336,7 +1338,7 @@ impl DeviceProduct {
                     (ptw, &*p2, &p.values, &self.w, &c.values),
                 ] {
                     let n = f.records as u32;
-                    dev.launch(
+                    dev.launch_chained(
                         &self.kernels[&gpu::scatter_name(st)],
                         grid_for(n as u64 * (st.m * st.n) as u64, 256),
                         &[
@@ -1454,7 +1456,7 @@ fn launch_pair_stage(
                 grid_dim: (n.div_ceil(chunk.unwrap_or(per_block)).max(1), 1, 1),
                 ..grid(n)
             };
-            dev.launch(&kernels[&name], cfg, &args[..8 + chunk.is_some() as usize])
+            dev.launch_chained(&kernels[&name], cfg, &args[..8 + chunk.is_some() as usize])
         };
     match u {
         PairStage::Units(u) => {
@@ -1483,9 +1485,9 @@ fn launch_pair_stage(
                         block_dim: (32 * wk.warps, 1, 1),
                         shared_mem_bytes: 0,
                     };
-                    dev.launch(&kernels[&name], cfg, &args)
+                    dev.launch_chained(&kernels[&name], cfg, &args)
                 }
-                None => dev.launch(&kernels[&name], grid(n), &args[..7]),
+                None => dev.launch_chained(&kernels[&name], grid(n), &args[..7]),
             }
         }
         // The kernel follows the stage's kind; the halving one reads per-warp run bounds.

@@ -147,10 +147,11 @@ fn recorded_solves_replay_after_a_refresh_as_launched_one_by_one() {
     dev.synchronize().unwrap();
 }
 
-/// Programmatic dependent launch (the default on sm_90) changes when a kernel
-/// starts, never what it computes: a refresh and solve give the bits of the
-/// same run with every kernel launched plainly, and only generated kernels
-/// (whose bodies open with the grid-dependency wait) are launched that way.
+/// Programmatic dependent launch of the products' stages (the default on
+/// sm_90) changes when a kernel starts, never what it computes: a refresh and
+/// solve give the bits of the same run with every kernel launched plainly, and
+/// only generated kernels (whose bodies open with the grid-dependency wait)
+/// may be launched that way.
 #[test]
 fn programmatic_launches_give_the_bits_of_plain_launches() {
     let Some(on) = device(true) else { return };
@@ -187,7 +188,7 @@ fn programmatic_launches_give_the_bits_of_plain_launches() {
     // Act
     let (x_on, hist_on, lambda_on) = run(&on);
     let (x_off, hist_off, lambda_off) = run(&off);
-    // Assert: the same bits; the generated kernels launched programmatically, the hand-written not.
+    // Assert: the same bits; the generated kernels may be chained, the hand-written not.
     Exactness::Bitwise.assert_matches(&x_on, &x_off, "solution");
     Exactness::Bitwise.assert_matches(&hist_on, &hist_off, "residual history");
     Exactness::Bitwise.assert_matches(&lambda_on, &lambda_off, "eigen-estimates");
