@@ -135,8 +135,8 @@ impl TransferCounters {
 pub struct Kernel {
     func: CudaFunction,
     entry: KernelEntry,
-    /// Launched with programmatic stream serialization: the device allows it
-    /// and the kernel's body opens with the grid-dependency wait.
+    /// A chained launch uses programmatic stream serialization: the device
+    /// allows it and the kernel's body opens with the grid-dependency wait.
     pdl: bool,
 }
 

@@ -86,7 +86,8 @@ pub fn param(name: &str, ty: ParamTy) -> Param {
 /// kernel launched with the programmatic stream serialization attribute
 /// overlaps only its launch with its predecessor, never a memory access.
 /// Without the attribute (or below sm_90) both are no-ops. The launcher sets
-/// the attribute only on kernels whose body opens with exactly this text
+/// the attribute only on chained launches (the products' stages) of kernels
+/// whose body opens with exactly this text
 /// ([`CudaModule::waits_on_grid_dependency`]).
 pub const GRID_DEPENDENCY: &str = "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile(\"griddepcontrol.launch_dependents;\" ::: \"memory\");
