@@ -209,7 +209,7 @@ fn print_cuda_report(rep: &CudaBenchReport, dev: &Device) {
         rep.arch,
         dev.sm_count(),
         rep.fmad,
-        if rep.pdl { "on" } else { "off" },
+        if rep.programmatic_launch { "on" } else { "off" },
         rep.aggregation,
         rep.pf,
         rep.pf_scale,

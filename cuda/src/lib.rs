@@ -542,7 +542,7 @@ impl Device {
     /// stream serialization attribute: the launch may begin once every block
     /// of the stream's previous kernel has started, and the kernel's opening
     /// `griddepcontrol.wait` holds it until that kernel has finished. Only for
-    /// kernels that open with that wait (`k.pdl`); arguments already checked.
+    /// kernels that open with that wait (`k.pdl`); arguments checked by `launch_as`.
     fn launch_programmatic(&self, k: &Kernel, cfg: LaunchConfig, args: &[Arg<'_>]) -> Result<(), CudaError> {
         use cudarc::driver::DevicePtr;
         // Each value in its own 8-byte slot, in the parameter's own type and byte order.
@@ -584,7 +584,7 @@ impl Device {
         };
         self.ctx.bind_to_thread()?;
         // SAFETY: the arguments match the kernel's declared parameters (checked by
-        // `launch`), each parameter pointer addresses a live value of its type, the
+        // `launch_as`), each parameter pointer addresses a live value of its type, the
         // driver copies them before returning, and every buffer outlives the
         // stream-ordered launch.
         unsafe {

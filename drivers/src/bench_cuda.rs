@@ -236,7 +236,7 @@ pub struct CudaBenchReport {
     pub arch: String,
     pub fmad: bool,
     /// Kernels launched with programmatic dependent launch (`Device::programmatic_launch`).
-    pub pdl: bool,
+    pub programmatic_launch: bool,
     /// The larger of the two copy measurements: the floors' denominator.
     pub copy_bandwidth_bytes_per_s: f64,
     pub memcpy_dtod_bytes_per_s: f64,
@@ -345,7 +345,7 @@ pub fn run(dev: &Arc<Device>, options: &CudaBenchOptions, progress: &mut dyn FnM
         device: dev.name().to_string(),
         arch: dev.arch().to_string(),
         fmad: dev.options().fmad,
-        pdl: dev.programmatic_launch(),
+        programmatic_launch: dev.programmatic_launch(),
         copy_bandwidth_bytes_per_s: bw,
         memcpy_dtod_bytes_per_s: bw_memcpy,
         copy_kernel_bytes_per_s: bw_kernel,

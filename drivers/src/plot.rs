@@ -701,7 +701,7 @@ mod tests {
             device: "NVIDIA H200".into(),
             arch: "sm_90".into(),
             fmad: true,
-            pdl: true,
+            programmatic_launch: true,
             copy_bandwidth_bytes_per_s: 4e12,
             memcpy_dtod_bytes_per_s: 4e12,
             copy_kernel_bytes_per_s: 3.9e12,
