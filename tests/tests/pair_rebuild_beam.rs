@@ -552,3 +552,158 @@ fn the_symmetric_pairs_fused_tile_reach_at_k16() {
         }
     }
 }
+
+/// Counted for the ledger (not a check of the code): a coarse `A P` block per
+/// tile of consecutive `W'` rows and a band of coarse columns, staging the
+/// `P` blocks `P[K, J]` (`J` in the band, `K` any lower-half `A` column of the
+/// tile's rows) in shared memory, its slots those of the tile's rows in the
+/// band. Per band width and budget: the tiles, the staged `P` bytes against
+/// the slot runs' `P` gathers, and the tiles' slot counts.
+#[test]
+#[ignore = "counts for the products ledger at k = 16; run with --ignored --nocapture"]
+fn the_symmetric_pairs_p_band_tiles_at_k16() {
+    for (l, _, s) in ptap_tests::beam_sym_pair_levels(16) {
+        if l == 0 {
+            continue;
+        }
+        let (runs, wh, p, a) = (&s.ap, &s.wh, &s.base.p, &s.base.a);
+        let block = 8 * 36usize;
+        let nc = p.ncols();
+        let mut pcol = vec![0usize; nc];
+        for r in 0..p.nrows() {
+            for &c in p.row(r) {
+                pcol[c as usize] += 1;
+            }
+        }
+        let total = runs.contributions();
+        println!(
+            "level {l}: W' {} rows x {nc} columns, {} slots; A {} blocks, P {} blocks ({:.2} per row, {}-{} per \
+             column); {total} contributions, P gathered {:.1} MB, A gathered {:.1} MB",
+            wh.nrows(),
+            runs.slots(),
+            a.nnzb(),
+            p.nnzb(),
+            p.nnzb() as f64 / p.nrows() as f64,
+            pcol.iter().min().unwrap(),
+            pcol.iter().max().unwrap(),
+            (total * block) as f64 / 1e6,
+            (total * block) as f64 / 1e6
+        );
+        for band in [nc, 64, 32, 16, 8, 4] {
+            for budget in [48usize << 10, 100 << 10, 200 << 10] {
+                let mut seen = std::collections::HashSet::new();
+                let (mut tiles, mut staged, mut over) = (0usize, 0usize, 0usize);
+                let mut slots_per_tile = Vec::new();
+                for j0 in (0..nc).step_by(band) {
+                    let j1 = (j0 + band).min(nc);
+                    let mut i = 0;
+                    while i < wh.nrows() {
+                        seen.clear();
+                        let (mut bytes, mut rows, mut slots) = (0usize, 0usize, 0usize);
+                        while i < wh.nrows() {
+                            let mut new = Vec::new();
+                            for &k in a.row(i) {
+                                let k = k as usize;
+                                if k > i {
+                                    continue;
+                                }
+                                for &j in p.row(k) {
+                                    let j = j as usize;
+                                    if j >= j0 && j < j1 && !seen.contains(&(k, j)) && !new.contains(&(k, j)) {
+                                        new.push((k, j));
+                                    }
+                                }
+                            }
+                            let add = new.len() * block;
+                            if rows > 0 && bytes + add > budget {
+                                break;
+                            }
+                            seen.extend(new);
+                            bytes += add;
+                            rows += 1;
+                            slots += wh
+                                .row(i)
+                                .iter()
+                                .filter(|&&j| (j as usize) >= j0 && (j as usize) < j1)
+                                .count();
+                            i += 1;
+                        }
+                        if slots == 0 {
+                            continue;
+                        }
+                        tiles += 1;
+                        staged += bytes;
+                        over += usize::from(bytes > budget);
+                        slots_per_tile.push(slots);
+                    }
+                }
+                slots_per_tile.sort_unstable();
+                println!(
+                    "  band {band}, budget {} KB: {tiles} tiles ({over} over), staged P {:.1} MB ({:.2} of its \
+                     gathers), slots per tile median {} max {}",
+                    budget >> 10,
+                    staged as f64 / 1e6,
+                    staged as f64 / (total * block) as f64,
+                    slots_per_tile[slots_per_tile.len() / 2],
+                    slots_per_tile.last().unwrap()
+                );
+            }
+        }
+    }
+}
+
+/// Counted for the ledger (not a check of the code): tiles of one coarse
+/// column `J` and a range of `rows` consecutive `W'` rows, staging the `P`
+/// blocks `P[K, J]` of every lower-half `A` column `K` of the range's slots.
+#[test]
+#[ignore = "counts for the products ledger at k = 16; run with --ignored --nocapture"]
+fn the_symmetric_pairs_p_column_tiles_at_k16() {
+    for (l, _, s) in ptap_tests::beam_sym_pair_levels(16) {
+        if l == 0 {
+            continue;
+        }
+        let (runs, wh) = (&s.ap, &s.wh);
+        let block = 8 * 36usize;
+        let total = runs.contributions();
+        for rows in [8usize, 16, 32, 64, 128, 256] {
+            let (mut tiles, mut staged, mut maxb) = (0usize, 0usize, 0usize);
+            let mut slots_per_tile = Vec::new();
+            let mut i0 = 0;
+            while i0 < wh.nrows() {
+                let i1 = (i0 + rows).min(wh.nrows());
+                // column -> (slots, distinct P blocks (their y index))
+                let mut cols: std::collections::BTreeMap<u32, (usize, std::collections::HashSet<u32>)> =
+                    Default::default();
+                for i in i0..i1 {
+                    for (k, &j) in wh.row(i).iter().enumerate() {
+                        let slot = wh.row_ptr()[i] + k;
+                        let e = cols.entry(j).or_default();
+                        e.0 += 1;
+                        for q in runs.run(slot) {
+                            e.1.insert(runs.y[q]);
+                        }
+                    }
+                }
+                for (_, (n, ys)) in cols {
+                    tiles += 1;
+                    staged += ys.len() * block;
+                    maxb = maxb.max(ys.len() * block);
+                    slots_per_tile.push(n);
+                }
+                i0 = i1;
+            }
+            slots_per_tile.sort_unstable();
+            println!(
+                "level {l}, {rows} rows per tile: {tiles} tiles, staged P {:.1} MB ({:.3} of the P gathers {:.1} MB), \
+                 largest {:.1} KB, slots per tile median {} max {} (of {})",
+                staged as f64 / 1e6,
+                staged as f64 / (total * block) as f64,
+                (total * block) as f64 / 1e6,
+                maxb as f64 / 1024.0,
+                slots_per_tile[slots_per_tile.len() / 2],
+                slots_per_tile.last().unwrap(),
+                runs.slots()
+            );
+        }
+    }
+}
