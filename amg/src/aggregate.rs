@@ -176,7 +176,7 @@ impl Lcg48 {
 /// shuffle (`PCGAMGCoarsen_AGG`). Starting from the identity, position `i =
 /// 0, 1, ...` draws a uniform index `s`; unless `s` is `i` or was already drawn
 /// by an earlier position, the entries at `i` and `s` are swapped and `s` is
-/// marked drawn. The draws come from [`Lcg48`] seeded with
+/// marked drawn. The draws come from `Lcg48` seeded with
 /// [`PETSC_ORDER_SEED`], the same on every level, as PETSc's default-seeded
 /// `PetscRandom` is created afresh on every level. Deterministic.
 pub fn petsc_order(n: usize) -> Vec<u32> {

@@ -34,7 +34,7 @@ pub struct DeviceSpmv {
 /// lookups and the boundary slots over several chunks).
 const MIN_PER_WARP: usize = 256;
 /// Smallest per-warp range of a small one, one chunk: an operator that would
-/// not fill [`SMALL_WARPS_PER_SM`] warps per SM at [`MIN_PER_WARP`] (the
+/// not fill `SMALL_WARPS_PER_SM` warps per SM at [`MIN_PER_WARP`] (the
 /// coarse levels, their `P` and `R`) spreads over as many warps as it has
 /// chunks instead of leaving most of the device idle.
 const MIN_PER_WARP_SMALL: usize = 32;
@@ -50,7 +50,7 @@ const SMALL_WARPS_PER_SM: usize = 4;
 const MAX_WAVE_RANGE: usize = 1536;
 
 /// How [`DeviceSpmv`] cuts the block stream into per-warp ranges (operators
-/// under [`SMALL_WARPS_PER_SM`] warps per SM take one-chunk ranges in every
+/// under `SMALL_WARPS_PER_SM` warps per SM take one-chunk ranges in every
 /// case). The sums of a row that spans more than two 32-block chunks depend
 /// on where the ranges end (tail + head instead of a carry), so a plan gives
 /// the same bits run to run, but two rules may differ in the last bits.
@@ -58,7 +58,7 @@ const MAX_WAVE_RANGE: usize = 1536;
 pub enum Ranges {
     /// The default: whole waves of the warps the kernel keeps resident (its
     /// registers decide how many), as few as keep every range within
-    /// [`MAX_WAVE_RANGE`] blocks, so no wave runs partly full. The 6x3 `R`
+    /// `MAX_WAVE_RANGE` blocks, so no wave runs partly full. The 6x3 `R`
     /// of 1.9M blocks at k = 16 keeps 4 blocks of 4 warps per SM (124
     /// registers): under [`Ranges::Fixed`] it ran 3.2 waves of 288-block
     /// ranges, the last a fifth full; here one wave of 928-block ranges.

@@ -13,7 +13,7 @@
 //! communication plan is part of the schedule): the send half of the halo
 //! plans of the level's operator and of `P` (the receive half follows from
 //! the ghosts), and the distributed product's plan
-//! ([`crate::product::ProductPlan`]: `P_ext`, this rank's rows of `P` and
+//! (`ProductPlan`: `P_ext`, this rank's rows of `P` and
 //! the ghost rows it fetched, with their coarse numbering; the exchange's
 //! links and the maps of incoming blocks into the owned rows; the next
 //! level's pattern). The record itself is the local product's schedule

@@ -17,8 +17,8 @@
 //! the coarse level is the whole (replicated) one, every rank gets every
 //! pattern and the union is the global pattern.
 //!
-//! **A schedule-cache hit** ([`DistGalerkin::from_plan`]) rebuilds all of this
-//! from what the entry kept ([`ProductPlan`]: `P_ext` with its ghost rows and
+//! **A schedule-cache hit** (`DistGalerkin::from_plan`) rebuilds all of this
+//! from what the entry kept (`ProductPlan`: `P_ext` with its ghost rows and
 //! coarse numbering, the exchange links and the maps into the owned rows, the
 //! next level's pattern; the local product's schedule is the entry's record),
 //! checking every index against the level's sizes: no exchange, no symbolic

@@ -17,7 +17,7 @@
 //!    other ranks are on lower ranks: the ranks holding rows run the serial
 //!    sweep over their rows in rank order, and after each turn the roots of
 //!    that turn mark the nodes they reach on other ranks (one reverse halo
-//!    exchange per step of distance; [`natural_states`]). The roots are the
+//!    exchange per step of distance; `natural_states`). The roots are the
 //!    single-process ones on any rank count, so the aggregates, `P` and the
 //!    iteration counts are too (the sweeps are serial in total, as in the
 //!    single-process code, where they are a small part of the setup). With
@@ -35,7 +35,7 @@
 //!    Rank-deficient aggregates (near-null rows without every mode: fewer
 //!    than 3 non-collinear nodes) are merged into the neighbouring aggregate
 //!    with the most strong edges into them, across rank boundaries, in
-//!    rounds, or dissolved without one ([`merge_deficient`]: votes are
+//!    rounds, or dissolved without one (`merge_deficient`: votes are
 //!    counts, ties go by the hashed priorities, so the merge too does not
 //!    depend on the rank count); the level's report counts both.
 //! 3. **Tentative `P`**: an aggregate's coarse node lives on its root's rank.
@@ -79,7 +79,7 @@
 //! blocks' (its product and SpMV), not its rows': when the coarse operator's
 //! blocks per rank stay above [`REBALANCE_BLOCKS_RATIO`] of their mean after
 //! that, the level moves to a split by blocks and its product is inspected
-//! again ([`rebalanced_by_blocks`]). The report gives rows and blocks per
+//! again (`rebalanced_by_blocks`). The report gives rows and blocks per
 //! rank, and, measured after the matrix setup, each level's local product
 //! and SpMV time per rank, max and mean ([`LevelBalance`]; the goal
 //! is max at most 1.5x the mean).
@@ -143,13 +143,13 @@ pub struct DistLevelSummary {
     /// merge (0 unless an aggregate without aggregated neighbours was left).
     pub rank_deficient_aggregates: Option<usize>,
     /// Rank-deficient aggregates merged into a neighbour, and dissolved for
-    /// want of an aggregated neighbour ([`merge_deficient`]).
+    /// want of an aggregated neighbour (`merge_deficient`).
     pub merged_aggregates: Option<usize>,
     pub dissolved_aggregates: Option<usize>,
     /// Blocks of the level's operator per rank (work counts: with
     /// `rows_per_rank`, what rebalancing evens out).
     pub blocks_per_rank: Vec<usize>,
-    /// The coarse level below was rebalanced over its ranks ([`rebalanced`]).
+    /// The coarse level below was rebalanced over its ranks (`rebalanced`).
     pub coarse_rebalanced: Option<bool>,
     /// The level's mesh setup by step, each the maximum over the ranks
     /// (rank 0's report; a level loaded from a schedule cache reports only
@@ -1609,7 +1609,7 @@ fn rebalanced_by_blocks<C: Comm + ?Sized>(comm: &C, coarse: &Partition, local: &
     split_by_blocks(coarse, &all)
 }
 
-/// [`rebalanced_by_blocks`]'s split from every row's block count `blocks`
+/// `rebalanced_by_blocks`'s split from every row's block count `blocks`
 /// (global order): the ranks holding rows of `coarse` keep holding them, each
 /// range ending where the running count is nearest its share.
 fn split_by_blocks(coarse: &Partition, blocks: &[u64]) -> Option<Partition> {

@@ -1,7 +1,7 @@
 //! The operations an AMG hierarchy needs from the memory its data lives in.
 //!
 //! The V-cycle, Chebyshev smoothing, the eigen-estimate and CG are written
-//! once ([`crate::cycle`], [`crate::cg`]) over this trait; each backend owns
+//! once ([`crate::cycle`], [`crate::solver`]) over this trait; each backend owns
 //! its vectors and block matrices and implements the operations on them: the
 //! CPU reference ([`crate::cpu::Cpu`], rayon) here, the CUDA backend in the
 //! `ptap-cuda` crate. A new backend (another GPU, MPI ranks) implements this

@@ -1,7 +1,7 @@
 //! One conformance suite for every [`Backend`]: each body below is written
 //! once, generic over the backend, and compares it with the CPU reference
 //! (the sequential loops, `invert_in_place`, `Cholesky`, the CPU two-pass
-//! product, the CPU hierarchy, the CPU assembler). [`conformance!`] turns
+//! product, the CPU hierarchy, the CPU assembler). [`conformance!`](crate::conformance!) turns
 //! the bodies into `#[test]`s for one backend, so adding a backend is one line
 //! (Ginkgo's `..._is_equivalent_to_reference`, CubeCL's `testgen_all!`).
 //!

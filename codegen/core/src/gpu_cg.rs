@@ -49,13 +49,13 @@ pub fn jacobi_update_at_name(b: usize) -> String {
 }
 
 /// Chebyshev's first step in one pass: `t = coef[alpha_at] D^-1 r`, `x = t`
-/// or `x += t` ([`jacobi_step`]).
+/// or `x += t` (`jacobi_step`).
 pub fn jacobi_step_name(b: usize) -> String {
     format!("ptap_jacobi_step_{b}")
 }
 
 /// The eigen-estimate's update in one pass: `r -= c ap`, `z = D^-1 r` and the
-/// partial sums of `r . z` ([`lanczos_step`]).
+/// partial sums of `r . z` (`lanczos_step`).
 pub fn lanczos_step_name(b: usize) -> String {
     format!("ptap_lanczos_step_{b}")
 }

@@ -405,7 +405,7 @@ pub fn mma_pair_name(st: Stage) -> String {
     format!("ptap_mma2_{}", st.tag())
 }
 
-/// The symmetric product's folded `P^T W'` stage ([`mma_fold_stage`]).
+/// The symmetric product's folded `P^T W'` stage (`mma_fold_stage`).
 pub fn mma_fold_name(st: Stage) -> String {
     format!("ptap_mma2f_{}", st.tag())
 }
