@@ -511,8 +511,8 @@ impl Device {
         if cfg.grid_dim.0 == 0 {
             return Ok(());
         }
-        if chained && k.pdl && args.len() <= MAX_PROGRAMMATIC_ARGS {
-            return self.launch_programmatic(k, cfg, args);
+        if args.len() <= MAX_STACK_ARGS {
+            return self.launch_stack(k, cfg, args, chained && k.pdl);
         }
         use cudarc::driver::PushKernelArg;
         let mut lb = self.stream.launch_builder(&k.func);
@@ -533,20 +533,29 @@ impl Device {
     }
 }
 
-/// Parameters a programmatic launch marshals on the stack; a kernel with more
-/// takes the plain launch (always correct: its wait then returns at once).
-const MAX_PROGRAMMATIC_ARGS: usize = 32;
+/// Parameters a launch marshals on the stack. A kernel with more goes through
+/// cudarc's launch builder (which allocates its argument list), always plain:
+/// a chained kernel's wait then returns at once. No kernel of ptap has more.
+const MAX_STACK_ARGS: usize = 32;
 
 impl Device {
-    /// A chained launch through `cuLaunchKernelEx` with the programmatic
-    /// stream serialization attribute: the launch may begin once every block
-    /// of the stream's previous kernel has started, and the kernel's opening
-    /// `griddepcontrol.wait` holds it until that kernel has finished. Only for
-    /// kernels that open with that wait (`k.pdl`); arguments checked by `launch_as`.
-    fn launch_programmatic(&self, k: &Kernel, cfg: LaunchConfig, args: &[Arg<'_>]) -> Result<(), CudaError> {
+    /// A launch through `cuLaunchKernelEx` with the arguments marshalled on the
+    /// stack, so that a launch allocates nothing (a numeric refresh is all
+    /// launches). `programmatic`: with the programmatic stream serialization
+    /// attribute, where the launch may begin once every block of the stream's
+    /// previous kernel has started, and the kernel's opening
+    /// `griddepcontrol.wait` holds it until that kernel has finished; only for
+    /// kernels that open with that wait (`k.pdl`). Arguments checked by `launch_as`.
+    fn launch_stack(
+        &self,
+        k: &Kernel,
+        cfg: LaunchConfig,
+        args: &[Arg<'_>],
+        programmatic: bool,
+    ) -> Result<(), CudaError> {
         use cudarc::driver::DevicePtr;
         // Each value in its own 8-byte slot, in the parameter's own type and byte order.
-        let mut vals = [[0u8; 8]; MAX_PROGRAMMATIC_ARGS];
+        let mut vals = [[0u8; 8]; MAX_STACK_ARGS];
         for (v, a) in vals.iter_mut().zip(args) {
             let ptr = |p: sys::CUdeviceptr| p.to_ne_bytes();
             *v = match a {
@@ -562,7 +571,7 @@ impl Device {
                 Arg::Scalar(x) => x.to_ne_bytes(),
             };
         }
-        let mut params = [std::ptr::null_mut::<std::ffi::c_void>(); MAX_PROGRAMMATIC_ARGS];
+        let mut params = [std::ptr::null_mut::<std::ffi::c_void>(); MAX_STACK_ARGS];
         for (p, v) in params.iter_mut().zip(vals.iter_mut()) {
             *p = v.as_mut_ptr().cast();
         }
@@ -580,7 +589,7 @@ impl Device {
             sharedMemBytes: cfg.shared_mem_bytes,
             hStream: self.stream.cu_stream(),
             attrs: &mut attr,
-            numAttrs: 1,
+            numAttrs: u32::from(programmatic),
         };
         self.ctx.bind_to_thread()?;
         // SAFETY: the arguments match the kernel's declared parameters (checked by
