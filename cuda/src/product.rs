@@ -8,7 +8,7 @@
 //! per output slot, and the scatter one thread per record scalar, so coarse
 //! levels still fill the device. The flat stream's warps follow the
 //! inspector's record tiles.
-use crate::{grid_for, Arg, CudaError, Device, DeviceBlockCsr, Kernels};
+use crate::{grid_for, Arg, CudaError, Device, DeviceBlockCsr, Kernel, Kernels};
 use cudarc::driver::{CudaSlice, LaunchConfig};
 use ptap_codegen_core::gpu::{self, Stage};
 use ptap_codegen_core::ShapeSet;
@@ -787,7 +787,65 @@ pub struct DeviceProduct {
     plan: Plan,
     /// The intermediate `W = A P` (`bf x bc` blocks over `W`'s pattern).
     w: CudaSlice<f64>,
-    kernels: Kernels,
+    /// Its refresh's kernels, looked up once here.
+    ks: Resolved,
+}
+
+/// The kernels of a product's shape that its refresh may launch, looked up
+/// once when the product is built, so that a refresh formats no kernel name
+/// and searches no table. Pairs are `[A P, P^T W]` (`row_owner`: `[A P, R W]`);
+/// `None` where the shape's set has no such kernel.
+struct Resolved {
+    gather_r: Option<Arc<Kernel>>,
+    row_owner: [Option<Arc<Kernel>>; 2],
+    slot_tiled: [Option<Arc<Kernel>>; 2],
+    column_split: [Option<Arc<Kernel>>; 2],
+    lane_tiled: [Option<Arc<Kernel>>; 2],
+    k_split: [Option<Arc<Kernel>>; 2],
+    flat_stream: [Option<Arc<Kernel>>; 2],
+    row_gustavson: [Option<Arc<Kernel>>; 2],
+    scatter: [Option<Arc<Kernel>>; 2],
+    mma: [Option<Arc<Kernel>>; 2],
+    mma_pair: [Option<Arc<Kernel>>; 2],
+    /// The symmetric pair's halving `A P` kernels (runs, units).
+    mma_half: Option<Arc<Kernel>>,
+    mma_pair_half: Option<Arc<Kernel>>,
+    /// Its folded `P^T W'` kernel and its symmetrize passes (whole, split).
+    mma_fold: Option<Arc<Kernel>>,
+    symmetrize: Option<Arc<Kernel>>,
+    symmetrize_split: Option<Arc<Kernel>>,
+}
+
+impl Resolved {
+    fn new(k: &Kernels, s: ShapeSet) -> Self {
+        let (ap, ptw, rw) = (Stage::ap(s), Stage::ptw(s), Stage::rw(s));
+        let get = |name: String| k.get(&name).cloned();
+        let pair = |f: fn(Stage) -> String| [get(f(ap)), get(f(ptw))];
+        Self {
+            gather_r: get(gpu::gather_r_name(s)),
+            row_owner: [get(gpu::row_owner_name(ap)), get(gpu::row_owner_name(rw))],
+            slot_tiled: pair(gpu::slot_tiled_name),
+            column_split: pair(gpu::column_split_name),
+            lane_tiled: pair(gpu_lane::lane_tiled_name),
+            k_split: pair(gpu_lane::k_split_name),
+            flat_stream: pair(gpu::flat_stream_name),
+            row_gustavson: pair(gpu::row_gustavson_name),
+            scatter: pair(gpu::scatter_name),
+            mma: pair(gpu_mma::mma_name),
+            mma_pair: pair(gpu_mma::mma_pair_name),
+            mma_half: get(gpu_mma::mma_half_name(ap)),
+            mma_pair_half: get(gpu_mma::mma_pair_half_name(ap)),
+            mma_fold: get(gpu_mma::mma_fold_name(ptw)),
+            symmetrize: get(gpu_mma::symmetrize_name(s.bc)),
+            symmetrize_split: get(gpu_mma::symmetrize_split_name(s.bc)),
+        }
+    }
+}
+
+/// A resolved kernel of the product's plan (its presence was checked when the
+/// plan was built: the construction looks up, or launches, the same kernels).
+fn kern(k: &Option<Arc<Kernel>>) -> &Kernel {
+    k.as_deref().expect("a product's kernels are resolved when it is built")
 }
 
 impl DeviceProduct {
@@ -1006,7 +1064,7 @@ impl DeviceProduct {
             base,
             plan,
             w,
-            kernels,
+            ks: Resolved::new(&kernels, shape),
         })
     }
 
@@ -1046,7 +1104,7 @@ impl DeviceProduct {
             }));
         }
         let s = self.shape;
-        let (ap, ptw, rw) = (Stage::ap(s), Stage::ptw(s), Stage::rw(s));
+        let (ap, ptw) = (Stage::ap(s), Stage::ptw(s));
         let dev = &self.dev;
         // Lane-tiled and k-split share their arm: the same runs, another kernel.
         match &mut self.plan {
@@ -1060,13 +1118,13 @@ impl DeviceProduct {
                 let l = (bf * bc) as u64;
                 let nr = rp.nnzb as u32;
                 dev.launch_chained(
-                    self.kernels[&gpu::gather_r_name(s)].as_ref(),
+                    kern(&self.ks.gather_r),
                     grid_for(nr as u64 * l, 256),
                     &[Arg::F64(&p.values), Arg::U32s(r_source), Arg::F64Mut(r), Arg::U32(nr)],
                 )?;
                 let nw = wp.nnzb as u32;
                 dev.launch_chained(
-                    self.kernels[&gpu::row_owner_name(ap)].as_ref(),
+                    kern(&self.ks.row_owner[0]),
                     grid_for(nw as u64 * l, 128),
                     &[
                         Arg::F64(&a.values),
@@ -1083,7 +1141,7 @@ impl DeviceProduct {
                 )?;
                 let nc = cp.nnzb as u32;
                 dev.launch_chained(
-                    self.kernels[&gpu::row_owner_name(rw)].as_ref(),
+                    kern(&self.ks.row_owner[1]),
                     grid_for(nc as u64 * (bc * bc) as u64, 128),
                     &[
                         Arg::F64(r),
@@ -1100,13 +1158,13 @@ impl DeviceProduct {
                 )?;
             }
             Plan::SlotTiled { ap: r1, rw: r2 } => {
-                for (st, runs, x, y, out) in [
-                    (ap, &*r1, &a.values, &p.values, &self.w),
-                    (ptw, &*r2, &p.values, &self.w, &c.values),
+                for (i, st, runs, x, y, out) in [
+                    (0, ap, &*r1, &a.values, &p.values, &self.w),
+                    (1, ptw, &*r2, &p.values, &self.w, &c.values),
                 ] {
                     let n = runs.slots as u32;
                     dev.launch_chained(
-                        &self.kernels[&gpu::slot_tiled_name(st)],
+                        kern(&self.ks.slot_tiled[i]),
                         grid_for(n as u64, gpu::slot_tile(st) as u32),
                         &[
                             Arg::F64(x),
@@ -1127,9 +1185,9 @@ impl DeviceProduct {
                 rw_order,
                 window,
             } => {
-                for (st, runs, order, x, y, out) in [
-                    (ap, &*r1, &*ap_order, &a.values, &p.values, &self.w),
-                    (ptw, &*r2, &*rw_order, &p.values, &self.w, &c.values),
+                for (i, st, runs, order, x, y, out) in [
+                    (0, ap, &*r1, &*ap_order, &a.values, &p.values, &self.w),
+                    (1, ptw, &*r2, &*rw_order, &p.values, &self.w, &c.values),
                 ] {
                     let n = runs.slots as u32;
                     let c = gpu::column_split_effective(st, gpu::column_split_config(st), gpu::COLUMN_SPLIT_WINDOW_MAX);
@@ -1140,7 +1198,7 @@ impl DeviceProduct {
                         shared_mem_bytes: smem,
                     };
                     dev.launch_chained(
-                        &self.kernels[&gpu::column_split_name(st)],
+                        kern(&self.ks.column_split[i]),
                         cfg,
                         &[
                             Arg::F64(x),
@@ -1174,12 +1232,12 @@ impl DeviceProduct {
                 ap_order,
                 rw_order,
             } => {
-                for (st, runs, order, x, y, out) in [
-                    (ap, &*r1, &*ap_order, &a.values, &p.values, &self.w),
-                    (ptw, &*r2, &*rw_order, &p.values, &self.w, &c.values),
+                for (i, st, runs, order, x, y, out) in [
+                    (0, ap, &*r1, &*ap_order, &a.values, &p.values, &self.w),
+                    (1, ptw, &*r2, &*rw_order, &p.values, &self.w, &c.values),
                 ] {
                     let n = runs.slots as u32;
-                    let (name, threads, per_block, smem) = match self.variant {
+                    let (kernel, threads, per_block, smem) = match self.variant {
                         Variant::KSplit => {
                             // Checked at construction: both stages have a k-split kernel.
                             let Some((threads, per_block, smem)) = gpu_lane::k_split_launch(st) else {
@@ -1187,15 +1245,15 @@ impl DeviceProduct {
                                     variant: Variant::KSplit.name(),
                                 });
                             };
-                            (gpu_lane::k_split_name(st), threads, per_block, smem)
+                            (&self.ks.k_split[i], threads, per_block, smem)
                         }
                         Variant::TensorCore => {
                             let (threads, per_block) = gpu_mma::mma_launch();
-                            (gpu_mma::mma_name(st), threads, per_block, 0)
+                            (&self.ks.mma[i], threads, per_block, 0)
                         }
                         _ => {
                             let (threads, per_block) = gpu_lane::lane_tiled_launch(st);
-                            (gpu_lane::lane_tiled_name(st), threads, per_block, 0)
+                            (&self.ks.lane_tiled[i], threads, per_block, 0)
                         }
                     };
                     let cfg = LaunchConfig {
@@ -1204,7 +1262,7 @@ impl DeviceProduct {
                         shared_mem_bytes: smem,
                     };
                     dev.launch_chained(
-                        &self.kernels[&name],
+                        kern(kernel),
                         cfg,
                         &[
                             Arg::F64(x),
@@ -1220,20 +1278,20 @@ impl DeviceProduct {
                 }
             }
             Plan::TensorPair { ap: u1, rw: u2 } => {
-                launch_pair_stage(dev, &self.kernels, ap, u1, &a.values, &p.values, &self.w, None)?;
-                launch_pair_stage(dev, &self.kernels, ptw, u2, &p.values, &self.w, &c.values, None)?;
+                launch_pair_stage(dev, &self.ks, 0, u1, &a.values, &p.values, &self.w, None)?;
+                launch_pair_stage(dev, &self.ks, 1, u2, &p.values, &self.w, &c.values, None)?;
             }
             Plan::TensorPairSym { ap: u1, rw, walk } => {
-                launch_pair_stage(dev, &self.kernels, ap, u1, &a.values, &p.values, &self.w, Some(*walk))?;
+                launch_pair_stage(dev, &self.ks, 0, u1, &a.values, &p.values, &self.w, Some(*walk))?;
                 let (threads, per_block) = gpu_mma::mma_pair_launch();
-                let (u2, name, out) = match rw {
-                    SymRw::Fold(u) => (u, gpu_mma::mma_fold_name(ptw), &c.values),
-                    SymRw::Pass { units, .. } => (units, gpu_mma::mma_pair_name(ptw), &c.values),
-                    SymRw::Split { units, xs, .. } => (units, gpu_mma::mma_pair_name(ptw), &*xs),
+                let (u2, kernel, out) = match rw {
+                    SymRw::Fold(u) => (u, &self.ks.mma_fold, &c.values),
+                    SymRw::Pass { units, .. } => (units, &self.ks.mma_pair[1], &c.values),
+                    SymRw::Split { units, xs, .. } => (units, &self.ks.mma_pair[1], &*xs),
                 };
                 let n = u2.units as u32;
                 dev.launch_chained(
-                    &self.kernels[&name],
+                    kern(kernel),
                     LaunchConfig {
                         grid_dim: (n.div_ceil(per_block).max(1), 1, 1),
                         block_dim: (threads, 1, 1),
@@ -1253,12 +1311,12 @@ impl DeviceProduct {
                 match rw {
                     SymRw::Fold(_) => {}
                     SymRw::Pass { tr, .. } => dev.launch_chained(
-                        &self.kernels[&gpu_mma::symmetrize_name(bc)],
+                        kern(&self.ks.symmetrize),
                         grid_for(n as u64 * (bc * bc) as u64, 256),
                         &[Arg::F64Mut(&c.values), Arg::U32s(tr), Arg::U32(n)],
                     )?,
                     SymRw::Split { xs, first, tr, .. } => dev.launch_chained(
-                        &self.kernels[&gpu_mma::symmetrize_split_name(bc)],
+                        kern(&self.ks.symmetrize_split),
                         grid_for(n as u64 * (bc * bc) as u64, 256),
                         &[
                             Arg::F64Mut(&c.values),
@@ -1276,13 +1334,13 @@ impl DeviceProduct {
                 w_rp,
                 c_rp,
             } => {
-                for (st, f, rp, x, y, out) in [
-                    (ap, &*f1, &*w_rp, &a.values, &p.values, &self.w),
-                    (ptw, &*f2, &*c_rp, &p.values, &self.w, &c.values),
+                for (i, f, rp, x, y, out) in [
+                    (0, &*f1, &*w_rp, &a.values, &p.values, &self.w),
+                    (1, &*f2, &*c_rp, &p.values, &self.w, &c.values),
                 ] {
                     let nt = f.tiles as u32;
                     dev.launch_chained(
-                        &self.kernels[&gpu::flat_stream_name(st)],
+                        kern(&self.ks.flat_stream[i]),
                         grid_for(nt as u64 * 32, 128),
                         &[
                             Arg::F64(x),
@@ -1300,9 +1358,9 @@ impl DeviceProduct {
                 }
             }
             Plan::RowGustavson { ap: g1, rw: g2 } => {
-                for (st, g, x, y, out) in [
-                    (ap, &*g1, &a.values, &p.values, &self.w),
-                    (ptw, &*g2, &p.values, &self.w, &c.values),
+                for (i, st, g, x, y, out) in [
+                    (0, ap, &*g1, &a.values, &p.values, &self.w),
+                    (1, ptw, &*g2, &p.values, &self.w, &c.values),
                 ] {
                     let n = g.chunks as u32;
                     let warps = gpu::row_gustavson_warps(st) as u32;
@@ -1312,7 +1370,7 @@ impl DeviceProduct {
                         shared_mem_bytes: 0,
                     };
                     dev.launch_chained(
-                        &self.kernels[&gpu::row_gustavson_name(st)],
+                        kern(&self.ks.row_gustavson[i]),
                         cfg,
                         &[
                             Arg::F64(x),
@@ -1333,13 +1391,13 @@ impl DeviceProduct {
             Plan::Scatter { p1, p2 } => {
                 dev.memset_zero(&mut self.w)?;
                 dev.memset_zero(&mut c.values)?;
-                for (st, f, x, y, out) in [
-                    (ap, &*p1, &a.values, &p.values, &self.w),
-                    (ptw, &*p2, &p.values, &self.w, &c.values),
+                for (i, st, f, x, y, out) in [
+                    (0, ap, &*p1, &a.values, &p.values, &self.w),
+                    (1, ptw, &*p2, &p.values, &self.w, &c.values),
                 ] {
                     let n = f.records as u32;
                     dev.launch_chained(
-                        &self.kernels[&gpu::scatter_name(st)],
+                        kern(&self.ks.scatter[i]),
                         grid_for(n as u64 * (st.m * st.n) as u64, 256),
                         &[
                             Arg::F64(x),
@@ -1415,12 +1473,13 @@ impl DeviceProduct {
 
 /// One stage of the tensor pair: its units under the pair kernel, or its runs
 /// under the tensor core's; `halve`: the symmetric pair's `A P` stage (the
-/// kernels that halve the diagonal blocks flagged in the `x` indices).
+/// kernels that halve the diagonal blocks flagged in the `x` indices); `i`:
+/// the stage, 0 for `A P`, 1 for `P^T W`.
 #[allow(clippy::too_many_arguments)]
 fn launch_pair_stage(
     dev: &Device,
-    kernels: &Kernels,
-    st: Stage,
+    ks: &Resolved,
+    i: usize,
     u: &PairStage,
     x: &CudaSlice<f64>,
     y: &CudaSlice<f64>,
@@ -1438,7 +1497,7 @@ fn launch_pair_stage(
     // A run kernel's block covers `per_block` slots, one per warp, or (the halving kernel)
     // walks `chunk` slots, its last parameter.
     let launch_runs =
-        |runs: &DevRuns, order: &CudaSlice<u32>, ptr: &CudaSlice<u32>, name: String, chunk: Option<u32>| {
+        |runs: &DevRuns, order: &CudaSlice<u32>, ptr: &CudaSlice<u32>, kernel: &Kernel, chunk: Option<u32>| {
             let n = runs.slots as u32;
             // On the stack: a refresh allocates nothing.
             let args = [
@@ -1456,16 +1515,12 @@ fn launch_pair_stage(
                 grid_dim: (n.div_ceil(chunk.unwrap_or(per_block)).max(1), 1, 1),
                 ..grid(n)
             };
-            dev.launch_chained(&kernels[&name], cfg, &args[..8 + chunk.is_some() as usize])
+            dev.launch_chained(kernel, cfg, &args[..8 + chunk.is_some() as usize])
         };
     match u {
         PairStage::Units(u) => {
             let n = u.units as u32;
-            let name = if halve {
-                gpu_mma::mma_pair_half_name(st)
-            } else {
-                gpu_mma::mma_pair_name(st)
-            };
+            let kernel = kern(if halve { &ks.mma_pair_half } else { &ks.mma_pair[i] });
             // On the stack: a refresh allocates nothing (the walking kernel takes two more).
             let args = [
                 Arg::F64(x),
@@ -1485,19 +1540,19 @@ fn launch_pair_stage(
                         block_dim: (32 * wk.warps, 1, 1),
                         shared_mem_bytes: 0,
                     };
-                    dev.launch_chained(&kernels[&name], cfg, &args)
+                    dev.launch_chained(kernel, cfg, &args)
                 }
-                None => dev.launch_chained(&kernels[&name], grid(n), &args[..7]),
+                None => dev.launch_chained(kernel, grid(n), &args[..7]),
             }
         }
         // The kernel follows the stage's kind; the halving one reads per-warp run bounds.
-        PairStage::Runs { runs, order } => launch_runs(runs, order, &runs.ptr, gpu_mma::mma_name(st), None),
+        PairStage::Runs { runs, order } => launch_runs(runs, order, &runs.ptr, kern(&ks.mma[i]), None),
         PairStage::HalfRuns {
             runs,
             order,
             bounds,
             chunk,
-        } => launch_runs(runs, order, bounds, gpu_mma::mma_half_name(st), Some(*chunk)),
+        } => launch_runs(runs, order, bounds, kern(&ks.mma_half), Some(*chunk)),
     }
 }
 

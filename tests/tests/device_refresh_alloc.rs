@@ -1,0 +1,87 @@
+//! A device product's numeric refresh allocates nothing on the host: every
+//! kernel it launches was looked up when the product was built, and every
+//! launch marshals its arguments on the stack. Counted with a global
+//! allocator on the test's own thread, for every device executor on the
+//! beam's 3x3 / 3x6 and 6x6 levels.
+//!
+//! Without a CUDA driver the test prints `skipping: ...` and passes.
+use ptap_cuda::{DeviceOptions, DEVICE_EXECUTORS};
+use ptap_runtime::{Backend, Hierarchy, HierarchyOptions};
+use ptap_schedules::{TwoPassSchedule, VariantSchedule};
+use ptap_sparse::BlockCsr;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// Counts the allocations made while the calling thread has marked itself.
+struct Counting;
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    static COUNTED: Cell<bool> = const { Cell::new(false) };
+}
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        if COUNTED.try_with(Cell::get).unwrap_or(false) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        unsafe { System.dealloc(p, l) }
+    }
+}
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations `f` makes on this thread.
+fn allocations_in(f: impl FnOnce()) -> usize {
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    COUNTED.with(|c| c.set(true));
+    f();
+    COUNTED.with(|c| c.set(false));
+    ALLOCATIONS.load(Ordering::Relaxed) - before
+}
+
+#[test]
+fn a_device_products_refresh_allocates_nothing_on_the_host() {
+    let Some(be) = ptap_tests::conformance::cuda_or_skip(DeviceOptions::default()) else {
+        return;
+    };
+    // The beam at k = 3 with a low coarsening limit: a 3x3 / 3x6 level and 6x6 ones.
+    let problem = ptap_fem::BeamProblem::build(3).unwrap();
+    let mut opts = HierarchyOptions::default();
+    opts.amg.coarse_eq_limit = 100;
+    let h = Hierarchy::build(problem.a, &problem.near_null, 6, &opts, &mut |_| {}).unwrap();
+    let mut shapes = Vec::new();
+    for lev in h.levels() {
+        let Some(t) = &lev.transfer else { continue };
+        let (bf, bc) = t.p.block_shape();
+        shapes.push((bf, bc));
+        let base = Arc::new(TwoPassSchedule::inspect(lev.a.pattern_arc().clone(), t.p.pattern_arc().clone()).unwrap());
+        let (da, dp) = (be.matrix_ref(&lev.a).unwrap(), be.matrix_ref(&t.p).unwrap());
+        for v in DEVICE_EXECUTORS {
+            let schedule = VariantSchedule::inspect(v, base.clone(), bf * bc);
+            let mut product = be.product(&schedule, bf, bc).unwrap();
+            let mut dc = be.matrix(BlockCsr::zeros(base.c.clone(), bc, bc), false).unwrap();
+            // The first refresh may load the set's module; later ones only launch.
+            be.galerkin(&mut product, &da, &dp, &mut dc).unwrap();
+            be.synchronize().unwrap();
+            let n = allocations_in(|| {
+                for _ in 0..3 {
+                    be.galerkin(&mut product, &da, &dp, &mut dc).unwrap();
+                }
+            });
+            be.synchronize().unwrap();
+            assert_eq!(
+                n,
+                0,
+                "{}x{} {}: {n} host allocations in three refreshes",
+                bf,
+                bc,
+                v.name()
+            );
+        }
+    }
+    assert!(shapes.contains(&(3, 6)) && shapes.contains(&(6, 6)), "{shapes:?}");
+}
