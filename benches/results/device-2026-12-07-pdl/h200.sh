@@ -9,7 +9,9 @@
 . benches/results/device-session.sh h200
 ts "card $(grep -o 'NVIDIA H[0-9]*[^|]*' $T/nvidia-smi.txt | head -1)"
 if ! grep -q 'H200' $T/nvidia-smi.txt; then ts "not an H200: nothing measured"; cat $T/times.txt; exit 0; fi
-mkdir -p /tmp/bin; gunzip -c $B/ptap-39.gz > /tmp/bin/ptap-39; chmod +x /tmp/bin/ptap-39; P=/tmp/bin/ptap-39
+# H200_BIN names another binary of .device/ (device-2026-12-07-launch/run.sh passes its own).
+N=${H200_BIN:-ptap-39}; mkdir -p /tmp/bin; gunzip -c $B/$N.gz > /tmp/bin/$N; chmod +x /tmp/bin/$N; P=/tmp/bin/$N
+ts "binary $N"
 for pass in 1 2 3; do timeout 90 $P bench --device cuda --k 16 --variants tensor-pair-sym --repeat 5 --json $T/bench-$pass.json > $T/bench-$pass.txt 2>&1; ts "bench $pass rc=$? $(grep -E '^l[012] +dmma' $T/bench-$pass.txt | awk '{print $4, $6, $7}' | tr '\n' ' ') $(grep -E '^device solve' $T/bench-$pass.txt | cut -c1-150)"; done; pack
 for pass in 1 2 3; do timeout 60 $P run --k 16 --steps 4 --device cuda --json $T/run-$pass.json > $T/run-$pass.txt 2>&1; ts "run $pass rc=$? $(grep -E '^hot mean +assembly' $T/run-$pass.txt | cut -c1-150)"; done; pack
 NCU=/usr/local/cuda/bin/ncu
