@@ -97,7 +97,29 @@ pub struct CudaJacobi {
     diag_pos: CudaSlice<u32>,
     dinv: CudaSlice<f64>,
     status: CudaSlice<u32>,
-    kernels: Kernels,
+    /// Its kernels, looked up once here: a launch formats no kernel name.
+    ks: JacobiKernels,
+}
+
+/// The point-block Jacobi kernels of one block size.
+struct JacobiKernels {
+    invert: Arc<Kernel>,
+    update: Arc<Kernel>,
+    update_at: Arc<Kernel>,
+    step: Arc<Kernel>,
+    lanczos: Arc<Kernel>,
+}
+
+impl JacobiKernels {
+    fn new(k: &Kernels, b: usize) -> Self {
+        Self {
+            invert: k[&gs::jacobi_invert_name(b)].clone(),
+            update: k[&gs::jacobi_update_name(b)].clone(),
+            update_at: k[&gc::jacobi_update_at_name(b)].clone(),
+            step: k[&gc::jacobi_step_name(b)].clone(),
+            lanczos: k[&gc::lanczos_step_name(b)].clone(),
+        }
+    }
 }
 
 /// The dense coarsest operator and its Cholesky factor on the device.
@@ -830,7 +852,7 @@ impl Backend for Cuda {
             diag_pos: self.dev.upload(&pos)?,
             dinv: self.dev.zeros(a.nrows() * b * b)?,
             status: self.dev.zeros(1)?,
-            kernels: kernels::jacobi(&self.dev, &self.registry, b)?,
+            ks: JacobiKernels::new(&kernels::jacobi(&self.dev, &self.registry, b)?, b),
         })
     }
     fn jacobi_invert(&self, a: &CudaMatrix, j: &mut CudaJacobi, level: usize) -> Result<(), CudaError> {
@@ -841,7 +863,7 @@ impl Backend for Cuda {
     fn jacobi_invert_queued(&self, a: &CudaMatrix, j: &mut CudaJacobi, _level: usize) -> Result<(), CudaError> {
         self.dev.stream().memset_zeros(&mut j.status)?;
         self.dev.launch(
-            Self::k(&j.kernels, &gs::jacobi_invert_name(j.b)),
+            &j.ks.invert,
             grid_for(j.nrows as u64, 128),
             &[
                 Arg::F64(&a.m.values),
@@ -875,7 +897,7 @@ impl Backend for Cuda {
         x: &mut CudaSlice<f64>,
     ) -> Result<(), CudaError> {
         self.dev.launch(
-            Self::k(&j.kernels, &gs::jacobi_update_name(j.b)),
+            &j.ks.update,
             grid_for((j.nrows * j.b) as u64, 256),
             &[
                 Arg::F64(&j.dinv),
@@ -899,7 +921,7 @@ impl Backend for Cuda {
         x: &mut CudaSlice<f64>,
     ) -> Result<(), CudaError> {
         self.dev.launch(
-            Self::k(&j.kernels, &gc::jacobi_update_at_name(j.b)),
+            &j.ks.update_at,
             grid_for((j.nrows * j.b) as u64, 256),
             &[
                 Arg::F64(&j.dinv),
@@ -926,7 +948,7 @@ impl Backend for Cuda {
         zero_guess: bool,
     ) -> Result<(), CudaError> {
         self.dev.launch(
-            Self::k(&j.kernels, &gc::jacobi_step_name(j.b)),
+            &j.ks.step,
             grid_for((j.nrows * j.b) as u64, 256),
             &[
                 Arg::F64(&j.dinv),
@@ -955,7 +977,7 @@ impl Backend for Cuda {
     ) -> Result<(), CudaError> {
         let g = Self::partial_blocks(j.nrows);
         self.dev.launch(
-            Self::k(&j.kernels, &gc::lanczos_step_name(j.b)),
+            &j.ks.lanczos,
             Self::partial_config(g),
             &[
                 Arg::F64(s),
