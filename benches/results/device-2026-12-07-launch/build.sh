@@ -6,14 +6,7 @@
 # bash benches/results/device-2026-12-07-launch/build.sh
 set -euo pipefail
 mkdir -p .device
-# exe PACKAGE KIND NAME [CARGO ARGS]: the path of one test executable (built if needed).
-exe() { cargo test --release -p "$1" --no-run --message-format=json "${@:4}" 2>/dev/null \
-    | python3 -c 'import sys,json
-kind,name=sys.argv[1:3]
-for l in sys.stdin:
-    d=json.loads(l)
-    t=d.get("target") or {}
-    if d.get("executable") and t.get("name")==name and kind in t.get("kind",[]): print(d["executable"])' "$2" "$3"; }
+. benches/results/device-build.sh
 cargo build --release --bin ptap && gzip -c target/release/ptap > .device/ptap-42.gz
 for t in conformance cuda_only cycle_kernels pair_rebuild_beam schedule_records bundle_pattern device_refresh_alloc; do
   gzip -c "$(exe ptap-tests test $t)" > .device/t42-$t.gz

@@ -4,13 +4,7 @@
 # From the repository root: bash benches/results/device-2026-12-07-launch/build2.sh
 set -euo pipefail
 mkdir -p .device
-exe() { cargo test --release -p "$1" --no-run --message-format=json "${@:4}" 2>/dev/null \
-    | python3 -c 'import sys,json
-kind,name=sys.argv[1:3]
-for l in sys.stdin:
-    d=json.loads(l)
-    t=d.get("target") or {}
-    if d.get("executable") and t.get("name")==name and kind in t.get("kind",[]): print(d["executable"])' "$2" "$3"; }
+. benches/results/device-build.sh
 cargo build --release --bin ptap && gzip -c target/release/ptap > .device/ptap-43.gz
 for t in conformance cuda_only cycle_kernels device_refresh_alloc; do
   gzip -c "$(exe ptap-tests test $t)" > .device/t43-$t.gz
