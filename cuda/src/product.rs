@@ -842,8 +842,11 @@ impl Resolved {
     }
 }
 
-/// A resolved kernel of the product's plan (its presence was checked when the
-/// plan was built: the construction looks up, or launches, the same kernels).
+/// A resolved kernel that the product's plan launches. The set's module defines
+/// every kernel the device looks up for its shapes (codegen's
+/// `set_module_defines_every_entry_the_device_looks_up_once`), so a plan's
+/// kernels are present; before they were resolved, a missing one panicked at
+/// its launch just the same.
 fn kern(k: &Option<Arc<Kernel>>) -> &Kernel {
     k.as_deref().expect("a product's kernels are resolved when it is built")
 }
