@@ -1566,6 +1566,183 @@ extern "C" __global__ __launch_bounds__(128, 8) void ptap_residual_merge_f32_1x1
   }
 }
 
+// merge-path block SpMV y = A x, 1x1 blocks (each block read at pos[k], transposed where bit 31 is set: a symmetric operator's upper triangle only), 4 warps per block, the next 32 blocks loaded while the current ones are multiplied, blocks gathered from global memory; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
+extern "C" __global__ void ptap_spmv_mirror_1x1(const double* __restrict__ av, const unsigned int* __restrict__ pos, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u64 w = (u64)blockIdx.x * 4 + wl;
+  u64 b0 = w * per_warp;
+  if (b0 >= nblocks) return;
+  u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;
+  u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;
+  u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;
+  u32 carry_row = 0xffffffffu;
+  double k0 = 0.0;
+  u32 pci = 0, prow = 0xfffffffeu;
+  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);
+  u32 ppos = 0;
+  {
+    pci = lane < pcnt ? ci[b0 + lane] : 0;
+    prow = lane < pcnt ? brow[b0 + lane] : 0xfffffffeu;
+    ppos = lane < pcnt ? pos[b0 + lane] : 0;
+  }
+  for (u64 base = b0; base < b1; base += 32) {
+    u32 cnt = pcnt;
+    u32 col = pci, row = prow;
+    u32 mpos = ppos;
+    u64 nbase = base + 32;
+    if (nbase < b1) {
+      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);
+      {
+        pci = lane < pcnt ? ci[nbase + lane] : 0;
+        prow = lane < pcnt ? brow[nbase + lane] : 0xfffffffeu;
+        ppos = lane < pcnt ? pos[nbase + lane] : 0;
+      }
+    }
+    bool valid = lane < cnt;
+    double v0 = 0.0;
+    if (valid) {
+      const double* a = av + (u64)(mpos & 0x7fffffffu) * 1;
+      bool tr = (mpos >> 31) != 0u;
+      double x0 = x[(u64)col * 1 + 0];
+      double e0 = a[0];
+      v0 = e0 * x0;
+    }
+    __syncwarp();
+    #pragma unroll
+    for (u32 d = 1; d < 32; d <<= 1) {
+      u32 orow = __shfl_up_sync(0xffffffffu, row, d);
+      double o0 = __shfl_up_sync(0xffffffffu, v0, d);
+      if (lane >= d && orow == row) {
+        v0 = o0 + v0;
+      }
+    }
+    u32 next = __shfl_down_sync(0xffffffffu, row, 1);
+    bool last = valid && (lane == cnt - 1 || next != row);
+    if (last && row == carry_row) {
+      v0 = k0 + v0;
+    }
+    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);
+    u32 next_first = __shfl_sync(0xffffffffu, prow, 0);
+    bool cont = nbase < b1 && next_first == tail_c;
+    carry_row = cont ? tail_c : 0xffffffffu;
+    k0 = __shfl_sync(0xffffffffu, v0, cnt - 1);
+    if (last && !(cont && lane == cnt - 1)) {
+      double* yr = y + (u64)row * 1;
+      if (row != head_row && row != tail_row) {
+        yr[0] = v0;
+      } else {
+        bool is_tail = row == tail_row;
+        u64 bw = is_tail ? w + 1 : w;
+        double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * 1;
+        double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * 1;
+        mine[0] = v0;
+        __threadfence();
+        if (atomicAdd(ticket + bw, 1u) == 1u) {
+          __threadfence();
+          ticket[bw] = 0u;
+          double t0 = is_tail ? v0 : __ldcg(other + 0);
+          double h0 = is_tail ? __ldcg(other + 0) : v0;
+          yr[0] = t0 + h0;
+        }
+      }
+    }
+    __syncwarp();
+  }
+}
+
+// merge-path block SpMV y = b - A x, 1x1 blocks (each block read at pos[k], transposed where bit 31 is set: a symmetric operator's upper triangle only), 4 warps per block, the next 32 blocks loaded while the current ones are multiplied, blocks gathered from global memory; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
+extern "C" __global__ void ptap_residual_mirror_1x1(const double* __restrict__ av, const unsigned int* __restrict__ pos, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, const double* __restrict__ bv, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u64 w = (u64)blockIdx.x * 4 + wl;
+  u64 b0 = w * per_warp;
+  if (b0 >= nblocks) return;
+  u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;
+  u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;
+  u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;
+  u32 carry_row = 0xffffffffu;
+  double k0 = 0.0;
+  u32 pci = 0, prow = 0xfffffffeu;
+  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);
+  u32 ppos = 0;
+  {
+    pci = lane < pcnt ? ci[b0 + lane] : 0;
+    prow = lane < pcnt ? brow[b0 + lane] : 0xfffffffeu;
+    ppos = lane < pcnt ? pos[b0 + lane] : 0;
+  }
+  for (u64 base = b0; base < b1; base += 32) {
+    u32 cnt = pcnt;
+    u32 col = pci, row = prow;
+    u32 mpos = ppos;
+    u64 nbase = base + 32;
+    if (nbase < b1) {
+      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);
+      {
+        pci = lane < pcnt ? ci[nbase + lane] : 0;
+        prow = lane < pcnt ? brow[nbase + lane] : 0xfffffffeu;
+        ppos = lane < pcnt ? pos[nbase + lane] : 0;
+      }
+    }
+    bool valid = lane < cnt;
+    double v0 = 0.0;
+    if (valid) {
+      const double* a = av + (u64)(mpos & 0x7fffffffu) * 1;
+      bool tr = (mpos >> 31) != 0u;
+      double x0 = x[(u64)col * 1 + 0];
+      double e0 = a[0];
+      v0 = e0 * x0;
+    }
+    __syncwarp();
+    #pragma unroll
+    for (u32 d = 1; d < 32; d <<= 1) {
+      u32 orow = __shfl_up_sync(0xffffffffu, row, d);
+      double o0 = __shfl_up_sync(0xffffffffu, v0, d);
+      if (lane >= d && orow == row) {
+        v0 = o0 + v0;
+      }
+    }
+    u32 next = __shfl_down_sync(0xffffffffu, row, 1);
+    bool last = valid && (lane == cnt - 1 || next != row);
+    if (last && row == carry_row) {
+      v0 = k0 + v0;
+    }
+    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);
+    u32 next_first = __shfl_sync(0xffffffffu, prow, 0);
+    bool cont = nbase < b1 && next_first == tail_c;
+    carry_row = cont ? tail_c : 0xffffffffu;
+    k0 = __shfl_sync(0xffffffffu, v0, cnt - 1);
+    if (last && !(cont && lane == cnt - 1)) {
+      double* yr = y + (u64)row * 1;
+      const double* br_ = bv + (u64)row * 1;
+      if (row != head_row && row != tail_row) {
+        yr[0] = 1.0 * br_[0] - 1.0 * (v0);
+      } else {
+        bool is_tail = row == tail_row;
+        u64 bw = is_tail ? w + 1 : w;
+        double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * 1;
+        double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * 1;
+        mine[0] = v0;
+        __threadfence();
+        if (atomicAdd(ticket + bw, 1u) == 1u) {
+          __threadfence();
+          ticket[bw] = 0u;
+          double t0 = is_tail ? v0 : __ldcg(other + 0);
+          double h0 = is_tail ? __ldcg(other + 0) : v0;
+          yr[0] = 1.0 * br_[0] - 1.0 * (t0 + h0);
+        }
+      }
+    }
+    __syncwarp();
+  }
+}
+
 // inverse of every 1x1 diagonal block (Gauss-Jordan, partial pivoting, as invert_in_place); a singular or missing block records its row in status[0]
 extern "C" __global__ void ptap_jacobi_invert_1(const double* __restrict__ av, const unsigned int* __restrict__ diag_pos, double* __restrict__ dinv, unsigned int* __restrict__ status, unsigned int nrows) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

@@ -5920,6 +5920,628 @@ extern "C" __global__ void ptap_residual_merge_f32_6x6(const float* __restrict__
   }
 }
 
+// merge-path block SpMV y = A x, 3x3 blocks (each block read at pos[k], transposed where bit 31 is set: a symmetric operator's upper triangle only), 4 warps per block, the next 32 blocks loaded while the current ones are multiplied, blocks gathered from global memory; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
+extern "C" __global__ void ptap_spmv_mirror_3x3(const double* __restrict__ av, const unsigned int* __restrict__ pos, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u64 w = (u64)blockIdx.x * 4 + wl;
+  u64 b0 = w * per_warp;
+  if (b0 >= nblocks) return;
+  u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;
+  u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;
+  u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;
+  u32 carry_row = 0xffffffffu;
+  double k0 = 0.0;
+  double k1 = 0.0;
+  double k2 = 0.0;
+  u32 pci = 0, prow = 0xfffffffeu;
+  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);
+  u32 ppos = 0;
+  {
+    pci = lane < pcnt ? ci[b0 + lane] : 0;
+    prow = lane < pcnt ? brow[b0 + lane] : 0xfffffffeu;
+    ppos = lane < pcnt ? pos[b0 + lane] : 0;
+  }
+  for (u64 base = b0; base < b1; base += 32) {
+    u32 cnt = pcnt;
+    u32 col = pci, row = prow;
+    u32 mpos = ppos;
+    u64 nbase = base + 32;
+    if (nbase < b1) {
+      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);
+      {
+        pci = lane < pcnt ? ci[nbase + lane] : 0;
+        prow = lane < pcnt ? brow[nbase + lane] : 0xfffffffeu;
+        ppos = lane < pcnt ? pos[nbase + lane] : 0;
+      }
+    }
+    bool valid = lane < cnt;
+    double v0 = 0.0;
+    double v1 = 0.0;
+    double v2 = 0.0;
+    if (valid) {
+      const double* a = av + (u64)(mpos & 0x7fffffffu) * 9;
+      bool tr = (mpos >> 31) != 0u;
+      double x0 = x[(u64)col * 3 + 0];
+      double x1 = x[(u64)col * 3 + 1];
+      double x2 = x[(u64)col * 3 + 2];
+      double e0 = a[0];
+      double e1 = a[1];
+      double e2 = a[2];
+      double e3 = a[3];
+      double e4 = a[4];
+      double e5 = a[5];
+      double e6 = a[6];
+      double e7 = a[7];
+      double e8 = a[8];
+      v0 = e0 * x0 + (tr ? e3 : e1) * x1 + (tr ? e6 : e2) * x2;
+      v1 = (tr ? e1 : e3) * x0 + e4 * x1 + (tr ? e7 : e5) * x2;
+      v2 = (tr ? e2 : e6) * x0 + (tr ? e5 : e7) * x1 + e8 * x2;
+    }
+    __syncwarp();
+    #pragma unroll
+    for (u32 d = 1; d < 32; d <<= 1) {
+      u32 orow = __shfl_up_sync(0xffffffffu, row, d);
+      double o0 = __shfl_up_sync(0xffffffffu, v0, d);
+      double o1 = __shfl_up_sync(0xffffffffu, v1, d);
+      double o2 = __shfl_up_sync(0xffffffffu, v2, d);
+      if (lane >= d && orow == row) {
+        v0 = o0 + v0;
+        v1 = o1 + v1;
+        v2 = o2 + v2;
+      }
+    }
+    u32 next = __shfl_down_sync(0xffffffffu, row, 1);
+    bool last = valid && (lane == cnt - 1 || next != row);
+    if (last && row == carry_row) {
+      v0 = k0 + v0;
+      v1 = k1 + v1;
+      v2 = k2 + v2;
+    }
+    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);
+    u32 next_first = __shfl_sync(0xffffffffu, prow, 0);
+    bool cont = nbase < b1 && next_first == tail_c;
+    carry_row = cont ? tail_c : 0xffffffffu;
+    k0 = __shfl_sync(0xffffffffu, v0, cnt - 1);
+    k1 = __shfl_sync(0xffffffffu, v1, cnt - 1);
+    k2 = __shfl_sync(0xffffffffu, v2, cnt - 1);
+    if (last && !(cont && lane == cnt - 1)) {
+      double* yr = y + (u64)row * 3;
+      if (row != head_row && row != tail_row) {
+        yr[0] = v0;
+        yr[1] = v1;
+        yr[2] = v2;
+      } else {
+        bool is_tail = row == tail_row;
+        u64 bw = is_tail ? w + 1 : w;
+        double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * 3;
+        double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * 3;
+        mine[0] = v0;
+        mine[1] = v1;
+        mine[2] = v2;
+        __threadfence();
+        if (atomicAdd(ticket + bw, 1u) == 1u) {
+          __threadfence();
+          ticket[bw] = 0u;
+          double t0 = is_tail ? v0 : __ldcg(other + 0);
+          double h0 = is_tail ? __ldcg(other + 0) : v0;
+          double t1 = is_tail ? v1 : __ldcg(other + 1);
+          double h1 = is_tail ? __ldcg(other + 1) : v1;
+          double t2 = is_tail ? v2 : __ldcg(other + 2);
+          double h2 = is_tail ? __ldcg(other + 2) : v2;
+          yr[0] = t0 + h0;
+          yr[1] = t1 + h1;
+          yr[2] = t2 + h2;
+        }
+      }
+    }
+    __syncwarp();
+  }
+}
+
+// merge-path block SpMV y = b - A x, 3x3 blocks (each block read at pos[k], transposed where bit 31 is set: a symmetric operator's upper triangle only), 4 warps per block, the next 32 blocks loaded while the current ones are multiplied, blocks gathered from global memory; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
+extern "C" __global__ void ptap_residual_mirror_3x3(const double* __restrict__ av, const unsigned int* __restrict__ pos, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, const double* __restrict__ bv, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u64 w = (u64)blockIdx.x * 4 + wl;
+  u64 b0 = w * per_warp;
+  if (b0 >= nblocks) return;
+  u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;
+  u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;
+  u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;
+  u32 carry_row = 0xffffffffu;
+  double k0 = 0.0;
+  double k1 = 0.0;
+  double k2 = 0.0;
+  u32 pci = 0, prow = 0xfffffffeu;
+  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);
+  u32 ppos = 0;
+  {
+    pci = lane < pcnt ? ci[b0 + lane] : 0;
+    prow = lane < pcnt ? brow[b0 + lane] : 0xfffffffeu;
+    ppos = lane < pcnt ? pos[b0 + lane] : 0;
+  }
+  for (u64 base = b0; base < b1; base += 32) {
+    u32 cnt = pcnt;
+    u32 col = pci, row = prow;
+    u32 mpos = ppos;
+    u64 nbase = base + 32;
+    if (nbase < b1) {
+      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);
+      {
+        pci = lane < pcnt ? ci[nbase + lane] : 0;
+        prow = lane < pcnt ? brow[nbase + lane] : 0xfffffffeu;
+        ppos = lane < pcnt ? pos[nbase + lane] : 0;
+      }
+    }
+    bool valid = lane < cnt;
+    double v0 = 0.0;
+    double v1 = 0.0;
+    double v2 = 0.0;
+    if (valid) {
+      const double* a = av + (u64)(mpos & 0x7fffffffu) * 9;
+      bool tr = (mpos >> 31) != 0u;
+      double x0 = x[(u64)col * 3 + 0];
+      double x1 = x[(u64)col * 3 + 1];
+      double x2 = x[(u64)col * 3 + 2];
+      double e0 = a[0];
+      double e1 = a[1];
+      double e2 = a[2];
+      double e3 = a[3];
+      double e4 = a[4];
+      double e5 = a[5];
+      double e6 = a[6];
+      double e7 = a[7];
+      double e8 = a[8];
+      v0 = e0 * x0 + (tr ? e3 : e1) * x1 + (tr ? e6 : e2) * x2;
+      v1 = (tr ? e1 : e3) * x0 + e4 * x1 + (tr ? e7 : e5) * x2;
+      v2 = (tr ? e2 : e6) * x0 + (tr ? e5 : e7) * x1 + e8 * x2;
+    }
+    __syncwarp();
+    #pragma unroll
+    for (u32 d = 1; d < 32; d <<= 1) {
+      u32 orow = __shfl_up_sync(0xffffffffu, row, d);
+      double o0 = __shfl_up_sync(0xffffffffu, v0, d);
+      double o1 = __shfl_up_sync(0xffffffffu, v1, d);
+      double o2 = __shfl_up_sync(0xffffffffu, v2, d);
+      if (lane >= d && orow == row) {
+        v0 = o0 + v0;
+        v1 = o1 + v1;
+        v2 = o2 + v2;
+      }
+    }
+    u32 next = __shfl_down_sync(0xffffffffu, row, 1);
+    bool last = valid && (lane == cnt - 1 || next != row);
+    if (last && row == carry_row) {
+      v0 = k0 + v0;
+      v1 = k1 + v1;
+      v2 = k2 + v2;
+    }
+    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);
+    u32 next_first = __shfl_sync(0xffffffffu, prow, 0);
+    bool cont = nbase < b1 && next_first == tail_c;
+    carry_row = cont ? tail_c : 0xffffffffu;
+    k0 = __shfl_sync(0xffffffffu, v0, cnt - 1);
+    k1 = __shfl_sync(0xffffffffu, v1, cnt - 1);
+    k2 = __shfl_sync(0xffffffffu, v2, cnt - 1);
+    if (last && !(cont && lane == cnt - 1)) {
+      double* yr = y + (u64)row * 3;
+      const double* br_ = bv + (u64)row * 3;
+      if (row != head_row && row != tail_row) {
+        yr[0] = 1.0 * br_[0] - 1.0 * (v0);
+        yr[1] = 1.0 * br_[1] - 1.0 * (v1);
+        yr[2] = 1.0 * br_[2] - 1.0 * (v2);
+      } else {
+        bool is_tail = row == tail_row;
+        u64 bw = is_tail ? w + 1 : w;
+        double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * 3;
+        double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * 3;
+        mine[0] = v0;
+        mine[1] = v1;
+        mine[2] = v2;
+        __threadfence();
+        if (atomicAdd(ticket + bw, 1u) == 1u) {
+          __threadfence();
+          ticket[bw] = 0u;
+          double t0 = is_tail ? v0 : __ldcg(other + 0);
+          double h0 = is_tail ? __ldcg(other + 0) : v0;
+          double t1 = is_tail ? v1 : __ldcg(other + 1);
+          double h1 = is_tail ? __ldcg(other + 1) : v1;
+          double t2 = is_tail ? v2 : __ldcg(other + 2);
+          double h2 = is_tail ? __ldcg(other + 2) : v2;
+          yr[0] = 1.0 * br_[0] - 1.0 * (t0 + h0);
+          yr[1] = 1.0 * br_[1] - 1.0 * (t1 + h1);
+          yr[2] = 1.0 * br_[2] - 1.0 * (t2 + h2);
+        }
+      }
+    }
+    __syncwarp();
+  }
+}
+
+// merge-path block SpMV y = A x, 6x6 blocks (each block read at pos[k], transposed where bit 31 is set: a symmetric operator's upper triangle only), 4 warps per block, the next 32 blocks loaded while the current ones are multiplied, blocks gathered from global memory; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
+extern "C" __global__ void ptap_spmv_mirror_6x6(const double* __restrict__ av, const unsigned int* __restrict__ pos, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u64 w = (u64)blockIdx.x * 4 + wl;
+  u64 b0 = w * per_warp;
+  if (b0 >= nblocks) return;
+  u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;
+  u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;
+  u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;
+  u32 carry_row = 0xffffffffu;
+  double k0 = 0.0;
+  double k1 = 0.0;
+  double k2 = 0.0;
+  double k3 = 0.0;
+  double k4 = 0.0;
+  double k5 = 0.0;
+  u32 pci = 0, prow = 0xfffffffeu;
+  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);
+  u32 ppos = 0;
+  {
+    pci = lane < pcnt ? ci[b0 + lane] : 0;
+    prow = lane < pcnt ? brow[b0 + lane] : 0xfffffffeu;
+    ppos = lane < pcnt ? pos[b0 + lane] : 0;
+  }
+  for (u64 base = b0; base < b1; base += 32) {
+    u32 cnt = pcnt;
+    u32 col = pci, row = prow;
+    u32 mpos = ppos;
+    u64 nbase = base + 32;
+    if (nbase < b1) {
+      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);
+      {
+        pci = lane < pcnt ? ci[nbase + lane] : 0;
+        prow = lane < pcnt ? brow[nbase + lane] : 0xfffffffeu;
+        ppos = lane < pcnt ? pos[nbase + lane] : 0;
+      }
+    }
+    bool valid = lane < cnt;
+    double v0 = 0.0;
+    double v1 = 0.0;
+    double v2 = 0.0;
+    double v3 = 0.0;
+    double v4 = 0.0;
+    double v5 = 0.0;
+    if (valid) {
+      const double* a = av + (u64)(mpos & 0x7fffffffu) * 36;
+      bool tr = (mpos >> 31) != 0u;
+      double x0 = x[(u64)col * 6 + 0];
+      double x1 = x[(u64)col * 6 + 1];
+      double x2 = x[(u64)col * 6 + 2];
+      double x3 = x[(u64)col * 6 + 3];
+      double x4 = x[(u64)col * 6 + 4];
+      double x5 = x[(u64)col * 6 + 5];
+      double e0 = a[0];
+      double e1 = a[1];
+      double e2 = a[2];
+      double e3 = a[3];
+      double e4 = a[4];
+      double e5 = a[5];
+      double e6 = a[6];
+      double e7 = a[7];
+      double e8 = a[8];
+      double e9 = a[9];
+      double e10 = a[10];
+      double e11 = a[11];
+      double e12 = a[12];
+      double e13 = a[13];
+      double e14 = a[14];
+      double e15 = a[15];
+      double e16 = a[16];
+      double e17 = a[17];
+      double e18 = a[18];
+      double e19 = a[19];
+      double e20 = a[20];
+      double e21 = a[21];
+      double e22 = a[22];
+      double e23 = a[23];
+      double e24 = a[24];
+      double e25 = a[25];
+      double e26 = a[26];
+      double e27 = a[27];
+      double e28 = a[28];
+      double e29 = a[29];
+      double e30 = a[30];
+      double e31 = a[31];
+      double e32 = a[32];
+      double e33 = a[33];
+      double e34 = a[34];
+      double e35 = a[35];
+      v0 = e0 * x0 + (tr ? e6 : e1) * x1 + (tr ? e12 : e2) * x2 + (tr ? e18 : e3) * x3 + (tr ? e24 : e4) * x4 + (tr ? e30 : e5) * x5;
+      v1 = (tr ? e1 : e6) * x0 + e7 * x1 + (tr ? e13 : e8) * x2 + (tr ? e19 : e9) * x3 + (tr ? e25 : e10) * x4 + (tr ? e31 : e11) * x5;
+      v2 = (tr ? e2 : e12) * x0 + (tr ? e8 : e13) * x1 + e14 * x2 + (tr ? e20 : e15) * x3 + (tr ? e26 : e16) * x4 + (tr ? e32 : e17) * x5;
+      v3 = (tr ? e3 : e18) * x0 + (tr ? e9 : e19) * x1 + (tr ? e15 : e20) * x2 + e21 * x3 + (tr ? e27 : e22) * x4 + (tr ? e33 : e23) * x5;
+      v4 = (tr ? e4 : e24) * x0 + (tr ? e10 : e25) * x1 + (tr ? e16 : e26) * x2 + (tr ? e22 : e27) * x3 + e28 * x4 + (tr ? e34 : e29) * x5;
+      v5 = (tr ? e5 : e30) * x0 + (tr ? e11 : e31) * x1 + (tr ? e17 : e32) * x2 + (tr ? e23 : e33) * x3 + (tr ? e29 : e34) * x4 + e35 * x5;
+    }
+    __syncwarp();
+    #pragma unroll
+    for (u32 d = 1; d < 32; d <<= 1) {
+      u32 orow = __shfl_up_sync(0xffffffffu, row, d);
+      double o0 = __shfl_up_sync(0xffffffffu, v0, d);
+      double o1 = __shfl_up_sync(0xffffffffu, v1, d);
+      double o2 = __shfl_up_sync(0xffffffffu, v2, d);
+      double o3 = __shfl_up_sync(0xffffffffu, v3, d);
+      double o4 = __shfl_up_sync(0xffffffffu, v4, d);
+      double o5 = __shfl_up_sync(0xffffffffu, v5, d);
+      if (lane >= d && orow == row) {
+        v0 = o0 + v0;
+        v1 = o1 + v1;
+        v2 = o2 + v2;
+        v3 = o3 + v3;
+        v4 = o4 + v4;
+        v5 = o5 + v5;
+      }
+    }
+    u32 next = __shfl_down_sync(0xffffffffu, row, 1);
+    bool last = valid && (lane == cnt - 1 || next != row);
+    if (last && row == carry_row) {
+      v0 = k0 + v0;
+      v1 = k1 + v1;
+      v2 = k2 + v2;
+      v3 = k3 + v3;
+      v4 = k4 + v4;
+      v5 = k5 + v5;
+    }
+    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);
+    u32 next_first = __shfl_sync(0xffffffffu, prow, 0);
+    bool cont = nbase < b1 && next_first == tail_c;
+    carry_row = cont ? tail_c : 0xffffffffu;
+    k0 = __shfl_sync(0xffffffffu, v0, cnt - 1);
+    k1 = __shfl_sync(0xffffffffu, v1, cnt - 1);
+    k2 = __shfl_sync(0xffffffffu, v2, cnt - 1);
+    k3 = __shfl_sync(0xffffffffu, v3, cnt - 1);
+    k4 = __shfl_sync(0xffffffffu, v4, cnt - 1);
+    k5 = __shfl_sync(0xffffffffu, v5, cnt - 1);
+    if (last && !(cont && lane == cnt - 1)) {
+      double* yr = y + (u64)row * 6;
+      if (row != head_row && row != tail_row) {
+        yr[0] = v0;
+        yr[1] = v1;
+        yr[2] = v2;
+        yr[3] = v3;
+        yr[4] = v4;
+        yr[5] = v5;
+      } else {
+        bool is_tail = row == tail_row;
+        u64 bw = is_tail ? w + 1 : w;
+        double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * 6;
+        double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * 6;
+        mine[0] = v0;
+        mine[1] = v1;
+        mine[2] = v2;
+        mine[3] = v3;
+        mine[4] = v4;
+        mine[5] = v5;
+        __threadfence();
+        if (atomicAdd(ticket + bw, 1u) == 1u) {
+          __threadfence();
+          ticket[bw] = 0u;
+          double t0 = is_tail ? v0 : __ldcg(other + 0);
+          double h0 = is_tail ? __ldcg(other + 0) : v0;
+          double t1 = is_tail ? v1 : __ldcg(other + 1);
+          double h1 = is_tail ? __ldcg(other + 1) : v1;
+          double t2 = is_tail ? v2 : __ldcg(other + 2);
+          double h2 = is_tail ? __ldcg(other + 2) : v2;
+          double t3 = is_tail ? v3 : __ldcg(other + 3);
+          double h3 = is_tail ? __ldcg(other + 3) : v3;
+          double t4 = is_tail ? v4 : __ldcg(other + 4);
+          double h4 = is_tail ? __ldcg(other + 4) : v4;
+          double t5 = is_tail ? v5 : __ldcg(other + 5);
+          double h5 = is_tail ? __ldcg(other + 5) : v5;
+          yr[0] = t0 + h0;
+          yr[1] = t1 + h1;
+          yr[2] = t2 + h2;
+          yr[3] = t3 + h3;
+          yr[4] = t4 + h4;
+          yr[5] = t5 + h5;
+        }
+      }
+    }
+    __syncwarp();
+  }
+}
+
+// merge-path block SpMV y = b - A x, 6x6 blocks (each block read at pos[k], transposed where bit 31 is set: a symmetric operator's upper triangle only), 4 warps per block, the next 32 blocks loaded while the current ones are multiplied, blocks gathered from global memory; rows crossing a warp range meet in carry[boundary] (tail + head, stored by the second warp to take the boundary's ticket)
+extern "C" __global__ void ptap_residual_mirror_6x6(const double* __restrict__ av, const unsigned int* __restrict__ pos, const unsigned int* __restrict__ ci, const unsigned int* __restrict__ brow, const double* __restrict__ x, const double* __restrict__ bv, double* __restrict__ y, double* __restrict__ carry, unsigned int* __restrict__ ticket, unsigned int nblocks, unsigned int per_warp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+  u32 wl = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  u64 w = (u64)blockIdx.x * 4 + wl;
+  u64 b0 = w * per_warp;
+  if (b0 >= nblocks) return;
+  u64 b1 = b0 + per_warp < nblocks ? b0 + per_warp : nblocks;
+  u32 head_row = b0 > 0 && brow[b0 - 1] == brow[b0] ? brow[b0] : 0xffffffffu;
+  u32 tail_row = b1 < nblocks && brow[b1] == brow[b1 - 1] ? brow[b1 - 1] : 0xffffffffu;
+  u32 carry_row = 0xffffffffu;
+  double k0 = 0.0;
+  double k1 = 0.0;
+  double k2 = 0.0;
+  double k3 = 0.0;
+  double k4 = 0.0;
+  double k5 = 0.0;
+  u32 pci = 0, prow = 0xfffffffeu;
+  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);
+  u32 ppos = 0;
+  {
+    pci = lane < pcnt ? ci[b0 + lane] : 0;
+    prow = lane < pcnt ? brow[b0 + lane] : 0xfffffffeu;
+    ppos = lane < pcnt ? pos[b0 + lane] : 0;
+  }
+  for (u64 base = b0; base < b1; base += 32) {
+    u32 cnt = pcnt;
+    u32 col = pci, row = prow;
+    u32 mpos = ppos;
+    u64 nbase = base + 32;
+    if (nbase < b1) {
+      pcnt = (u32)(b1 - nbase < 32 ? b1 - nbase : 32);
+      {
+        pci = lane < pcnt ? ci[nbase + lane] : 0;
+        prow = lane < pcnt ? brow[nbase + lane] : 0xfffffffeu;
+        ppos = lane < pcnt ? pos[nbase + lane] : 0;
+      }
+    }
+    bool valid = lane < cnt;
+    double v0 = 0.0;
+    double v1 = 0.0;
+    double v2 = 0.0;
+    double v3 = 0.0;
+    double v4 = 0.0;
+    double v5 = 0.0;
+    if (valid) {
+      const double* a = av + (u64)(mpos & 0x7fffffffu) * 36;
+      bool tr = (mpos >> 31) != 0u;
+      double x0 = x[(u64)col * 6 + 0];
+      double x1 = x[(u64)col * 6 + 1];
+      double x2 = x[(u64)col * 6 + 2];
+      double x3 = x[(u64)col * 6 + 3];
+      double x4 = x[(u64)col * 6 + 4];
+      double x5 = x[(u64)col * 6 + 5];
+      double e0 = a[0];
+      double e1 = a[1];
+      double e2 = a[2];
+      double e3 = a[3];
+      double e4 = a[4];
+      double e5 = a[5];
+      double e6 = a[6];
+      double e7 = a[7];
+      double e8 = a[8];
+      double e9 = a[9];
+      double e10 = a[10];
+      double e11 = a[11];
+      double e12 = a[12];
+      double e13 = a[13];
+      double e14 = a[14];
+      double e15 = a[15];
+      double e16 = a[16];
+      double e17 = a[17];
+      double e18 = a[18];
+      double e19 = a[19];
+      double e20 = a[20];
+      double e21 = a[21];
+      double e22 = a[22];
+      double e23 = a[23];
+      double e24 = a[24];
+      double e25 = a[25];
+      double e26 = a[26];
+      double e27 = a[27];
+      double e28 = a[28];
+      double e29 = a[29];
+      double e30 = a[30];
+      double e31 = a[31];
+      double e32 = a[32];
+      double e33 = a[33];
+      double e34 = a[34];
+      double e35 = a[35];
+      v0 = e0 * x0 + (tr ? e6 : e1) * x1 + (tr ? e12 : e2) * x2 + (tr ? e18 : e3) * x3 + (tr ? e24 : e4) * x4 + (tr ? e30 : e5) * x5;
+      v1 = (tr ? e1 : e6) * x0 + e7 * x1 + (tr ? e13 : e8) * x2 + (tr ? e19 : e9) * x3 + (tr ? e25 : e10) * x4 + (tr ? e31 : e11) * x5;
+      v2 = (tr ? e2 : e12) * x0 + (tr ? e8 : e13) * x1 + e14 * x2 + (tr ? e20 : e15) * x3 + (tr ? e26 : e16) * x4 + (tr ? e32 : e17) * x5;
+      v3 = (tr ? e3 : e18) * x0 + (tr ? e9 : e19) * x1 + (tr ? e15 : e20) * x2 + e21 * x3 + (tr ? e27 : e22) * x4 + (tr ? e33 : e23) * x5;
+      v4 = (tr ? e4 : e24) * x0 + (tr ? e10 : e25) * x1 + (tr ? e16 : e26) * x2 + (tr ? e22 : e27) * x3 + e28 * x4 + (tr ? e34 : e29) * x5;
+      v5 = (tr ? e5 : e30) * x0 + (tr ? e11 : e31) * x1 + (tr ? e17 : e32) * x2 + (tr ? e23 : e33) * x3 + (tr ? e29 : e34) * x4 + e35 * x5;
+    }
+    __syncwarp();
+    #pragma unroll
+    for (u32 d = 1; d < 32; d <<= 1) {
+      u32 orow = __shfl_up_sync(0xffffffffu, row, d);
+      double o0 = __shfl_up_sync(0xffffffffu, v0, d);
+      double o1 = __shfl_up_sync(0xffffffffu, v1, d);
+      double o2 = __shfl_up_sync(0xffffffffu, v2, d);
+      double o3 = __shfl_up_sync(0xffffffffu, v3, d);
+      double o4 = __shfl_up_sync(0xffffffffu, v4, d);
+      double o5 = __shfl_up_sync(0xffffffffu, v5, d);
+      if (lane >= d && orow == row) {
+        v0 = o0 + v0;
+        v1 = o1 + v1;
+        v2 = o2 + v2;
+        v3 = o3 + v3;
+        v4 = o4 + v4;
+        v5 = o5 + v5;
+      }
+    }
+    u32 next = __shfl_down_sync(0xffffffffu, row, 1);
+    bool last = valid && (lane == cnt - 1 || next != row);
+    if (last && row == carry_row) {
+      v0 = k0 + v0;
+      v1 = k1 + v1;
+      v2 = k2 + v2;
+      v3 = k3 + v3;
+      v4 = k4 + v4;
+      v5 = k5 + v5;
+    }
+    u32 tail_c = __shfl_sync(0xffffffffu, row, cnt - 1);
+    u32 next_first = __shfl_sync(0xffffffffu, prow, 0);
+    bool cont = nbase < b1 && next_first == tail_c;
+    carry_row = cont ? tail_c : 0xffffffffu;
+    k0 = __shfl_sync(0xffffffffu, v0, cnt - 1);
+    k1 = __shfl_sync(0xffffffffu, v1, cnt - 1);
+    k2 = __shfl_sync(0xffffffffu, v2, cnt - 1);
+    k3 = __shfl_sync(0xffffffffu, v3, cnt - 1);
+    k4 = __shfl_sync(0xffffffffu, v4, cnt - 1);
+    k5 = __shfl_sync(0xffffffffu, v5, cnt - 1);
+    if (last && !(cont && lane == cnt - 1)) {
+      double* yr = y + (u64)row * 6;
+      const double* br_ = bv + (u64)row * 6;
+      if (row != head_row && row != tail_row) {
+        yr[0] = 1.0 * br_[0] - 1.0 * (v0);
+        yr[1] = 1.0 * br_[1] - 1.0 * (v1);
+        yr[2] = 1.0 * br_[2] - 1.0 * (v2);
+        yr[3] = 1.0 * br_[3] - 1.0 * (v3);
+        yr[4] = 1.0 * br_[4] - 1.0 * (v4);
+        yr[5] = 1.0 * br_[5] - 1.0 * (v5);
+      } else {
+        bool is_tail = row == tail_row;
+        u64 bw = is_tail ? w + 1 : w;
+        double* mine = carry + (bw * 2 + (is_tail ? 0 : 1)) * 6;
+        double* other = carry + (bw * 2 + (is_tail ? 1 : 0)) * 6;
+        mine[0] = v0;
+        mine[1] = v1;
+        mine[2] = v2;
+        mine[3] = v3;
+        mine[4] = v4;
+        mine[5] = v5;
+        __threadfence();
+        if (atomicAdd(ticket + bw, 1u) == 1u) {
+          __threadfence();
+          ticket[bw] = 0u;
+          double t0 = is_tail ? v0 : __ldcg(other + 0);
+          double h0 = is_tail ? __ldcg(other + 0) : v0;
+          double t1 = is_tail ? v1 : __ldcg(other + 1);
+          double h1 = is_tail ? __ldcg(other + 1) : v1;
+          double t2 = is_tail ? v2 : __ldcg(other + 2);
+          double h2 = is_tail ? __ldcg(other + 2) : v2;
+          double t3 = is_tail ? v3 : __ldcg(other + 3);
+          double h3 = is_tail ? __ldcg(other + 3) : v3;
+          double t4 = is_tail ? v4 : __ldcg(other + 4);
+          double h4 = is_tail ? __ldcg(other + 4) : v4;
+          double t5 = is_tail ? v5 : __ldcg(other + 5);
+          double h5 = is_tail ? __ldcg(other + 5) : v5;
+          yr[0] = 1.0 * br_[0] - 1.0 * (t0 + h0);
+          yr[1] = 1.0 * br_[1] - 1.0 * (t1 + h1);
+          yr[2] = 1.0 * br_[2] - 1.0 * (t2 + h2);
+          yr[3] = 1.0 * br_[3] - 1.0 * (t3 + h3);
+          yr[4] = 1.0 * br_[4] - 1.0 * (t4 + h4);
+          yr[5] = 1.0 * br_[5] - 1.0 * (t5 + h5);
+        }
+      }
+    }
+    __syncwarp();
+  }
+}
+
 // inverse of every 3x3 diagonal block (Gauss-Jordan, partial pivoting, as invert_in_place); a singular or missing block records its row in status[0]
 extern "C" __global__ void ptap_jacobi_invert_3(const double* __restrict__ av, const unsigned int* __restrict__ diag_pos, double* __restrict__ dinv, unsigned int* __restrict__ status, unsigned int nrows) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

@@ -690,6 +690,14 @@ pub fn set_module(s: ShapeSet) -> CudaModule {
             u.add(&residual_f32_name(r), |o| spmv_of(o, r, c, true, Values::F32));
         }
     }
+    // Symmetric operators read through their upper triangle.
+    for (r, c) in s.block_shapes() {
+        if r == c {
+            use crate::gpu_spmv::{residual_mirror_name, spmv_mirror_name, spmv_of, Values};
+            u.add(&spmv_mirror_name(r), |o| spmv_of(o, r, c, false, Values::Mirror));
+            u.add(&residual_mirror_name(r), |o| spmv_of(o, r, c, true, Values::Mirror));
+        }
+    }
     for b in s.square_blocks() {
         u.add_all(|o| crate::gpu_solve::jacobi(o, b));
         u.add(&crate::gpu_cg::jacobi_update_at_name(b), |o| {
@@ -872,6 +880,8 @@ mod tests {
                     crate::gpu_spmv::residual_name(r),
                     crate::gpu_spmv::spmv_f32_name(r),
                     crate::gpu_spmv::residual_f32_name(r),
+                    crate::gpu_spmv::spmv_mirror_name(r),
+                    crate::gpu_spmv::residual_mirror_name(r),
                 ]);
             }
         }
@@ -926,9 +936,10 @@ mod tests {
         // (its R W stage is its A P stage; no tensor-pair A P stage for 6-row
         // blocks; the symmetric product's halving A P stages, folded P^T W'
         // stages and one 6x6 symmetrize and split pass shared by both), 4 SpMV, 2 residuals,
-        // 2 x 2 f32 SpMV and residuals (the square shapes), 2 x 6 Jacobi.
+        // 2 x 2 f32 SpMV and residuals and 2 x 2 mirrored ones (the square shapes), 2 x 6 Jacobi.
         let m = set_module(ShapeSet { bf: 3, bc: 6 });
-        assert_eq!(m.entries.len(), 26 + 21 + 4 + 2 + 4 + 12);
+        assert_eq!(m.entries.len(), 26 + 21 + 4 + 2 + 4 + 4 + 12);
+        assert!(m.source.contains("ptap_spmv_mirror_3x3(") && m.source.contains("ptap_residual_mirror_6x6("));
         assert!(m.source.contains("ptap_mma2h_3x3x6") && m.source.contains("ptap_mmah_6x6x6("));
         assert!(m.source.contains("ptap_mma2f_6x3x6t(") && m.source.contains("ptap_mma2f_6x6x6t("));
         assert!(m.source.contains("ptap_symmetrize_6x6(") && m.source.contains("ptap_symsplit_6x6("));
@@ -937,8 +948,11 @@ mod tests {
         assert!(m.source.contains("ptap_column_split_6x3x6t"));
         // Transposed access of P in the coarse stage: x(i,k) = xb[k*M + i].
         assert!(m.source.contains("xb[(2)*6+(5)]"));
-        // 1x1: one product, one block shape (f64 and f32), one Jacobi.
-        assert_eq!(set_module(ShapeSet { bf: 1, bc: 1 }).entries.len(), 25 + 1 + 1 + 2 + 6);
+        // 1x1: one product, one block shape (f64, f32 and mirrored), one Jacobi.
+        assert_eq!(
+            set_module(ShapeSet { bf: 1, bc: 1 }).entries.len(),
+            25 + 1 + 1 + 2 + 2 + 6
+        );
     }
 
     #[test]

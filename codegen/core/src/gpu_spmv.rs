@@ -38,6 +38,18 @@ pub fn residual_f32_name(b: usize) -> String {
     format!("ptap_residual_merge_f32_{b}x{b}")
 }
 
+/// The SpMV of a symmetric operator of `b x b` blocks that reads only the
+/// blocks on and above the diagonal: a block `(i, j)` below it is read as the
+/// transpose of its mirror `(j, i)` (see [`Values::Mirror`]).
+pub fn spmv_mirror_name(b: usize) -> String {
+    format!("ptap_spmv_mirror_{b}x{b}")
+}
+
+/// The fused residual `r = b - A x` of [`spmv_mirror_name`].
+pub fn residual_mirror_name(b: usize) -> String {
+    format!("ptap_residual_mirror_{b}x{b}")
+}
+
 /// The storage type of a matrix's values the SpMV reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Values {
@@ -45,6 +57,15 @@ pub(crate) enum Values {
     /// `f32`, widened to `f64` where used: the same sums as the `f64` kernel
     /// on the values rounded to `f32`.
     F32,
+    /// `f64` read through `pos`: stream entry `k` (block `(i, j)` of the
+    /// pattern, in pattern order) multiplies the block stored at `pos[k] &
+    /// 0x7fffffff`, transposed where bit 31 is set. For a symmetric operator
+    /// `pos` sends every block below the diagonal to its mirror above it, so
+    /// only the upper triangle's values are read (twice; the second read of
+    /// a block is meant to hit the L2). The sums are the `f64` kernel's, in
+    /// the same order: on an operator whose blocks equal their mirrors'
+    /// transposes bit for bit the result is the `f64` kernel's bit for bit.
+    Mirror,
 }
 
 /// Thread blocks per SM the compiler must leave room for (`__launch_bounds__`):
@@ -64,7 +85,11 @@ pub(crate) fn spmv(src: &mut String, br: usize, bc: usize, residual: bool) -> Ke
 pub(crate) fn spmv_of(src: &mut String, br: usize, bc: usize, residual: bool, vals: Values) -> KernelEntry {
     use ParamTy::*;
     let bl = br * bc;
-    let (warps, staged) = (spmv_warps(br, bc), spmv_staged(br, bc));
+    let mirror = vals == Values::Mirror;
+    assert!(!mirror || br == bc, "the mirrored SpMV needs square blocks");
+    // The mirrored kernel gathers each block where its position says: no
+    // contiguous run of 32 blocks to stage.
+    let (warps, staged) = (spmv_warps(br, bc), spmv_staged(br, bc) && !mirror);
     let f32v = vals == Values::F32;
     // Values per 16-byte word, its C type, the scalar's.
     let (per, word, scalar) = if f32v {
@@ -72,12 +97,11 @@ pub(crate) fn spmv_of(src: &mut String, br: usize, bc: usize, residual: bool, va
     } else {
         (2, "double2", "double")
     };
-    let mut params = vec![
-        p("av", if f32v { PtrF32 } else { PtrF64 }),
-        p("ci", PtrU32),
-        p("brow", PtrU32),
-        p("x", PtrF64),
-    ];
+    let mut params = vec![p("av", if f32v { PtrF32 } else { PtrF64 })];
+    if mirror {
+        params.push(p("pos", PtrU32));
+    }
+    params.extend([p("ci", PtrU32), p("brow", PtrU32), p("x", PtrF64)]);
     if residual {
         params.push(p("bv", PtrF64));
     }
@@ -89,11 +113,13 @@ pub(crate) fn spmv_of(src: &mut String, br: usize, bc: usize, residual: bool, va
         p("per_warp", U32),
     ]);
     let e = KernelEntry {
-        name: match (residual, f32v) {
-            (true, false) => residual_name(br),
-            (false, false) => spmv_name(br, bc),
-            (true, true) => residual_f32_name(br),
-            (false, true) => spmv_f32_name(br),
+        name: match (residual, vals) {
+            (true, Values::F64) => residual_name(br),
+            (false, Values::F64) => spmv_name(br, bc),
+            (true, Values::F32) => residual_f32_name(br),
+            (false, Values::F32) => spmv_f32_name(br),
+            (true, Values::Mirror) => residual_mirror_name(br),
+            (false, Values::Mirror) => spmv_mirror_name(br),
         },
         params,
         doc: format!(
@@ -101,13 +127,17 @@ pub(crate) fn spmv_of(src: &mut String, br: usize, bc: usize, residual: bool, va
              while the current ones are multiplied{}; rows crossing a warp range meet in carry[boundary] \
              (tail + head, stored by the second warp to take the boundary's ticket)",
             if residual { "y = b - A x" } else { "y = A x" },
-            if f32v {
-                " (values stored as f32, widened to f64; x, y and the sums f64)"
-            } else {
-                ""
+            match vals {
+                Values::F32 => " (values stored as f32, widened to f64; x, y and the sums f64)",
+                Values::F64 => "",
+                Values::Mirror =>
+                    " (each block read at pos[k], transposed where bit 31 is set: a symmetric operator's \
+                     upper triangle only)",
             },
             if staged {
                 ""
+            } else if mirror {
+                ", blocks gathered from global memory"
             } else {
                 ", blocks read from global memory (too large to stage)"
             }
@@ -183,21 +213,31 @@ pub(crate) fn spmv_of(src: &mut String, br: usize, bc: usize, residual: bool, va
         }
         writeln!(
             src,
-            "{indent}  pci = lane < {n} ? ci[{at} + lane] : 0;\n{indent}  prow = lane < {n} ? brow[{at} + lane] : 0xfffffffeu;\n{indent}}}"
+            "{indent}  pci = lane < {n} ? ci[{at} + lane] : 0;\n{indent}  prow = lane < {n} ? brow[{at} + lane] : 0xfffffffeu;"
         )
         .unwrap();
+        if mirror {
+            writeln!(src, "{indent}  ppos = lane < {n} ? pos[{at} + lane] : 0;").unwrap();
+        }
+        writeln!(src, "{indent}}}").unwrap();
     };
     writeln!(
         src,
         "  u32 pci = 0, prow = 0xfffffffeu;\n  u32 pcnt = (u32)(b1 - b0 < 32 ? b1 - b0 : 32);"
     )
     .unwrap();
+    if mirror {
+        writeln!(src, "  u32 ppos = 0;").unwrap();
+    }
     load(src, "b0", "pcnt", "  ");
     writeln!(
         src,
         "  for (u64 base = b0; base < b1; base += 32) {{\n    u32 cnt = pcnt;\n    u32 col = pci, row = prow;"
     )
     .unwrap();
+    if mirror {
+        writeln!(src, "    u32 mpos = ppos;").unwrap();
+    }
     if staged && !prefetch && f32v {
         writeln!(
             src,
@@ -254,6 +294,8 @@ pub(crate) fn spmv_of(src: &mut String, br: usize, bc: usize, residual: bool, va
         "    if (valid) {{\n      const {scalar}* a = {};",
         if staged {
             format!("stage + lane * {bl}")
+        } else if mirror {
+            format!("av + (u64)(mpos & 0x7fffffffu) * {bl};\n      bool tr = (mpos >> 31) != 0u")
         } else {
             format!("av + (base + lane) * {bl}")
         }
@@ -294,11 +336,26 @@ pub(crate) fn spmv_of(src: &mut String, br: usize, bc: usize, residual: bool, va
             writeln!(src, "      double x{c} = x[(u64)col * {bc} + {c}];").unwrap();
         }
     }
+    // Blocks of up to 36 values are loaded whole, then each position picks its
+    // own value or its transpose's; larger ones pick the address instead (a
+    // 10x10 block would hold 100 registers).
+    let preload = mirror && bl <= 36;
+    if preload {
+        for e in 0..bl {
+            writeln!(src, "      double e{e} = a[{e}];").unwrap();
+        }
+    }
     for r in 0..br {
         let terms: Vec<String> = (0..bc)
             .map(|c| {
                 if f32v {
                     format!("(double)a[{}] * x{c}", r * bc + c)
+                } else if preload && r == c {
+                    format!("e{} * x{c}", r * bc + c)
+                } else if preload {
+                    format!("(tr ? e{} : e{}) * x{c}", c * bc + r, r * bc + c)
+                } else if mirror && r != c {
+                    format!("a[tr ? {} : {}] * x{c}", c * bc + r, r * bc + c)
                 } else {
                     format!("a[{}] * x{c}", r * bc + c)
                 }
@@ -416,6 +473,34 @@ mod tests {
         assert!(e.params.iter().any(|q| q.name == "bv"));
         assert!(src.contains("yr[2] = 1.0 * br_[2] - 1.0 * (t2 + h2);"));
         assert_eq!(src.matches('{').count(), src.matches('}').count());
+    }
+
+    #[test]
+    fn the_mirrored_kernels_gather_each_block_where_pos_says_and_transpose_below_the_diagonal() {
+        let mut src = String::new();
+        let e = spmv_of(&mut src, 3, 3, false, Values::Mirror);
+        assert_eq!(e.name, spmv_mirror_name(3));
+        let names: Vec<&str> = e.params.iter().map(|q| q.name.as_str()).collect();
+        assert_eq!(names[..3], ["av", "pos", "ci"]);
+        assert!(src.contains("ppos = lane < pcnt ? pos[b0 + lane] : 0;"));
+        assert!(src.contains("const double* a = av + (u64)(mpos & 0x7fffffffu) * 9;"));
+        assert!(src.contains("bool tr = (mpos >> 31) != 0u;"));
+        // Row 0: its own row or its mirror's column 0, in the plain kernel's order.
+        assert!(src.contains("v0 = e0 * x0 + (tr ? e3 : e1) * x1 + (tr ? e6 : e2) * x2;"));
+        assert!(src.contains("v2 = (tr ? e2 : e6) * x0 + (tr ? e5 : e7) * x1 + e8 * x2;"));
+        // Nothing staged: the blocks of a chunk are not contiguous.
+        assert!(!src.contains("__shared__") && !src.contains("pf0"));
+        let mut src = String::new();
+        let e = spmv_of(&mut src, 6, 6, true, Values::Mirror);
+        assert_eq!(e.name, residual_mirror_name(6));
+        assert!(e.params.iter().any(|q| q.name == "bv"));
+        assert!(src.contains("(tr ? e30 : e5) * x5") && src.contains("e35 * x5"));
+        assert_eq!(src.matches('{').count(), src.matches('}').count());
+        // 10x10: the address is picked, not the value.
+        let mut src = String::new();
+        spmv_of(&mut src, 10, 10, false, Values::Mirror);
+        assert!(!src.contains("double e0"));
+        assert!(src.contains("a[tr ? 90 : 9] * x9") && src.contains("a[99] * x9"));
     }
 
     #[test]

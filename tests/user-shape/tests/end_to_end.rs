@@ -217,12 +217,15 @@ fn declared_set_carries_the_cuda_source_the_device_launches() {
         "ptap_jacobi_update_at_4",
         "ptap_jacobi_step_10",
         "ptap_lanczos_step_4",
+        "ptap_spmv_mirror_10x10",
+        "ptap_residual_mirror_4x4",
     ] {
         assert!(names.contains(&want), "{want}");
     }
     // Products (4, 10) and (10, 10): 17 + 16 kernels, 4 SpMV, 2 residuals,
-    // 2 f32 SpMV and 2 f32 residuals (the square shapes), 2 x 6 Jacobi.
-    assert_eq!(names.len(), 55);
+    // 2 f32 SpMV and 2 f32 residuals, 2 mirrored SpMV and 2 mirrored
+    // residuals (the square shapes), 2 x 6 Jacobi.
+    assert_eq!(names.len(), 59);
     // The registry hands the device this set for the user shapes, and the shipped one none.
     let kernels = registry();
     let set = kernels
