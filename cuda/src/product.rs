@@ -68,9 +68,15 @@ impl DevRuns {
 const UPLOAD_MODULE: &str = "ptap_upload";
 const PAIR_ENTRIES: &str = "ptap_pair_entries";
 const BLOCK_ROWS: &str = "ptap_block_rows";
+const MIRROR_POSITIONS: &str = "ptap_mirror_positions";
 
 /// `ptap_block_rows`: the block row of every stored block of a pattern (the
 /// merge-path SpMV's segment keys), one thread per row.
+///
+/// `ptap_mirror_positions`: for the mirrored SpMV of a square pattern, one
+/// thread per stored block `k = (i, j)`: `pos[k] = k` on and above the
+/// diagonal, below it the slot of `(j, i)` (a binary search of row `j`) with
+/// bit 31 set. A block without a mirror sets `status` and keeps `pos[k] = k`.
 ///
 /// `ptap_pair_entries`: one thread per unit writes its entries `uptr[u]..uptr[u + 1]`: with
 /// `width` 1 its slot's run `(x, y)` interleaved (none for an absent slot, a
@@ -86,6 +92,28 @@ extern "C" __global__ void ptap_block_rows(
     unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= nrows) return;
     for (unsigned int k = row_ptr[i], e = row_ptr[i + 1]; k < e; ++k) rows[k] = i;
+}
+
+extern "C" __global__ void ptap_mirror_positions(
+    const unsigned int* __restrict__ row_ptr, const unsigned int* __restrict__ ci,
+    const unsigned int* __restrict__ rows, unsigned int* __restrict__ pos,
+    unsigned int* __restrict__ status, unsigned int nnzb)
+{
+    unsigned int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= nnzb) return;
+    unsigned int i = rows[k], j = ci[k];
+    if (j >= i) { pos[k] = k; return; }
+    unsigned int lo = row_ptr[j], hi = row_ptr[j + 1];
+    while (lo < hi) {
+        unsigned int mid = lo + (hi - lo) / 2;
+        if (ci[mid] < i) lo = mid + 1; else hi = mid;
+    }
+    if (lo < row_ptr[j + 1] && ci[lo] == i) {
+        pos[k] = lo | 0x80000000u;
+    } else {
+        pos[k] = k;
+        atomicOr(status, 1u);
+    }
 }
 
 extern "C" __global__ void ptap_pair_entries(
@@ -148,6 +176,18 @@ pub fn upload_module() -> ptap_codegen_core::CudaModule {
                 doc: "The block row of every stored block of a pattern.".into(),
             },
             KernelEntry {
+                name: MIRROR_POSITIONS.into(),
+                params: vec![
+                    p("row_ptr"),
+                    p("ci"),
+                    p("rows"),
+                    param("pos", ParamTy::PtrMutU32),
+                    param("status", ParamTy::PtrMutU32),
+                    param("nnzb", ParamTy::U32),
+                ],
+                doc: "The mirrored SpMV's position of every stored block of a square pattern.".into(),
+            },
+            KernelEntry {
                 name: PAIR_ENTRIES.into(),
                 params: vec![
                     p("run_ptr"),
@@ -187,6 +227,34 @@ pub(crate) fn device_block_rows(
         grid_for(nrows as u64, 256),
         &[Arg::U32s(row_ptr), Arg::U32sMut(rows), Arg::U32(n)],
     )
+}
+
+/// The mirrored SpMV's positions of `a`'s blocks ([`crate::DeviceSpmv::mirror`]),
+/// built on the device from its pattern; `None` where some block has no
+/// mirror (the pattern is not structurally symmetric) or `a` is not square.
+pub(crate) fn device_mirror_positions(dev: &Device, a: &DeviceBlockCsr) -> Result<Option<CudaSlice<u32>>, CudaError> {
+    if a.nrows != a.ncols {
+        return Ok(None);
+    }
+    let pos = dev.zeros::<u32>(a.nnzb.max(1))?;
+    if a.nnzb == 0 {
+        return Ok(Some(pos));
+    }
+    let status = dev.zeros::<u32>(1)?;
+    let k = dev.module(&upload_module())?;
+    dev.launch(
+        &k[MIRROR_POSITIONS],
+        grid_for(a.nnzb as u64, 256),
+        &[
+            Arg::U32s(&a.row_ptr),
+            Arg::U32s(&a.col_idx),
+            Arg::U32s(&a.block_row),
+            Arg::U32sMut(&pos),
+            Arg::U32sMut(&status),
+            Arg::U32(a.nnzb as u32),
+        ],
+    )?;
+    Ok((dev.download(&status)?[0] == 0).then_some(pos))
 }
 
 /// The tensor-pair units of one stage.

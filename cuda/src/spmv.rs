@@ -28,7 +28,31 @@ pub struct DeviceSpmv {
     carry: CudaSlice<f64>,
     /// Per range boundary, the ticket the two warps take (back to 0 after each launch).
     ticket: CudaSlice<u32>,
+    /// Set by [`Self::mirror`]: `apply` and `residual` read a symmetric
+    /// operator's upper triangle only.
+    mirror: Option<MirrorPlan>,
 }
+
+/// The SpMV of a symmetric operator through its upper triangle: stream entry
+/// `k` (block `(i, j)`, in pattern order) multiplies block `pos[k]`, which is
+/// `k` itself on and above the diagonal and `(j, i)`'s slot, transposed (bit
+/// 31), below it. The stream, its rows and columns are the plain SpMV's, so
+/// the sums are too; only the values read differ. Its ranges are short, so
+/// that the warps resident at one time cover a narrow band of rows: a block
+/// read for row `j` is read again for row `i > j` while it is still in the L2.
+struct MirrorPlan {
+    pos: CudaSlice<u32>,
+    spmv: Arc<Kernel>,
+    residual: Arc<Kernel>,
+    per_warp: u32,
+    warps: u64,
+    carry: CudaSlice<f64>,
+    ticket: CudaSlice<u32>,
+}
+
+/// Blocks per warp of a mirrored plan (at least the longest row, whole
+/// chunks of 32).
+pub const MIRROR_PER_WARP: usize = 256;
 
 /// Smallest per-warp range of a large operator (amortizes the range-end
 /// lookups and the boundary slots over several chunks).
@@ -134,7 +158,57 @@ impl DeviceSpmv {
             block_warps: block_warps as u32,
             carry: dev.zeros(boundaries * 2 * a.br)?,
             ticket: dev.zeros(boundaries)?,
+            mirror: None,
         })
+    }
+
+    /// Makes [`Self::apply`] and [`Self::residual`] read only the upper
+    /// triangle of `a`, each warp owning `per_warp` blocks
+    /// ([`MIRROR_PER_WARP`] when `None`). The positions are found on the
+    /// device from `a`'s pattern (a search per block below the diagonal;
+    /// only a 4-byte status crosses the bus). Only for an operator the caller
+    /// knows to be symmetric: a block below the diagonal is taken to be its
+    /// mirror's transpose, whatever its own values. Returns `false`, leaving
+    /// the plan as it was, where `a`'s blocks are not square or its pattern is
+    /// not structurally symmetric.
+    pub fn mirror(
+        &mut self,
+        dev: &Device,
+        kernels: &KernelRegistry,
+        a: &DeviceBlockCsr,
+        per_warp: Option<usize>,
+    ) -> Result<bool, CudaError> {
+        if a.br != a.bc {
+            return Ok(false);
+        }
+        let Some(pos) = crate::product::device_mirror_positions(dev, a)? else {
+            return Ok(false);
+        };
+        let set = crate::kernels::block(dev, kernels, a.br, a.bc)?;
+        let min = MIN_PER_WARP_SMALL.max(a.max_row_blocks);
+        let per_warp = per_warp.unwrap_or(MIRROR_PER_WARP).max(min).div_ceil(32) * 32;
+        let warps = a.nnzb.div_ceil(per_warp) as u64;
+        let boundaries = warps as usize + 1;
+        self.mirror = Some(MirrorPlan {
+            pos,
+            spmv: set[&gpu_spmv::spmv_mirror_name(a.br)].clone(),
+            residual: set[&gpu_spmv::residual_mirror_name(a.br)].clone(),
+            per_warp: per_warp as u32,
+            warps,
+            carry: dev.zeros(boundaries * 2 * a.br)?,
+            ticket: dev.zeros(boundaries)?,
+        });
+        Ok(true)
+    }
+
+    /// Blocks each warp of the mirrored plan owns; `None` without one.
+    pub fn mirror_per_warp(&self) -> Option<usize> {
+        self.mirror.as_ref().map(|m| m.per_warp as usize)
+    }
+
+    /// Drops the mirrored plan: `apply` and `residual` read every block again.
+    pub fn unmirror(&mut self) {
+        self.mirror = None;
     }
 
     /// Blocks each warp owns.
@@ -143,8 +217,12 @@ impl DeviceSpmv {
     }
 
     fn config(&self) -> LaunchConfig {
+        self.config_of(self.warps)
+    }
+
+    fn config_of(&self, warps: u64) -> LaunchConfig {
         LaunchConfig {
-            grid_dim: (self.warps.div_ceil(self.block_warps as u64) as u32, 1, 1),
+            grid_dim: (warps.div_ceil(self.block_warps as u64) as u32, 1, 1),
             block_dim: (32 * self.block_warps, 1, 1),
             shared_mem_bytes: 0,
         }
@@ -159,7 +237,39 @@ impl DeviceSpmv {
         x: &CudaSlice<f64>,
         y: &CudaSlice<f64>,
     ) -> Result<(), CudaError> {
+        if let Some(m) = &self.mirror {
+            self.fill_empty(dev, a, y)?;
+            return dev.launch(
+                &m.spmv,
+                self.config_of(m.warps),
+                &[
+                    Arg::F64(&a.values),
+                    Arg::U32s(&m.pos),
+                    Arg::U32s(&a.col_idx),
+                    Arg::U32s(&a.block_row),
+                    Arg::F64(x),
+                    Arg::F64Mut(y),
+                    Arg::F64Mut(&m.carry),
+                    Arg::U32sMut(&m.ticket),
+                    Arg::U32(a.nnzb as u32),
+                    Arg::U32(m.per_warp),
+                ],
+            );
+        }
         self.apply_with(dev, a, &self.kernel, Arg::F64(&a.values), x, y)
+    }
+
+    /// Rows that store no block are written by no SpMV kernel: zero them first.
+    fn fill_empty(&self, dev: &Device, a: &DeviceBlockCsr, y: &CudaSlice<f64>) -> Result<(), CudaError> {
+        let n = a.scalar_rows() as u64;
+        if a.has_empty_rows {
+            dev.launch(
+                &self.fill,
+                grid_for(n, 256),
+                &[Arg::F64Mut(y), Arg::Scalar(0.0), Arg::U64(n)],
+            )?;
+        }
+        Ok(())
     }
 
     /// `y = A x` with `A`'s values read from `values32` (`a`'s values
@@ -195,14 +305,7 @@ impl DeviceSpmv {
         y: &CudaSlice<f64>,
     ) -> Result<(), CudaError> {
         debug_assert!(x.len() >= a.scalar_cols() && y.len() >= a.scalar_rows());
-        let n = a.scalar_rows() as u64;
-        if a.has_empty_rows {
-            dev.launch(
-                &self.fill,
-                grid_for(n, 256),
-                &[Arg::F64Mut(y), Arg::Scalar(0.0), Arg::U64(n)],
-            )?;
-        }
+        self.fill_empty(dev, a, y)?;
         dev.launch(
             kernel,
             self.config(),
@@ -236,7 +339,47 @@ impl DeviceSpmv {
                 fix: "use the SpMV and a vector update".into(),
             });
         };
+        if let Some(m) = &self.mirror {
+            self.copy_empty(dev, a, b, r)?;
+            return dev.launch(
+                &m.residual,
+                self.config_of(m.warps),
+                &[
+                    Arg::F64(&a.values),
+                    Arg::U32s(&m.pos),
+                    Arg::U32s(&a.col_idx),
+                    Arg::U32s(&a.block_row),
+                    Arg::F64(x),
+                    Arg::F64(b),
+                    Arg::F64Mut(r),
+                    Arg::F64Mut(&m.carry),
+                    Arg::U32sMut(&m.ticket),
+                    Arg::U32(a.nnzb as u32),
+                    Arg::U32(m.per_warp),
+                ],
+            );
+        }
         self.residual_with(dev, a, k, Arg::F64(&a.values), x, b, r)
+    }
+
+    /// Rows that store no block keep `r = b`: copied first.
+    fn copy_empty(
+        &self,
+        dev: &Device,
+        a: &DeviceBlockCsr,
+        b: &CudaSlice<f64>,
+        r: &CudaSlice<f64>,
+    ) -> Result<(), CudaError> {
+        let n = a.scalar_rows() as u64;
+        if a.has_empty_rows {
+            let cfg = LaunchConfig {
+                grid_dim: (dev.sm_count() * 4, 1, 1),
+                block_dim: (256, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            dev.launch(&self.copy, cfg, &[Arg::F64(b), Arg::F64Mut(r), Arg::U64(n)])?;
+        }
+        Ok(())
     }
 
     /// [`Self::residual`] with `A`'s values read from `values32` (`a`'s
@@ -265,15 +408,7 @@ impl DeviceSpmv {
         b: &CudaSlice<f64>,
         r: &CudaSlice<f64>,
     ) -> Result<(), CudaError> {
-        let n = a.scalar_rows() as u64;
-        if a.has_empty_rows {
-            let cfg = LaunchConfig {
-                grid_dim: (dev.sm_count() * 4, 1, 1),
-                block_dim: (256, 1, 1),
-                shared_mem_bytes: 0,
-            };
-            dev.launch(&self.copy, cfg, &[Arg::F64(b), Arg::F64Mut(r), Arg::U64(n)])?;
-        }
+        self.copy_empty(dev, a, b, r)?;
         dev.launch(
             k,
             self.config(),

@@ -8,7 +8,7 @@
 //!
 //! Without a CUDA driver every test prints `skipping: ...` and passes, so
 //! CPU-only CI stays green.
-use ptap_cuda::{Cuda, Device, DeviceBlockCsr, DeviceOptions};
+use ptap_cuda::{Cuda, Device, DeviceBlockCsr, DeviceOptions, DeviceSpmv};
 use ptap_fem::device::{DeviceAssembler, Modulus};
 use ptap_fem::{modulus_from_fn, BeamProblem, POISSON_RATIO};
 use ptap_runtime::solver::CgWorkspace;
@@ -835,4 +835,95 @@ fn the_symmetric_pairs_walks_give_the_bits_of_one_unit_per_warp() {
         }
     }
     assert!(cases.len() >= 3, "{} cases", cases.len());
+}
+
+/// Whether every block of the square `a` equals its mirror's transpose bit
+/// for bit (a structurally symmetric pattern assumed).
+fn bitwise_symmetric(a: &BlockCsr) -> bool {
+    let (b, p) = (a.block_shape().0, a.pattern());
+    (0..p.nrows()).all(|i| {
+        p.row_range(i).all(|k| {
+            let j = p.col_idx()[k] as usize;
+            let m = p.find(j, i).expect("a mirror");
+            let (x, y) = (&a.values()[k * b * b..][..b * b], &a.values()[m * b * b..][..b * b]);
+            (0..b).all(|r| (0..b).all(|c| x[r * b + c].to_bits() == y[c * b + r].to_bits()))
+        })
+    })
+}
+
+/// The mirrored SpMV (`DeviceSpmv::mirror`: a symmetric operator read
+/// through its upper triangle) against the plain SpMV, `y = A x` and `r = b -
+/// A x`, at the default and at 32, 64 and 1000 blocks per warp: the same bits
+/// where every block equals its mirror's transpose bit for bit (random
+/// symmetric 3x3 and 6x6 operators, and whichever of the beam's levels are),
+/// within 1e-14 where the operator is symmetric only to rounding (the
+/// beam's fine operator); every entry written (outputs start as NaN). A
+/// pattern that is not structurally symmetric is refused and the plan stays
+/// plain.
+#[test]
+fn the_mirrored_spmv_gives_the_plain_bits_on_symmetric_operators() {
+    let Some(dev) = device(true) else { return };
+    let reg = ptap_runtime::KernelRegistry::shipped().clone();
+    let mut rng = ptap_tests::Rng::new(17);
+    let mut ops: Vec<(String, BlockCsr)> = Vec::new();
+    for b in [3, 6] {
+        ops.push((format!("random {b}x{b}"), random_symmetric(&mut rng, 300, 10, b, b).0));
+    }
+    let (h, _) = beam(3);
+    for (l, lev) in h.levels().iter().enumerate() {
+        ops.push((format!("the beam's level {l}"), lev.a.clone()));
+    }
+    let mut exact_levels = 0;
+    for (what, a) in &ops {
+        let exact = bitwise_symmetric(a);
+        exact_levels += exact as usize;
+        let dm = DeviceBlockCsr::upload(&dev, a).unwrap();
+        let (nr, nc) = (a.scalar_rows(), a.scalar_cols());
+        let x: Vec<f64> = (0..nc).map(|i| (i as f64 * 0.37).sin()).collect();
+        let bv: Vec<f64> = (0..nr).map(|i| (i as f64 * 0.11).cos()).collect();
+        let (dx, db) = (dev.upload(&x).unwrap(), dev.upload(&bv).unwrap());
+        let run = |s: &DeviceSpmv| {
+            let y = dev.upload(&vec![f64::NAN; nr]).unwrap();
+            let r = dev.upload(&vec![f64::NAN; nr]).unwrap();
+            s.apply(&dev, &dm, &dx, &y).unwrap();
+            s.residual(&dev, &dm, &dx, &db, &r).unwrap();
+            (dev.download(&y).unwrap(), dev.download(&r).unwrap())
+        };
+        let want = run(&DeviceSpmv::new(&dev, &reg, &dm).unwrap());
+        for len in [None, Some(32), Some(64), Some(1000)] {
+            let mut s = DeviceSpmv::new(&dev, &reg, &dm).unwrap();
+            assert!(s.mirror(&dev, &reg, &dm, len).unwrap(), "{what}: mirrored");
+            assert!(s.mirror_per_warp().unwrap() >= a.pattern().row(0).len());
+            let got = run(&s);
+            for (g, w, op) in [(&got.0, &want.0, "y = A x"), (&got.1, &want.1, "r = b - A x")] {
+                assert!(
+                    g.iter().all(|v| v.is_finite()),
+                    "{what} {op} at {len:?}: every entry written"
+                );
+                if exact {
+                    let differ = g.iter().zip(w).filter(|(a, b)| a.to_bits() != b.to_bits()).count();
+                    assert_eq!(
+                        differ, 0,
+                        "{what} {op} at {len:?}: {differ} entries differ from the plain SpMV"
+                    );
+                } else {
+                    let err = relative_frobenius(g, w);
+                    assert!(err <= 1e-14, "{what} {op} at {len:?}: {err:e} from the plain SpMV");
+                }
+            }
+        }
+    }
+    assert!(exact_levels >= 2, "the random operators are symmetric bit for bit");
+    // Not structurally symmetric: refused, the plan stays plain.
+    let a = loop {
+        let a = ptap_tests::random_block_csr(&mut rng, 40, 40, 3, 3, 0.1, true);
+        if !a.pattern().mirror_slots(None) {
+            break a;
+        }
+    };
+    let dm = DeviceBlockCsr::upload(&dev, &a).unwrap();
+    let mut s = DeviceSpmv::new(&dev, &reg, &dm).unwrap();
+    assert!(!s.mirror(&dev, &reg, &dm, None).unwrap());
+    assert!(s.mirror_per_warp().is_none());
+    dev.synchronize().unwrap();
 }
