@@ -296,6 +296,23 @@ fn print_cuda_report(rep: &CudaBenchReport, dev: &Device) {
                 .unwrap_or_default()
         );
     }
+    for r in rep.spmv.iter().filter(|r| !r.mirror.is_empty()) {
+        for m in &r.mirror {
+            outln!(
+                "l{} {} mirrored (upper triangle through positions), {} blocks per warp: apply {:.1} us ({:.2}x the plain), residual {:.1} us; {:.1}% of copy for its {:.1} MB; vs plain {:.1e}{}",
+                r.level,
+                r.operator,
+                m.per_warp,
+                1e6 * m.apply_s,
+                m.speedup,
+                1e6 * m.residual_s,
+                100.0 * m.fraction_of_copy,
+                m.bytes / 1e6,
+                m.rel_diff_vs_plain,
+                if m.bitwise_equal_to_plain { " (bitwise equal)" } else { "" }
+            );
+        }
+    }
     let s = &rep.solve;
     outln!(
         "device solve: {} iterations ({}), tip {:.10e}; matrix setup {:.2} ms (numeric P^T A P {:.2} ms), solve {:.2} ms = {:.3} ms per CG iteration",

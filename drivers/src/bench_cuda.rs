@@ -82,6 +82,27 @@ pub struct SpmvResult {
     pub f32_residual_s: Option<f64>,
     pub f32_residual_fraction_of_copy: Option<f64>,
     pub f32_rel_err_vs_cpu: Option<f64>,
+    /// Square operators: the mirrored SpMV (`DeviceSpmv::mirror`: the upper
+    /// triangle read through a position map), one entry per range length.
+    pub mirror: Vec<MirrorSpmvResult>,
+}
+
+/// The mirrored SpMV of one operator at one range length.
+#[derive(Clone, Debug, Serialize)]
+pub struct MirrorSpmvResult {
+    pub per_warp: usize,
+    pub apply_s: f64,
+    pub residual_s: f64,
+    /// Bytes it must move at least: the values on and above the diagonal,
+    /// the block column, row and position of every stored block, `x` and `y`.
+    pub bytes: f64,
+    pub fraction_of_copy: f64,
+    /// Its speed against the plain SpMV's (`apply_s` of the plain / this).
+    pub speedup: f64,
+    /// Relative Frobenius difference of `y` from the plain device SpMV's
+    /// (0 where every block equals its mirror's transpose bit for bit).
+    pub rel_diff_vs_plain: f64,
+    pub bitwise_equal_to_plain: bool,
 }
 
 /// The AMG-preconditioned CG solve on the device (`Hierarchy<Cuda>`).
@@ -571,6 +592,11 @@ fn spmv_result(
     } else {
         None
     };
+    let mirror = if dm.br == dm.bc {
+        mirror_spmv(dev, kernels, dm, hm, &dx, &got, s, plan.per_warp(), bw, repeat)?
+    } else {
+        Vec::new()
+    };
     Ok(SpmvResult {
         level,
         operator: op,
@@ -589,7 +615,68 @@ fn spmv_result(
         f32_residual_s: f32.map(|f| f.2),
         f32_residual_fraction_of_copy: f32.map(|f| (f.1 + (hm.scalar_rows() * 8) as f64) / f.2 / bw),
         f32_rel_err_vs_cpu: f32.map(|f| f.3),
+        mirror,
     })
+}
+
+/// The mirrored SpMV of the square `dm` at several range lengths (and the
+/// plain plan's `plain_per_warp`), against the plain SpMV's `plain` result
+/// and time `plain_s`.
+#[allow(clippy::too_many_arguments)]
+fn mirror_spmv(
+    dev: &Arc<Device>,
+    kernels: &KernelRegistry,
+    dm: &DeviceBlockCsr,
+    hm: &BlockCsr,
+    dx: &cudarc::driver::CudaSlice<f64>,
+    plain: &[f64],
+    plain_s: f64,
+    plain_per_warp: usize,
+    bw: f64,
+    repeat: usize,
+) -> Result<Vec<MirrorSpmvResult>> {
+    let p = hm.pattern();
+    let upper: usize = (0..p.nrows())
+        .map(|i| p.row(i).iter().filter(|&&j| j as usize >= i).count())
+        .sum();
+    let bytes = (upper * dm.br * dm.bc * 8 + dm.nnzb * 12 + dm.scalar_cols() * 8 + dm.scalar_rows() * 8) as f64;
+    let mut lens = vec![128, 256, 512, 1024, plain_per_warp];
+    lens.sort_unstable();
+    lens.dedup();
+    let mut out = Vec::new();
+    for len in lens {
+        let mut plan = DeviceSpmv::new(dev, kernels, dm)?;
+        dev.set_phase("solve vectors (bench)");
+        if !plan.mirror(dev, kernels, dm, Some(len))? {
+            return Ok(out);
+        }
+        let per_warp = plan.mirror_per_warp().unwrap_or(len);
+        if out.iter().any(|m: &MirrorSpmvResult| m.per_warp == per_warp) {
+            continue;
+        }
+        let dy = dev.zeros::<f64>(hm.scalar_rows())?;
+        let db = dev.upload(&vec![1.0; hm.scalar_rows()])?;
+        let dr = dev.zeros::<f64>(hm.scalar_rows())?;
+        dev.set_phase("solve (SpMV)");
+        let s = dev.time(repeat.max(10), || plan.apply(dev, dm, dx, &dy))?;
+        let rs = dev.time(repeat.max(10), || plan.residual(dev, dm, dx, &db, &dr))?;
+        dev.set_phase("verification downloads");
+        let got = dev.download(&dy)?;
+        out.push(MirrorSpmvResult {
+            per_warp,
+            apply_s: s,
+            residual_s: rs,
+            bytes,
+            fraction_of_copy: bytes / s / bw,
+            speedup: plain_s / s,
+            rel_diff_vs_plain: relative_frobenius(&got[..plain.len()], plain),
+            bitwise_equal_to_plain: got[..plain.len()]
+                .iter()
+                .zip(plain)
+                .all(|(a, b)| a.to_bits() == b.to_bits()),
+        });
+    }
+    Ok(out)
 }
 
 /// Hot matrix setup and solve on the device: best of `repeat` each, for the
