@@ -563,6 +563,10 @@ impl Backend for Cuda {
             m: r,
         })
     }
+    fn symmetric_operator(&self, m: &mut CudaMatrix) -> Result<(), CudaError> {
+        m.spmv.mirror(&self.dev, &self.registry, &m.m, None)?;
+        Ok(())
+    }
     fn set_values(&self, m: &mut CudaMatrix, values: &[f64]) -> Result<(), CudaError> {
         let expected = m.m.nnzb * m.m.br * m.m.bc;
         if values.len() != expected {

@@ -104,6 +104,15 @@ pub trait Backend: Sized {
     fn host_matrix<'a>(&self, _m: &'a Self::Matrix) -> Option<&'a BlockCsr> {
         None
     }
+    /// Tells the backend that `m` is a symmetric operator, so that its
+    /// [`Backend::spmv`] and [`Backend::residual`] may read only the blocks
+    /// on and above the diagonal, taking each block below it as its mirror's
+    /// transpose (a mesh-setup step: it may search the pattern). The default
+    /// reads every block.
+    fn symmetric_operator(&self, m: &mut Self::Matrix) -> Result<(), Self::Error> {
+        let _ = m;
+        Ok(())
+    }
     /// Replaces `m`'s values (same pattern).
     fn set_values(&self, m: &mut Self::Matrix, values: &[f64]) -> Result<(), Self::Error>;
     /// `m`'s values, on the host (verification and reports).

@@ -128,6 +128,15 @@ pub struct HierarchyOptions {
     /// shipped sets, plus any a user declares with `ptap_kernels::kernels!` and
     /// registers (`KernelRegistry::shipped().clone().with::<my::Set>()`).
     pub kernels: KernelRegistry,
+    /// Let a backend apply every level's operator from its upper triangle
+    /// ([`Backend::symmetric_operator`]; the CUDA backend reads each block
+    /// above the diagonal twice, the second time from its L2, and none below
+    /// it). The operators are symmetric (CG needs them so; the products'
+    /// are bit for bit); a fine operator symmetric only to rounding is
+    /// applied as its upper triangle's. Off by default until it is measured
+    /// on a GPU; `PTAP_SPMV_MIRROR=1` (or `0`) in the environment turns it
+    /// on (or off) whatever this says.
+    pub mirror_spmv: bool,
 }
 
 impl HierarchyOptions {
@@ -156,6 +165,7 @@ impl Default for HierarchyOptions {
             candidates: Variant::ALL.to_vec(),
             setup_beside: SetupBeside::default(),
             kernels: KernelRegistry::shipped().clone(),
+            mirror_spmv: false,
         }
     }
 }
@@ -955,6 +965,15 @@ impl<B: Backend> Hierarchy<B> {
                 }
                 None => backend.matrix(a, l == 0)?,
             };
+            let mut a = a;
+            let mirror = match std::env::var("PTAP_SPMV_MIRROR").as_deref() {
+                Ok("1") => true,
+                Ok("0") => false,
+                _ => options.mirror_spmv,
+            };
+            if mirror {
+                backend.symmetric_operator(&mut a)?;
+            }
             up.operators_s += since(t);
             let mut smoother = smoother;
             if let Some(sm) = smoother.as_mut() {
