@@ -162,6 +162,7 @@ impl Kernel {
 pub type Kernels = Arc<HashMap<String, Arc<Kernel>>>;
 
 /// One argument of a checked launch.
+#[derive(Clone, Copy)]
 pub enum Arg<'a> {
     F64(&'a CudaSlice<f64>),
     F64Mut(&'a CudaSlice<f64>),

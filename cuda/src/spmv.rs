@@ -216,10 +216,6 @@ impl DeviceSpmv {
         self.per_warp as usize
     }
 
-    fn config(&self) -> LaunchConfig {
-        self.config_of(self.warps)
-    }
-
     fn config_of(&self, warps: u64) -> LaunchConfig {
         LaunchConfig {
             grid_dim: (warps.div_ceil(self.block_warps as u64) as u32, 1, 1),
@@ -237,26 +233,12 @@ impl DeviceSpmv {
         x: &CudaSlice<f64>,
         y: &CudaSlice<f64>,
     ) -> Result<(), CudaError> {
-        if let Some(m) = &self.mirror {
-            self.fill_empty(dev, a, y)?;
-            return dev.launch(
-                &m.spmv,
-                self.config_of(m.warps),
-                &[
-                    Arg::F64(&a.values),
-                    Arg::U32s(&m.pos),
-                    Arg::U32s(&a.col_idx),
-                    Arg::U32s(&a.block_row),
-                    Arg::F64(x),
-                    Arg::F64Mut(y),
-                    Arg::F64Mut(&m.carry),
-                    Arg::U32sMut(&m.ticket),
-                    Arg::U32(a.nnzb as u32),
-                    Arg::U32(m.per_warp),
-                ],
-            );
+        self.fill_empty(dev, a, y)?;
+        let values = Arg::F64(&a.values);
+        match &self.mirror {
+            Some(m) => self.launch_stream(dev, a, &m.spmv, values, Some(m), x, None, y),
+            None => self.launch_stream(dev, a, &self.kernel, values, None, x, None, y),
         }
-        self.apply_with(dev, a, &self.kernel, Arg::F64(&a.values), x, y)
     }
 
     /// Rows that store no block are written by no SpMV kernel: zero them first.
@@ -274,7 +256,7 @@ impl DeviceSpmv {
 
     /// `y = A x` with `A`'s values read from `values32` (`a`'s values
     /// rounded to `f32`, square blocks): the sums of [`Self::apply`] on the
-    /// rounded values.
+    /// rounded values (never mirrored).
     pub fn apply_f32(
         &self,
         dev: &Device,
@@ -284,7 +266,8 @@ impl DeviceSpmv {
         y: &CudaSlice<f64>,
     ) -> Result<(), CudaError> {
         let (k, _) = self.f32_kernels(a)?;
-        self.apply_with(dev, a, k, Arg::F32(values32), x, y)
+        self.fill_empty(dev, a, y)?;
+        self.launch_stream(dev, a, k, Arg::F32(values32), None, x, None, y)
     }
 
     fn f32_kernels(&self, a: &DeviceBlockCsr) -> Result<&(Arc<Kernel>, Arc<Kernel>), CudaError> {
@@ -295,32 +278,49 @@ impl DeviceSpmv {
         })
     }
 
-    fn apply_with(
+    /// One launch of a merge-path kernel over `a`'s block stream: the plain
+    /// plan's ranges, or `mirror`'s (its positions after the values); `b`
+    /// for a residual (`out = b - A x`, else `out = A x`). The arguments
+    /// are gathered on the stack.
+    #[allow(clippy::too_many_arguments)]
+    fn launch_stream(
         &self,
         dev: &Device,
         a: &DeviceBlockCsr,
         kernel: &Kernel,
         values: Arg<'_>,
+        mirror: Option<&MirrorPlan>,
         x: &CudaSlice<f64>,
-        y: &CudaSlice<f64>,
+        b: Option<&CudaSlice<f64>>,
+        out: &CudaSlice<f64>,
     ) -> Result<(), CudaError> {
-        debug_assert!(x.len() >= a.scalar_cols() && y.len() >= a.scalar_rows());
-        self.fill_empty(dev, a, y)?;
-        dev.launch(
-            kernel,
-            self.config(),
-            &[
-                values,
-                Arg::U32s(&a.col_idx),
-                Arg::U32s(&a.block_row),
-                Arg::F64(x),
-                Arg::F64Mut(y),
-                Arg::F64Mut(&self.carry),
-                Arg::U32sMut(&self.ticket),
-                Arg::U32(a.nnzb as u32),
-                Arg::U32(self.per_warp),
-            ],
-        )
+        debug_assert!(x.len() >= a.scalar_cols() && out.len() >= a.scalar_rows());
+        let (warps, per_warp, carry, ticket) = match mirror {
+            Some(m) => (m.warps, m.per_warp, &m.carry, &m.ticket),
+            None => (self.warps, self.per_warp, &self.carry, &self.ticket),
+        };
+        let mut args = [Arg::U32(0); 11];
+        let mut n = 0;
+        for arg in [
+            Some(values),
+            mirror.map(|m| Arg::U32s(&m.pos)),
+            Some(Arg::U32s(&a.col_idx)),
+            Some(Arg::U32s(&a.block_row)),
+            Some(Arg::F64(x)),
+            b.map(Arg::F64),
+            Some(Arg::F64Mut(out)),
+            Some(Arg::F64Mut(carry)),
+            Some(Arg::U32sMut(ticket)),
+            Some(Arg::U32(a.nnzb as u32)),
+            Some(Arg::U32(per_warp)),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            args[n] = arg;
+            n += 1;
+        }
+        dev.launch(kernel, self.config_of(warps), &args[..n])
     }
 
     /// `r = b - A x` in one pass (square blocks; `b` read once per row).
@@ -339,27 +339,12 @@ impl DeviceSpmv {
                 fix: "use the SpMV and a vector update".into(),
             });
         };
-        if let Some(m) = &self.mirror {
-            self.copy_empty(dev, a, b, r)?;
-            return dev.launch(
-                &m.residual,
-                self.config_of(m.warps),
-                &[
-                    Arg::F64(&a.values),
-                    Arg::U32s(&m.pos),
-                    Arg::U32s(&a.col_idx),
-                    Arg::U32s(&a.block_row),
-                    Arg::F64(x),
-                    Arg::F64(b),
-                    Arg::F64Mut(r),
-                    Arg::F64Mut(&m.carry),
-                    Arg::U32sMut(&m.ticket),
-                    Arg::U32(a.nnzb as u32),
-                    Arg::U32(m.per_warp),
-                ],
-            );
+        self.copy_empty(dev, a, b, r)?;
+        let values = Arg::F64(&a.values);
+        match &self.mirror {
+            Some(m) => self.launch_stream(dev, a, &m.residual, values, Some(m), x, Some(b), r),
+            None => self.launch_stream(dev, a, k, values, None, x, Some(b), r),
         }
-        self.residual_with(dev, a, k, Arg::F64(&a.values), x, b, r)
     }
 
     /// Rows that store no block keep `r = b`: copied first.
@@ -383,7 +368,7 @@ impl DeviceSpmv {
     }
 
     /// [`Self::residual`] with `A`'s values read from `values32` (`a`'s
-    /// values rounded to `f32`).
+    /// values rounded to `f32`; never mirrored).
     pub fn residual_f32(
         &self,
         dev: &Device,
@@ -394,37 +379,8 @@ impl DeviceSpmv {
         r: &CudaSlice<f64>,
     ) -> Result<(), CudaError> {
         let (_, k) = self.f32_kernels(a)?;
-        self.residual_with(dev, a, k, Arg::F32(values32), x, b, r)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn residual_with(
-        &self,
-        dev: &Device,
-        a: &DeviceBlockCsr,
-        k: &Kernel,
-        values: Arg<'_>,
-        x: &CudaSlice<f64>,
-        b: &CudaSlice<f64>,
-        r: &CudaSlice<f64>,
-    ) -> Result<(), CudaError> {
         self.copy_empty(dev, a, b, r)?;
-        dev.launch(
-            k,
-            self.config(),
-            &[
-                values,
-                Arg::U32s(&a.col_idx),
-                Arg::U32s(&a.block_row),
-                Arg::F64(x),
-                Arg::F64(b),
-                Arg::F64Mut(r),
-                Arg::F64Mut(&self.carry),
-                Arg::U32sMut(&self.ticket),
-                Arg::U32(a.nnzb as u32),
-                Arg::U32(self.per_warp),
-            ],
-        )
+        self.launch_stream(dev, a, k, Arg::F32(values32), None, x, Some(b), r)
     }
 
     /// Bytes one apply moves at least: values, block columns and block rows
