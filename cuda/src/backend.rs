@@ -34,8 +34,8 @@ pub struct Cuda {
     dev: Arc<Device>,
     /// The registered shape sets whose CUDA sources the device compiles and launches.
     registry: KernelRegistry,
-    vec: Kernels,
-    coarse: Kernels,
+    /// The shape-free kernels, resolved once: a launch looks up no name.
+    ks: CommonKernels,
     /// Reduction partials: the main order's, then one per lane.
     parts: Vec<CudaSlice<f64>>,
     /// Which of `parts` the operations use now ([`Backend::use_lane`]).
@@ -122,6 +122,58 @@ impl JacobiKernels {
     }
 }
 
+/// The shape-free kernels the backend launches (vectors, CG steps, the dense
+/// coarse Cholesky), resolved from the common module once.
+struct CommonKernels {
+    axpby: Arc<Kernel>,
+    dot_partial: Arc<Kernel>,
+    sum_partial: Arc<Kernel>,
+    sum_partial_keep: Arc<Kernel>,
+    axpby_ratio: Arc<Kernel>,
+    cg_update: Arc<Kernel>,
+    cg_direction: Arc<Kernel>,
+    fill: Arc<Kernel>,
+    chol_scale: Arc<Kernel>,
+    chol_panel: Arc<Kernel>,
+    chol_update: Arc<Kernel>,
+    chol_inverse_panel: Arc<Kernel>,
+    chol_inverse_update: Arc<Kernel>,
+    chol_solve: Arc<Kernel>,
+    tri_mv: Arc<Kernel>,
+    to_f32: Arc<Kernel>,
+}
+
+impl CommonKernels {
+    /// Every kernel from `k`; a missing one (a common module of another ptap
+    /// version) is an error here, not a panic at its first launch.
+    fn new(k: &Kernels) -> Result<Self, CudaError> {
+        let get = |name: &str| {
+            k.get(name).cloned().ok_or_else(|| CudaError::StaleKernels {
+                declaration: gpu::COMMON_MODULE.to_string(),
+                missing: name.to_string(),
+            })
+        };
+        Ok(Self {
+            axpby: get(vector::AXPBY)?,
+            dot_partial: get(vector::DOT_PARTIAL)?,
+            sum_partial: get(vector::SUM_PARTIAL)?,
+            sum_partial_keep: get(gc::SUM_PARTIAL_KEEP)?,
+            axpby_ratio: get(gc::AXPBY_RATIO)?,
+            cg_update: get(gc::CG_UPDATE)?,
+            cg_direction: get(gc::CG_DIRECTION)?,
+            fill: get(gs::FILL)?,
+            chol_scale: get(gs::CHOL_SCALE)?,
+            chol_panel: get(gs::CHOL_PANEL)?,
+            chol_update: get(gs::CHOL_UPDATE)?,
+            chol_inverse_panel: get(gc::CHOL_INVERSE_PANEL)?,
+            chol_inverse_update: get(gc::CHOL_INVERSE_UPDATE)?,
+            chol_solve: get(gs::CHOL_SOLVE)?,
+            tri_mv: get(gc::TRI_MV)?,
+            to_f32: get(vector::TO_F32)?,
+        })
+    }
+}
+
 /// The dense coarsest operator and its Cholesky factor on the device.
 pub struct CudaCoarse {
     n: usize,
@@ -160,8 +212,7 @@ impl Cuda {
         Ok(Self {
             dev: dev.clone(),
             registry,
-            vec: common.clone(),
-            coarse: common,
+            ks: CommonKernels::new(&common)?,
             parts: (0..=LANES).map(|_| dev.zeros(MAX_PARTIALS)).collect::<Result<_, _>>()?,
             part_at: AtomicUsize::new(0),
             scal: dev.zeros(1)?,
@@ -240,15 +291,11 @@ impl Cuda {
         Ok((CudaMatrix { spmv, m: d }, t))
     }
 
-    fn k<'a>(kernels: &'a Kernels, name: &str) -> &'a Kernel {
-        kernels[name].as_ref()
-    }
-
     /// `y = a x + b y` (`b = 0` overwrites `y`).
     fn axpby(&self, a: f64, x: &CudaSlice<f64>, b: f64, y: &CudaSlice<f64>) -> Result<(), CudaError> {
         let n = y.len();
         self.dev.launch(
-            Self::k(&self.vec, vector::AXPBY),
+            &self.ks.axpby,
             grid_for(n as u64, 256),
             &[
                 Arg::Scalar(a),
@@ -262,7 +309,7 @@ impl Cuda {
 
     fn fill_n(&self, y: &CudaSlice<f64>, v: f64, n: usize) -> Result<(), CudaError> {
         self.dev.launch(
-            Self::k(&self.coarse, gs::FILL),
+            &self.ks.fill,
             grid_for(n as u64, 256),
             &[Arg::F64Mut(y), Arg::Scalar(v), Arg::U64(n as u64)],
         )
@@ -274,7 +321,7 @@ impl Cuda {
         let n = x.len().min(y.len());
         let g = Self::partial_blocks(n);
         self.dev.launch(
-            Self::k(&self.vec, vector::DOT_PARTIAL),
+            &self.ks.dot_partial,
             Self::partial_config(g),
             &[Arg::F64(x), Arg::F64(y), Arg::F64Mut(self.part()), Arg::U64(n as u64)],
         )?;
@@ -297,7 +344,7 @@ impl Cuda {
     /// `out[slot] = ` the sum of `g` partials in [`Self::part`], in a fixed tree.
     fn sum_partials(&self, g: usize, out: &CudaSlice<f64>, slot: usize) -> Result<(), CudaError> {
         self.dev.launch(
-            Self::k(&self.vec, vector::SUM_PARTIAL),
+            &self.ks.sum_partial,
             Self::partial_config(1),
             &[
                 Arg::F64(self.part()),
@@ -320,7 +367,7 @@ impl Cuda {
     ) -> Result<(), CudaError> {
         let n = y.len();
         self.dev.launch(
-            Self::k(&self.vec, gc::AXPBY_RATIO),
+            &self.ks.axpby_ratio,
             grid_for(n as u64, 256),
             &[
                 Arg::F64(s),
@@ -360,14 +407,14 @@ impl Cuda {
             shared_mem_bytes: 0,
         };
         self.dev.launch(
-            Self::k(&self.coarse, gs::CHOL_SCALE),
+            &self.ks.chol_scale,
             one,
             &[Arg::F64(&c.a), Arg::F64Mut(&c.scale), Arg::U32(n as u32)],
         )?;
         // Blocked right-looking: per panel of CHOL_NB columns, the panel
         // (its diagonal block and the rows below), then the trailing update.
-        let panel = Self::k(&self.coarse, gs::CHOL_PANEL);
-        let update = Self::k(&self.coarse, gs::CHOL_UPDATE);
+        let panel = &self.ks.chol_panel;
+        let update = &self.ks.chol_update;
         let nb = gs::CHOL_NB;
         for k0 in (0..n).step_by(nb) {
             let below = n.saturating_sub(k0 + nb);
@@ -412,8 +459,8 @@ impl Cuda {
         // rows at a time (w holds minus the earlier panels' terms).
         if let Some((w, wt)) = &mut c.inverse {
             self.dev.memset_zero(w)?;
-            let panel = Self::k(&self.coarse, gc::CHOL_INVERSE_PANEL);
-            let update = Self::k(&self.coarse, gc::CHOL_INVERSE_UPDATE);
+            let panel = &self.ks.chol_inverse_panel;
+            let update = &self.ks.chol_inverse_update;
             for k0 in (0..n).step_by(nb) {
                 let cols = (k0 + nb).min(n);
                 let cfg = LaunchConfig {
@@ -647,7 +694,7 @@ impl Backend for Cuda {
             shared_mem_bytes: 0,
         };
         self.dev.launch(
-            &self.vec[vector::TO_F32],
+            &self.ks.to_f32,
             cfg,
             &[
                 Arg::F64(&a.m.values),
@@ -711,7 +758,7 @@ impl Backend for Cuda {
         match keep {
             None => self.sum_partials(g, s, slot),
             Some(k) => self.dev.launch(
-                Self::k(&self.vec, gc::SUM_PARTIAL_KEEP),
+                &self.ks.sum_partial_keep,
                 Self::partial_config(1),
                 &[
                     Arg::F64(self.part()),
@@ -736,7 +783,7 @@ impl Backend for Cuda {
         let n = r.len();
         let g = Self::partial_blocks(n);
         self.dev.launch(
-            Self::k(&self.vec, gc::CG_UPDATE),
+            &self.ks.cg_update,
             Self::partial_config(g),
             &[
                 Arg::F64(s),
@@ -755,7 +802,7 @@ impl Backend for Cuda {
     fn cg_direction(&self, s: &CudaSlice<f64>, z: &CudaSlice<f64>, p: &mut CudaSlice<f64>) -> Result<(), CudaError> {
         let n = p.len();
         self.dev.launch(
-            Self::k(&self.vec, gc::CG_DIRECTION),
+            &self.ks.cg_direction,
             grid_for(n as u64, 256),
             &[
                 Arg::F64(s),
@@ -1089,7 +1136,7 @@ impl Backend for Cuda {
     /// launches reading `n^2` doubles), else the one-block substitutions.
     fn coarse_solve(&self, c: &CudaCoarse, x: &mut CudaSlice<f64>) -> Result<(), CudaError> {
         if let Some((w, wt)) = &c.inverse {
-            let mv = Self::k(&self.coarse, gc::TRI_MV);
+            let mv = &self.ks.tri_mv;
             let cfg = grid_for((c.n * 32) as u64, (32 * gc::TRI_MV_WARPS) as u32);
             let n = Arg::U32(c.n as u32);
             self.dev
@@ -1105,7 +1152,7 @@ impl Backend for Cuda {
             shared_mem_bytes: 0,
         };
         self.dev.launch(
-            Self::k(&self.coarse, gs::CHOL_SOLVE),
+            &self.ks.chol_solve,
             cfg,
             &[Arg::F64(&c.l), Arg::F64(&c.lt), Arg::F64Mut(x), Arg::U32(c.n as u32)],
         )
