@@ -9,29 +9,10 @@ use ptap_fem::BeamProblem;
 use ptap_runtime::{CgOptions, Hierarchy, HierarchyOptions, MeshSetup};
 use ptap_schedules::{inspect, BlockShape, ProductPolicy, Variant};
 use ptap_sparse::BlockCsr;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use ptap_tests::alloc_count::{Counting, CountingPool};
 
 /// Counts allocations on the threads of the pool that runs the measured
-/// refresh and solve (marked as they start), to check that these allocate
-/// nothing; the file's other tests run beside it and are not counted.
-struct Counting;
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-thread_local! {
-    static COUNTED: Cell<bool> = const { Cell::new(false) };
-}
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        if COUNTED.try_with(Cell::get).unwrap_or(false) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) }
-    }
-}
+/// refresh and solve, to check that these allocate nothing.
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
@@ -115,21 +96,17 @@ fn one_rank_products_solve_and_refresh_match_the_serial_code() {
     // rayon's injector, which allocates a block every 63 jobs, the serial
     // solver's too.)
     let scaled: Vec<f64> = beam.a.values().iter().map(|v| 4.0 * v).collect();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .start_handler(|_| COUNTED.with(|c| c.set(true)))
-        .build()
-        .unwrap();
+    let pool = CountingPool::new(2);
     let (r4, x4, allocations) = pool.install(|| {
         let mut x4 = vec![0.0; n];
         h.refresh(&scaled).unwrap();
         h.solve(&beam.rhs, &mut x4, &opts, &mut ws).unwrap();
         h.refresh(beam.a.values()).unwrap();
-        let before = ALLOCATIONS.load(Ordering::Relaxed);
+        let before = pool.allocations();
         h.refresh(&scaled).unwrap();
         x4.fill(0.0);
         let r4 = h.solve(&beam.rhs, &mut x4, &opts, &mut ws).unwrap();
-        (r4, x4, ALLOCATIONS.load(Ordering::Relaxed) - before)
+        (r4, x4, pool.allocations() - before)
     });
     assert_eq!(r4.iterations, r.iterations);
     assert!(x4.iter().zip(&x).all(|(a, b)| a.to_bits() == (b / 4.0).to_bits()));

@@ -1,6 +1,7 @@
 //! Shared helpers for the cross-crate tests: deterministic random block
 //! matrices, small comparison utilities, and the conformance suite every
 //! backend runs ([`conformance`](mod@conformance)).
+pub mod alloc_count;
 pub mod conformance;
 
 use ptap_sparse::{BlockCsr, BlockPattern};

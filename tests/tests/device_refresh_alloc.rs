@@ -9,39 +9,11 @@ use ptap_cuda::{DeviceOptions, DEVICE_EXECUTORS};
 use ptap_runtime::{Backend, Hierarchy, HierarchyOptions};
 use ptap_schedules::{TwoPassSchedule, VariantSchedule};
 use ptap_sparse::BlockCsr;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use ptap_tests::alloc_count::{allocations_in, Counting};
 use std::sync::Arc;
 
-/// Counts the allocations made while the calling thread has marked itself.
-struct Counting;
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-thread_local! {
-    static COUNTED: Cell<bool> = const { Cell::new(false) };
-}
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        if COUNTED.try_with(Cell::get).unwrap_or(false) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) }
-    }
-}
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-/// Allocations `f` makes on this thread.
-fn allocations_in(f: impl FnOnce()) -> usize {
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
-    COUNTED.with(|c| c.set(true));
-    f();
-    COUNTED.with(|c| c.set(false));
-    ALLOCATIONS.load(Ordering::Relaxed) - before
-}
 
 #[test]
 fn a_device_products_refresh_allocates_nothing_on_the_host() {
