@@ -325,11 +325,16 @@ fn print_cuda_report(rep: &CudaBenchReport, dev: &Device) {
         1e3 * s.s_per_iteration
     );
     outln!(
-        "CG iteration floor {:.1} MB = {:.3} ms at {:.0} GB/s: {:.2}x",
+        "CG iteration floor {:.1} MB = {:.3} ms at {:.0} GB/s: {:.2}x{}",
         s.iteration_floor_bytes / 1e6,
         1e3 * s.iteration_floor_s,
         bw / 1e9,
-        s.ratio_to_floor
+        s.ratio_to_floor,
+        if s.mirrored_spmv {
+            " (mirrored SpMV: the operators' upper triangles)"
+        } else {
+            ""
+        }
     );
     outln!(
         "device matrix setup, best: {}",

@@ -135,6 +135,10 @@ pub struct SolveResult {
     pub vcycle_eager_s: f64,
     /// Per level, the V-cycle's time there (launched one by one, events between parts).
     pub vcycle_levels: Vec<VcycleLevel>,
+    /// The operators applied through their upper triangles (the mirrored
+    /// SpMV, `HierarchyOptions::mirror_spmv_in_effect`); the floor counts
+    /// their upper triangles then.
+    pub mirrored_spmv: bool,
     /// What one CG iteration must move ([`iteration_floor`]) and the time that
     /// takes at the measured copy bandwidth.
     pub iteration_floor_bytes: f64,
@@ -174,12 +178,30 @@ pub struct FloorPart {
 ///
 /// With `f32` smoother operators ([`SmootherPrecision::F32`]) the V-cycle's
 /// four applications of each `A` read 4-byte values; CG's own stays `f64`.
-pub fn iteration_floor(h: &Hierarchy, precision: SmootherPrecision) -> Vec<FloorPart> {
+///
+/// `mirrored`: the operators are symmetric and applied through their upper
+/// triangles (`HierarchyOptions::mirror_spmv`), so each `f64` application
+/// of an `A` must read only the blocks on and above the diagonal, with their
+/// column indices (the `f32` ones are never mirrored).
+pub fn iteration_floor(h: &Hierarchy, precision: SmootherPrecision, mirrored: bool) -> Vec<FloorPart> {
     let csr_of = |m: &BlockCsr, value_bytes: usize| {
         let (br, bc) = m.block_shape();
         (m.nnzb() * (br * bc * value_bytes + 4) + (m.nrows() + 1) * 4 + (m.scalar_rows() + m.scalar_cols()) * 8) as f64
     };
     let csr = |m: &BlockCsr| csr_of(m, 8);
+    // An `f64` application of a level's `A`: its upper triangle where mirrored.
+    let operator = |m: &BlockCsr| {
+        let (br, bc) = m.block_shape();
+        if !mirrored || br != bc {
+            return csr(m);
+        }
+        let p = m.pattern();
+        let upper: usize = (0..p.nrows())
+            .map(|i| p.row(i).iter().filter(|&&j| j as usize >= i).count())
+            .sum();
+        (upper * (br * bc * 8 + 4) + (m.nrows() + 1) * 4 + (m.scalar_rows() + m.scalar_cols()) * 8) as f64
+    };
+    let upper_note = if mirrored { ", upper triangle" } else { "" };
     let smoothed_bytes = match precision {
         SmootherPrecision::F64 => 8,
         SmootherPrecision::F32 => 4,
@@ -199,9 +221,9 @@ pub fn iteration_floor(h: &Hierarchy, precision: SmootherPrecision) -> Vec<Floor
         if smoothed_bytes == 8 {
             let apps = if l == 0 { 5 } else { 4 };
             parts.push(FloorPart {
-                what: format!("A level {l}"),
+                what: format!("A level {l}{upper_note}"),
                 applications: apps,
-                bytes: apps as f64 * csr(&lev.a),
+                bytes: apps as f64 * operator(&lev.a),
             });
         } else {
             parts.push(FloorPart {
@@ -211,9 +233,9 @@ pub fn iteration_floor(h: &Hierarchy, precision: SmootherPrecision) -> Vec<Floor
             });
             if l == 0 {
                 parts.push(FloorPart {
-                    what: "A level 0, CG (f64 values)".into(),
+                    what: format!("A level 0, CG (f64 values{upper_note})"),
                     applications: 1,
-                    bytes: csr(&lev.a),
+                    bytes: operator(&lev.a),
                 });
             }
         }
@@ -739,7 +761,8 @@ fn device_solve(
     let vcycle_eager_s = dev.time(repeat.max(10), || dh.vcycle(&r, &mut z))?;
     let vcycle_levels = vcycle_levels(dev, &mut dh, &r, &mut z, repeat.max(10))?;
     dh.set_recording(true);
-    let parts = iteration_floor(h, precision);
+    let mirrored = dh.options().mirror_spmv_in_effect();
+    let parts = iteration_floor(h, precision, mirrored);
     let floor_bytes: f64 = parts.iter().map(|p| p.bytes).sum();
     let s_per_iteration = best.solve_s / best.iterations.max(1) as f64;
     Ok(SolveResult {
@@ -758,6 +781,7 @@ fn device_solve(
         vcycle_s,
         vcycle_eager_s,
         vcycle_levels,
+        mirrored_spmv: mirrored,
         iteration_floor_bytes: floor_bytes,
         iteration_floor_s: floor_bytes / bw,
         iteration_floor_parts: parts,
@@ -921,6 +945,59 @@ mod tests {
         assert!(
             err.starts_with("the device has no") && err.contains("choose among"),
             "{err}"
+        );
+    }
+
+    /// The floor's operator terms, plain and mirrored, against counts made
+    /// here block by block: a mirrored application reads the blocks on and
+    /// above the diagonal (values and a 4-byte column each), the row
+    /// pointers and the two vectors; everything else is the same.
+    #[test]
+    fn the_mirrored_floor_counts_the_operators_upper_triangles() {
+        let problem = BeamProblem::build(2).unwrap();
+        let mut opts = HierarchyOptions::default();
+        opts.amg.coarse_eq_limit = 100;
+        let h = Hierarchy::build(problem.a, &problem.near_null, 6, &opts, &mut |_| {}).unwrap();
+        assert!(h.num_levels() >= 3);
+        let plain = iteration_floor(&h, SmootherPrecision::F64, false);
+        let mirrored = iteration_floor(&h, SmootherPrecision::F64, true);
+        assert_eq!(plain.len(), mirrored.len());
+        let mut saved = 0.0;
+        for (l, lev) in h.levels()[..h.num_levels() - 1].iter().enumerate() {
+            let a = &lev.a;
+            let b = a.block_shape().0;
+            let p = a.pattern();
+            let (mut upper, mut all) = (0usize, 0usize);
+            for i in 0..p.nrows() {
+                for &j in p.row(i) {
+                    all += 1;
+                    upper += usize::from(j as usize >= i);
+                }
+            }
+            let rest = ((p.nrows() + 1) * 4 + 2 * a.scalar_rows() * 8) as f64;
+            let apps = if l == 0 { 5.0 } else { 4.0 };
+            let find = |parts: &[FloorPart], what: &str| parts.iter().find(|q| q.what == what).unwrap().bytes;
+            let want_plain = apps * ((all * (b * b * 8 + 4)) as f64 + rest);
+            let want_mirrored = apps * ((upper * (b * b * 8 + 4)) as f64 + rest);
+            assert_eq!(find(&plain, &format!("A level {l}")), want_plain);
+            assert_eq!(find(&mirrored, &format!("A level {l}, upper triangle")), want_mirrored);
+            assert!(2 * upper > all && upper < all, "level {l}: {upper} of {all}");
+            saved += want_plain - want_mirrored;
+        }
+        let total = |parts: &[FloorPart]| parts.iter().map(|q| q.bytes).sum::<f64>();
+        assert_eq!(total(&plain) - total(&mirrored), saved);
+        // With f32 smoother operators only CG's own application is mirrored.
+        let f32_plain = iteration_floor(&h, SmootherPrecision::F32, false);
+        let f32_mirrored = iteration_floor(&h, SmootherPrecision::F32, true);
+        let a0 = &h.levels()[0].a;
+        let b = a0.block_shape().0;
+        let lower = a0.nnzb()
+            - (0..a0.nrows())
+                .map(|i| a0.pattern().row(i).iter().filter(|&&j| j as usize >= i).count())
+                .sum::<usize>();
+        assert_eq!(
+            total(&f32_plain) - total(&f32_mirrored),
+            (lower * (b * b * 8 + 4)) as f64
         );
     }
 

@@ -733,6 +733,7 @@ mod tests {
                 vcycle_s: 4e-4,
                 vcycle_eager_s: 5e-4,
                 vcycle_levels: Vec::new(),
+                mirrored_spmv: false,
                 iteration_floor_bytes: 1e9,
                 iteration_floor_s: 2.5e-4,
                 iteration_floor_parts: Vec::new(),

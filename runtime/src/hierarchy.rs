@@ -140,6 +140,16 @@ pub struct HierarchyOptions {
 }
 
 impl HierarchyOptions {
+    /// Whether the operators are applied through their upper triangles:
+    /// [`Self::mirror_spmv`], unless `PTAP_SPMV_MIRROR` is `1` or `0`.
+    pub fn mirror_spmv_in_effect(&self) -> bool {
+        match std::env::var("PTAP_SPMV_MIRROR").as_deref() {
+            Ok("1") => true,
+            Ok("0") => false,
+            _ => self.mirror_spmv,
+        }
+    }
+
     /// How every level's product schedule is chosen: the fixed variant, or
     /// the traffic model of the machine among the candidates.
     pub fn product_policy(&self) -> ProductPolicy {
@@ -966,12 +976,7 @@ impl<B: Backend> Hierarchy<B> {
                 None => backend.matrix(a, l == 0)?,
             };
             let mut a = a;
-            let mirror = match std::env::var("PTAP_SPMV_MIRROR").as_deref() {
-                Ok("1") => true,
-                Ok("0") => false,
-                _ => options.mirror_spmv,
-            };
-            if mirror {
+            if options.mirror_spmv_in_effect() {
                 backend.symmetric_operator(&mut a)?;
             }
             up.operators_s += since(t);
