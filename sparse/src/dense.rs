@@ -5,6 +5,8 @@
 //! run-time sizes and serve any other shape and the references.
 use crate::error::SparseError;
 
+pub use crate::cholesky::{cholesky_reference, Cholesky};
+
 /// `c (M x N) += a (M x K) * b (K x N)`, all row-major.
 #[inline(always)]
 pub fn gemm_acc<const M: usize, const K: usize, const N: usize>(a: &[f64], b: &[f64], c: &mut [f64]) {
@@ -289,79 +291,6 @@ impl Dense {
             d / n
         } else {
             d
-        }
-    }
-}
-
-/// Dense Cholesky factor `a = L L^T` of an SPD `n x n` row-major matrix, stored
-/// in the lower triangle of the returned copy.
-#[derive(Clone, Debug)]
-pub struct Cholesky {
-    n: usize,
-    l: Vec<f64>,
-}
-
-impl Cholesky {
-    /// Allocates the factor storage for order `n` (filled by [`Cholesky::refactor`]).
-    pub fn with_order(n: usize) -> Self {
-        Self { n, l: vec![0.0; n * n] }
-    }
-    pub fn order(&self) -> usize {
-        self.n
-    }
-    /// Factors `a` (row-major `n x n`, only the lower triangle is read) into the
-    /// existing storage. Fails, naming the pivot, if `a` is not positive definite.
-    pub fn refactor(&mut self, a: &[f64]) -> Result<(), SparseError> {
-        let n = self.n;
-        self.l.copy_from_slice(&a[..n * n]);
-        let l = &mut self.l;
-        let scale = (0..n).map(|i| l[i * n + i].abs()).fold(0.0, f64::max);
-        for j in 0..n {
-            let mut d = l[j * n + j];
-            for k in 0..j {
-                d -= l[j * n + k] * l[j * n + k];
-            }
-            if !d.is_finite() {
-                return Err(SparseError::NotFinite {
-                    what: "coarse operator".into(),
-                });
-            }
-            if d <= 1e-14 * scale {
-                return Err(SparseError::Singular {
-                    what: format!("pivot {d:e} at row {j} of the {n}x{n} coarse operator"),
-                });
-            }
-            let d = d.sqrt();
-            l[j * n + j] = d;
-            for i in j + 1..n {
-                let mut s = l[i * n + j];
-                for k in 0..j {
-                    s -= l[i * n + k] * l[j * n + k];
-                }
-                l[i * n + j] = s / d;
-            }
-            for i in 0..j {
-                l[i * n + j] = 0.0;
-            }
-        }
-        Ok(())
-    }
-    /// Solves `a x = b` in place.
-    pub fn solve_in_place(&self, b: &mut [f64]) {
-        let (n, l) = (self.n, &self.l);
-        for i in 0..n {
-            let mut s = b[i];
-            for k in 0..i {
-                s -= l[i * n + k] * b[k];
-            }
-            b[i] = s / l[i * n + i];
-        }
-        for i in (0..n).rev() {
-            let mut s = b[i];
-            for k in i + 1..n {
-                s -= l[k * n + i] * b[k];
-            }
-            b[i] = s / l[i * n + i];
         }
     }
 }

@@ -19,6 +19,7 @@
 //! otherwise; it depends on no generated code. Mapping a run-time shape to a
 //! generated kernel type is `ptap_runtime::KernelRegistry`'s work.
 
+pub mod cholesky;
 pub mod csr;
 pub mod dense;
 pub mod error;
