@@ -13,6 +13,7 @@
 //! result ([`Backend::dot`]) waits for everything before it. Operations
 //! allocate nothing; the `*new*`/[`Backend::matrix`]/[`Backend::product`]
 //! constructors are setup-time calls.
+use crate::variants::GalerkinProduct;
 use crate::RuntimeError;
 use ptap_schedules::VariantSchedule;
 use ptap_sparse::{BlockCsr, BlockPattern};
@@ -398,6 +399,14 @@ pub trait Backend: Sized {
 
     /// The executor of `schedule` for `bf x bf` fine and `bf x bc` prolongator blocks.
     fn product(&self, schedule: &VariantSchedule, bf: usize, bc: usize) -> Result<Self::Product, Self::Error>;
+    /// `warm`, a host executor that already ran (mesh setup's two-pass product
+    /// for a coarse operator the aggregation needed), as this backend's product
+    /// for `schedule`, where it can serve: then its buffers are reused instead
+    /// of allocated again. The default declines.
+    fn adopt_product(&self, warm: Box<dyn GalerkinProduct>, schedule: &VariantSchedule) -> Option<Self::Product> {
+        let _ = (warm, schedule);
+        None
+    }
     /// `c = P^T A P` (values only; `c` has the schedule's coarse pattern).
     fn galerkin(
         &self,

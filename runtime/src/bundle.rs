@@ -240,6 +240,7 @@ impl MeshSetup {
                 merged_aggregates: stored.merged_aggregates,
                 unaggregated_nodes: stored.unaggregated_nodes,
                 omega: stored.omega,
+                warm: Default::default(),
             });
             levels.push(MeshLevel {
                 a: ac,

@@ -15,6 +15,7 @@ use ptap_sparse::dense::{invert_in_place, Cholesky};
 use ptap_sparse::par::{axpy, dot, norm2, xpby};
 use ptap_sparse::BlockCsr;
 use rayon::prelude::*;
+use std::sync::Arc;
 
 /// The error of an operator value beyond `f32`'s range on level `level`.
 pub fn f32_overflow(level: usize) -> RuntimeError {
@@ -356,6 +357,13 @@ impl Backend for Cpu {
 
     fn product(&self, schedule: &VariantSchedule, bf: usize, bc: usize) -> Result<Self::Product, RuntimeError> {
         self.kernels.executor_for(schedule, bf, bc)
+    }
+    /// Takes `warm` where it is `schedule`'s variant over the same coarse
+    /// pattern (every executor of a variant gives its bits, generated kernels
+    /// or not).
+    fn adopt_product(&self, warm: Box<dyn GalerkinProduct>, schedule: &VariantSchedule) -> Option<Self::Product> {
+        let same = warm.variant() == schedule.variant() && Arc::ptr_eq(warm.coarse_pattern(), &schedule.base().c);
+        same.then_some(warm)
     }
     fn galerkin(
         &self,

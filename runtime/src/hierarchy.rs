@@ -21,6 +21,7 @@ use crate::cycle::{
     cheb_slot, chebyshev_coefficients, finish_lambda_max, lanczos_scalars, queue_lambda_max, EigenError, EIG_SEED,
 };
 use crate::registry::KernelRegistry;
+use crate::variants::GalerkinProduct;
 use crate::RuntimeError;
 use ptap_amg::eig::pseudo_random_vector;
 use ptap_amg::prolongator::smoothing_omega;
@@ -225,6 +226,9 @@ pub struct UploadTimings {
     pub smoothers_s: f64,
     /// The cycle's per-level vectors.
     pub work_s: f64,
+    /// Products taken over from mesh setup with their buffers
+    /// ([`Backend::adopt_product`]) instead of built here.
+    pub products_adopted: usize,
 }
 
 /// One matrix setup phase by phase, each phase ended by one synchronize
@@ -294,6 +298,37 @@ pub struct SetupTimings {
     pub inspection_wait_s: f64,
 }
 
+/// The two-pass executor mesh setup ran to compute a coarse operator the
+/// aggregation needed, kept so that a host backend whose product for the
+/// level is two-pass takes it over ([`Backend::adopt_product`]) instead of
+/// allocating its buffers again and faulting their pages in at the first
+/// refresh. Optional state: a clone holds none, and a hierarchy built
+/// without it allocates its own.
+#[derive(Default)]
+pub struct WarmProduct(Option<Box<dyn GalerkinProduct>>);
+
+impl WarmProduct {
+    /// The executor, leaving none.
+    pub fn take(&mut self) -> Option<Box<dyn GalerkinProduct>> {
+        self.0.take()
+    }
+}
+
+impl Clone for WarmProduct {
+    fn clone(&self) -> Self {
+        Self(None)
+    }
+}
+
+impl std::fmt::Debug for WarmProduct {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            Some(p) => write!(f, "WarmProduct({})", p.variant().name()),
+            None => f.write_str("WarmProduct(none)"),
+        }
+    }
+}
+
 /// The transfer from one level to the next, as mesh setup built it.
 #[derive(Clone, Debug)]
 pub struct TransferSetup {
@@ -307,6 +342,8 @@ pub struct TransferSetup {
     pub merged_aggregates: usize,
     pub unaggregated_nodes: usize,
     pub omega: f64,
+    /// The executor that computed the next level's values during mesh setup, if any.
+    pub warm: WarmProduct,
 }
 
 /// One level of a mesh setup.
@@ -393,14 +430,15 @@ impl MeshSetup {
                     progress(&format!("level {}: numeric P^T A P", l - 1));
                     let t = Instant::now();
                     let (fine, coarse) = levels.split_at_mut(l);
-                    let prev = &fine[l - 1];
-                    let tr = prev.transfer.as_ref().expect("a coarse level has a transfer above it");
+                    let prev = &mut fine[l - 1];
+                    let tr = prev.transfer.as_mut().expect("a coarse level has a transfer above it");
                     let (bf, bc) = tr.p.block_shape();
                     let mut v0 =
                         options
                             .kernels
                             .executor_for(&VariantSchedule::TwoPass(tr.schedule.clone()), bf, bc)?;
                     v0.numeric(&prev.a, &tr.p, &mut coarse[0].a)?;
+                    tr.warm = WarmProduct(Some(v0));
                     coarse[0].has_values = true;
                     lt.coarse_product_s = t.elapsed().as_secs_f64();
                     timings.galerkin_numeric_s += lt.coarse_product_s;
@@ -484,6 +522,7 @@ impl MeshSetup {
                     merged_aggregates: merged,
                     unaggregated_nodes: aggs.unaggregated(),
                     omega,
+                    warm: WarmProduct::default(),
                 });
                 levels.push(MeshLevel {
                     a: ac,
@@ -719,6 +758,7 @@ impl Hierarchy<Cpu> {
                     merged_aggregates: t.merged_aggregates,
                     unaggregated_nodes: t.unaggregated_nodes,
                     omega: t.omega,
+                    warm: WarmProduct::default(),
                 }),
             })
             .collect();
@@ -924,11 +964,21 @@ impl<B: Backend> Hierarchy<B> {
             };
             up.smoothers_s += since(t);
             let transfer = match transfer {
-                Some(t) => {
+                Some(mut t) => {
                     let (bf, bc) = t.p.block_shape();
                     upper_variant = Some(t.variant_schedule.variant());
                     let t0 = Instant::now();
-                    let product = backend.product(&t.variant_schedule, bf, bc)?;
+                    let warm = t
+                        .warm
+                        .take()
+                        .and_then(|w| backend.adopt_product(w, &t.variant_schedule));
+                    let product = match warm {
+                        Some(p) => {
+                            up.products_adopted += 1;
+                            p
+                        }
+                        None => backend.product(&t.variant_schedule, bf, bc)?,
+                    };
                     up.products_s += since(t0);
                     let t0 = Instant::now();
                     let (p, host_p) = if host {

@@ -4,7 +4,7 @@
 use ptap_amg::{aggregate_mis2, merge_rank_deficient, strength_graph, tentative_prolongator, AmgOptions};
 use ptap_fem::BeamProblem;
 use ptap_runtime::solver::CgWorkspace;
-use ptap_runtime::{CgOptions, Hierarchy, HierarchyOptions};
+use ptap_runtime::{CgOptions, Cpu, Hierarchy, HierarchyOptions, KernelRegistry};
 use ptap_sparse::dense::Dense;
 use ptap_tests::asymmetry;
 
@@ -243,4 +243,39 @@ fn eigen_estimates_keep_the_bits_of_the_stepwise_cg_lanczos() {
         // Assert
         assert_eq!(got.to_bits(), want.to_bits(), "level {l}: {got} against {want}");
     }
+}
+
+/// The two-pass executors mesh setup ran for the coarse operators the
+/// aggregation needed are taken over by the CPU hierarchy (their buffers
+/// already written, so the first refresh faults no pages in), and refresh to
+/// the bits of executors built afresh; a copied mesh setup, or another
+/// variant, builds its own.
+#[test]
+fn a_cpu_hierarchy_takes_over_the_products_mesh_setup_ran() {
+    let (problem, mut h) = build(3, 100);
+    let nl = h.num_levels();
+    assert!(nl >= 3, "{nl} levels");
+    // Every product but the last one (the coarsest operator's, which no aggregation reads).
+    assert_eq!(h.timings.upload.products_adopted, nl - 2);
+    let mut fresh = Hierarchy::new(Cpu::new(KernelRegistry::shipped().clone()), h.mesh_setup(), &mut |_| {}).unwrap();
+    assert_eq!(fresh.timings.upload.products_adopted, 0);
+    let doubled: Vec<f64> = problem.a.values().iter().map(|v| 2.0 * v).collect();
+    h.refresh(&doubled).unwrap();
+    fresh.refresh(&doubled).unwrap();
+    for l in 1..nl {
+        assert!(
+            h.levels()[l]
+                .a
+                .values()
+                .iter()
+                .zip(fresh.levels()[l].a.values())
+                .all(|(x, y)| x.to_bits() == y.to_bits()),
+            "level {l}: the adopted product's refresh differs from a fresh one's"
+        );
+    }
+    let mut opts = HierarchyOptions::default();
+    opts.amg.coarse_eq_limit = 100;
+    opts.variant = Some(ptap_schedules::Variant::ColumnSplit);
+    let other = Hierarchy::build(problem.a.clone(), &problem.near_null, 6, &opts, &mut |_| {}).unwrap();
+    assert_eq!(other.timings.upload.products_adopted, 0);
 }
