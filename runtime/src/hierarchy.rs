@@ -302,8 +302,9 @@ pub struct SetupTimings {
 /// aggregation needed, kept so that a host backend whose product for the
 /// level is two-pass takes it over ([`Backend::adopt_product`]) instead of
 /// allocating its buffers again and faulting their pages in at the first
-/// refresh. Optional state: a clone holds none, and a hierarchy built
-/// without it allocates its own.
+/// refresh. Mesh setup keeps it only where the level's chosen variant is
+/// two-pass (a device's default is not). Optional state: a clone holds none,
+/// and a hierarchy built without it allocates its own.
 #[derive(Default)]
 pub struct WarmProduct(Option<Box<dyn GalerkinProduct>>);
 
@@ -541,6 +542,10 @@ impl MeshSetup {
         for (l, inspected, dt) in rx.try_iter() {
             let tr = levels[l].transfer.as_mut().expect("inspected levels have a transfer");
             tr.variant_schedule = inspected?;
+            if tr.variant_schedule.variant() != Variant::TwoPass {
+                // No backend can take it over: free its buffers now.
+                tr.warm = WarmProduct::default();
+            }
             if let Some(m) = timings.mesh_levels.iter_mut().find(|m| m.level == l) {
                 m.inspection_s = dt;
             }
