@@ -12,6 +12,7 @@ use crate::variants::GalerkinProduct;
 use crate::RuntimeError;
 use ptap_schedules::VariantSchedule;
 use ptap_sparse::dense::{invert_in_place, Cholesky};
+use ptap_sparse::lowered::{residual_f32, spmv_f32, LoweredCsr};
 use ptap_sparse::par::{axpy, dot, norm2, xpby};
 use ptap_sparse::BlockCsr;
 use rayon::prelude::*;
@@ -139,7 +140,8 @@ impl Backend for Cpu {
     /// The values rounded to `f32`, kept as `f64` beside the pattern: the
     /// reference of the mixed-precision smoother is the `f64` kernels on the
     /// rounded values (it stores no fewer bytes; a device does).
-    type Lowered = BlockCsr;
+    /// `f32` values: half the value bytes of the V-cycle's applications.
+    type Lowered = LoweredCsr;
     type Error = RuntimeError;
 
     fn name(&self) -> &'static str {
@@ -191,45 +193,34 @@ impl Backend for Cpu {
         self.kernels.residual(a, x, b, r);
         Ok(())
     }
-    fn lowered(&self, a: &BlockCsr) -> Result<BlockCsr, RuntimeError> {
-        Ok(a.clone())
+    fn lowered(&self, a: &BlockCsr) -> Result<LoweredCsr, RuntimeError> {
+        Ok(LoweredCsr::zeros_like(a))
     }
-    fn lower(&self, a: &BlockCsr, lo: &mut BlockCsr, level: usize) -> Result<(), RuntimeError> {
+    fn lower(&self, a: &BlockCsr, lo: &mut LoweredCsr, level: usize) -> Result<(), RuntimeError> {
         if lo.values().len() != a.values().len() {
             return Err(RuntimeError::ValuesLength {
                 got: a.values().len(),
                 expected: lo.values().len(),
             });
         }
-        let bad = lo
-            .values_mut()
-            .par_iter_mut()
-            .zip(a.values().par_iter())
-            .with_min_len(4096)
-            .map(|(l, &v)| {
-                let f = v as f32;
-                *l = f as f64;
-                f.is_infinite() && v.is_finite()
-            })
-            .reduce(|| false, |x, y| x || y);
-        if bad {
+        if lo.round_from(a)? {
             return Err(f32_overflow(level));
         }
         Ok(())
     }
-    fn spmv_lowered(&self, _a: &BlockCsr, lo: &BlockCsr, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), RuntimeError> {
-        self.kernels.spmv(lo, x, y);
+    fn spmv_lowered(&self, _a: &BlockCsr, lo: &LoweredCsr, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), RuntimeError> {
+        spmv_f32(lo, x, y);
         Ok(())
     }
     fn residual_lowered(
         &self,
         _a: &BlockCsr,
-        lo: &BlockCsr,
+        lo: &LoweredCsr,
         x: &Vec<f64>,
         b: &Vec<f64>,
         r: &mut Vec<f64>,
     ) -> Result<(), RuntimeError> {
-        self.kernels.residual(lo, x, b, r);
+        residual_f32(lo, x, b, r);
         Ok(())
     }
     fn axpy(&self, alpha: f64, x: &Vec<f64>, y: &mut Vec<f64>) -> Result<(), RuntimeError> {

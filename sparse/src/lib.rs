@@ -24,6 +24,7 @@ pub mod csr;
 pub mod dense;
 pub mod error;
 pub mod kernels;
+pub mod lowered;
 pub mod par;
 pub mod pattern;
 pub mod scalar;
