@@ -5,7 +5,7 @@
 //! runs inside it), on the beam's 3x3 / 3x6 and 6x6 levels.
 use ptap_fem::BeamProblem;
 use ptap_runtime::solver::CgWorkspace;
-use ptap_runtime::{executor_for, CgOptions, Hierarchy, HierarchyOptions};
+use ptap_runtime::{executor_for, CgOptions, Cpu, Hierarchy, HierarchyOptions, SmootherPrecision};
 use ptap_schedules::{TwoPassSchedule, Variant, VariantSchedule};
 use ptap_sparse::BlockCsr;
 use ptap_tests::alloc_count::{Counting, CountingPool};
@@ -70,9 +70,20 @@ fn every_cpu_products_refresh_allocates_nothing() {
     assert!(shapes.contains(&(3, 6)) && shapes.contains(&(6, 6)), "{shapes:?}");
 }
 
+/// With `f64` and with `f32` smoother operators (the `f32` copies refreshed
+/// into their own storage).
 #[test]
 fn a_cpu_hierarchys_refresh_and_solve_allocate_nothing() {
-    let (problem, mut h) = beam_hierarchy(3);
+    for precision in [SmootherPrecision::F64, SmootherPrecision::F32] {
+        refresh_and_solve_allocate_nothing(precision);
+    }
+}
+
+fn refresh_and_solve_allocate_nothing(precision: SmootherPrecision) {
+    let (problem, h) = beam_hierarchy(3);
+    let mut setup = h.mesh_setup();
+    setup.options.smoother_precision = precision;
+    let mut h = Hierarchy::new(Cpu::default(), setup, &mut |_| {}).unwrap();
     assert!(h.num_levels() >= 3, "{} levels", h.num_levels());
     let n = problem.rhs.len();
     let opts = CgOptions::default();
@@ -94,7 +105,10 @@ fn a_cpu_hierarchys_refresh_and_solve_allocate_nothing() {
         let r4 = h.solve(&problem.rhs, &mut x4, &opts, &mut ws).unwrap();
         (r4, pool.allocations() - before)
     });
-    assert_eq!(count, 0, "a refresh and a solve allocated {count} times");
+    assert_eq!(
+        count, 0,
+        "{precision:?} smoothers: a refresh and a solve allocated {count} times"
+    );
     assert_eq!(r4.iterations, reference.iterations);
     assert!(
         x4.iter().zip(&x).all(|(a, b)| a.to_bits() == (b / 4.0).to_bits()),
