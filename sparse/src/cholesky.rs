@@ -281,6 +281,7 @@ mod tests {
     fn the_blocked_factor_and_solves_are_the_references_bit_for_bit() {
         // Orders around and across the block width, and a few blocks.
         for (n, seed) in [
+            (0, 0),
             (1, 1),
             (2, 2),
             (7, 3),
