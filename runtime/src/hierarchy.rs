@@ -305,27 +305,34 @@ pub struct SetupTimings {
 /// refresh. Mesh setup keeps it only where the level's chosen variant is
 /// two-pass (a device's default is not). Optional state: a clone holds none,
 /// and a hierarchy built without it allocates its own.
+/// (A mutex only so that a mesh setup stays `Sync`: it is reached through
+/// `&mut` alone and never locked.)
 #[derive(Default)]
-pub struct WarmProduct(Option<Box<dyn GalerkinProduct>>);
+pub struct WarmProduct(std::sync::Mutex<Option<Box<dyn GalerkinProduct>>>);
 
 impl WarmProduct {
+    fn new(p: Box<dyn GalerkinProduct>) -> Self {
+        Self(std::sync::Mutex::new(Some(p)))
+    }
+
     /// The executor, leaving none.
     pub fn take(&mut self) -> Option<Box<dyn GalerkinProduct>> {
-        self.0.take()
+        self.0.get_mut().unwrap_or_else(|e| e.into_inner()).take()
     }
 }
 
 impl Clone for WarmProduct {
     fn clone(&self) -> Self {
-        Self(None)
+        Self::default()
     }
 }
 
 impl std::fmt::Debug for WarmProduct {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.0 {
-            Some(p) => write!(f, "WarmProduct({})", p.variant().name()),
-            None => f.write_str("WarmProduct(none)"),
+        match self.0.try_lock().as_deref() {
+            Ok(Some(p)) => write!(f, "WarmProduct({})", p.variant().name()),
+            Ok(None) => f.write_str("WarmProduct(none)"),
+            Err(_) => f.write_str("WarmProduct(..)"),
         }
     }
 }
@@ -439,7 +446,7 @@ impl MeshSetup {
                             .kernels
                             .executor_for(&VariantSchedule::TwoPass(tr.schedule.clone()), bf, bc)?;
                     v0.numeric(&prev.a, &tr.p, &mut coarse[0].a)?;
-                    tr.warm = WarmProduct(Some(v0));
+                    tr.warm = WarmProduct::new(v0);
                     coarse[0].has_values = true;
                     lt.coarse_product_s = t.elapsed().as_secs_f64();
                     timings.galerkin_numeric_s += lt.coarse_product_s;
@@ -1432,4 +1439,12 @@ impl<B: Backend> Hierarchy<B> {
             })
             .collect()
     }
+}
+
+/// A mesh setup crosses threads and is shared behind `Arc` (schedule caches,
+/// Python): it stays `Send + Sync` with the warm executors it may hold.
+#[allow(dead_code)]
+fn mesh_setup_is_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<MeshSetup>();
 }
