@@ -137,10 +137,10 @@ impl Backend for Cpu {
     type Product = Box<dyn GalerkinProduct>;
     type Jacobi = PointBlockJacobi;
     type Coarse = DenseCoarse;
-    /// The values rounded to `f32`, kept as `f64` beside the pattern: the
-    /// reference of the mixed-precision smoother is the `f64` kernels on the
-    /// rounded values (it stores no fewer bytes; a device does).
-    /// `f32` values: half the value bytes of the V-cycle's applications.
+    /// The values rounded to `f32`, stored as `f32` beside the pattern (half
+    /// the value bytes of the V-cycle's applications); its SpMV gives the bits
+    /// of the `f64` kernels on the rounded values, the mixed-precision
+    /// smoother's reference.
     type Lowered = LoweredCsr;
     type Error = RuntimeError;
 
