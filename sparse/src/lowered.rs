@@ -2,21 +2,17 @@
 //! the mixed-precision smoother (`SmootherPrecision::F32`), with half the value
 //! bytes of the `f64` one.
 //!
-//! Its SpMV and residual widen each value to `f64` where it is used and sum
-//! exactly as the `f64` kernels do ([`crate::spmv`]: per block row, each
-//! block's row sums, each from its first product, added in pattern order into
-//! a zeroed accumulator). So they give the bits of the `f64` kernels on the
-//! rounded values, the reference the conformance suite checks.
+//! Its SpMV and residual run the `f64` kernels' own loops ([`crate::spmv`]),
+//! widening each value to `f64` where it is used: per block row, each block's
+//! row sums, each from its first product, added in pattern order into a zeroed
+//! accumulator. So they give the bits of the `f64` kernels on the rounded
+//! values, the reference the conformance suite checks.
 use crate::csr::BlockCsr;
 use crate::error::SparseError;
 use crate::pattern::BlockPattern;
+use crate::spmv::for_each_block_row;
 use rayon::prelude::*;
 use std::sync::Arc;
-
-/// Block rows a parallel task takes at least.
-const MIN_ROWS_PER_TASK: usize = 256;
-/// Block rows of the size-generic loop's stack accumulator.
-const MAX_BLOCK_ROWS: usize = 64;
 
 /// `f32` values over a block pattern (row-major blocks, pattern order).
 #[derive(Clone, Debug)]
@@ -90,105 +86,18 @@ impl LoweredCsr {
     }
 }
 
-/// Block row `i` of `A x` into `acc` (zeroed, `br` long), any block shape.
-#[inline(always)]
-fn row_product_dyn(a: &LoweredCsr, i: usize, x: &[f64], acc: &mut [f64]) {
-    let (br, bc) = (a.br, a.bc);
-    let cols = a.pattern.col_idx();
-    for k in a.pattern.row_range(i) {
-        let j = cols[k] as usize;
-        let (blk, xj) = (&a.values[k * br * bc..(k + 1) * br * bc], &x[j * bc..(j + 1) * bc]);
-        if bc == 0 {
-            continue;
-        }
-        for r in 0..br {
-            let row = &blk[r * bc..(r + 1) * bc];
-            let mut s = row[0] as f64 * xj[0];
-            for c in 1..bc {
-                s += row[c] as f64 * xj[c];
-            }
-            acc[r] += s;
-        }
-    }
-}
-
-/// [`row_product_dyn`] for `B x B` blocks known at compile time: the same
-/// operations in the same order, unrolled.
-#[inline(always)]
-fn row_product_square<const B: usize>(a: &LoweredCsr, i: usize, x: &[f64], acc: &mut [f64; B]) {
-    let cols = a.pattern.col_idx();
-    for k in a.pattern.row_range(i) {
-        let j = cols[k] as usize;
-        let (blk, xj) = (&a.values[k * B * B..(k + 1) * B * B], &x[j * B..j * B + B]);
-        for r in 0..B {
-            let row = &blk[r * B..(r + 1) * B];
-            let mut s = row[0] as f64 * xj[0];
-            for c in 1..B {
-                s += row[c] as f64 * xj[c];
-            }
-            acc[r] += s;
-        }
-    }
-}
-
-/// `out` per block row from that row's `A x` (`f(i, acc, out_row)`), in parallel.
-fn for_each_row<const B: usize>(
-    a: &LoweredCsr,
-    x: &[f64],
-    out: &mut [f64],
-    f: impl Fn(usize, &[f64], &mut [f64]) + Sync,
-) {
-    out.par_chunks_mut(B)
-        .with_min_len(MIN_ROWS_PER_TASK)
-        .enumerate()
-        .for_each(|(i, oi)| {
-            let mut acc = [0.0f64; B];
-            row_product_square::<B>(a, i, x, &mut acc);
-            f(i, &acc, oi);
-        });
-}
-
-fn for_each_row_dyn(a: &LoweredCsr, x: &[f64], out: &mut [f64], f: impl Fn(usize, &[f64], &mut [f64]) + Sync) {
-    assert!(
-        a.br <= MAX_BLOCK_ROWS,
-        "block rows above {MAX_BLOCK_ROWS} are not supported by the SpMV accumulator"
-    );
-    let br = a.br;
-    out.par_chunks_mut(br)
-        .with_min_len(MIN_ROWS_PER_TASK)
-        .enumerate()
-        .for_each(|(i, oi)| {
-            let mut acc = [0.0f64; MAX_BLOCK_ROWS];
-            let acc = &mut acc[..br];
-            row_product_dyn(a, i, x, acc);
-            f(i, acc, oi);
-        });
-}
-
-/// Runs `f(i, row i of A x, out's row i)` for every block row, unrolled for
-/// the shipped square shapes.
-fn rows(a: &LoweredCsr, x: &[f64], out: &mut [f64], f: impl Fn(usize, &[f64], &mut [f64]) + Sync) {
-    assert_eq!(x.len(), a.scalar_cols(), "x has the wrong length");
-    assert_eq!(out.len(), a.scalar_rows(), "the output has the wrong length");
-    match a.block_shape() {
-        (1, 1) => for_each_row::<1>(a, x, out, f),
-        (2, 2) => for_each_row::<2>(a, x, out, f),
-        (3, 3) => for_each_row::<3>(a, x, out, f),
-        (6, 6) => for_each_row::<6>(a, x, out, f),
-        _ => for_each_row_dyn(a, x, out, f),
-    }
-}
-
 /// `y = A x` with `A`'s `f32` values: [`crate::spmv::spmv`]'s bits on the rounded values.
 pub fn spmv_f32(a: &LoweredCsr, x: &[f64], y: &mut [f64]) {
-    rows(a, x, y, |_, acc, yi| yi.copy_from_slice(acc));
+    for_each_block_row(&a.pattern, (a.br, a.bc), &a.values, x, y, |_, acc, yi| {
+        yi.copy_from_slice(acc)
+    });
 }
 
 /// `r = b - A x` with `A`'s `f32` values: [`crate::spmv::residual`]'s bits on the rounded values.
 pub fn residual_f32(a: &LoweredCsr, x: &[f64], b: &[f64], r: &mut [f64]) {
     assert_eq!(b.len(), a.scalar_rows(), "b has the wrong length");
     let br = a.br;
-    rows(a, x, r, |i, acc, ri| {
+    for_each_block_row(&a.pattern, (a.br, a.bc), &a.values, x, r, |i, acc, ri| {
         for q in 0..br {
             ri[q] = b[i * br + q] - acc[q];
         }

@@ -7,8 +7,8 @@
 //! into a zeroed accumulator in pattern order, then `beta y + acc`), so they
 //! give the same bits.
 use crate::csr::BlockCsr;
-use crate::dense::gemv_acc_dyn;
 use crate::kernels::{Block, BlockKernels};
+use crate::pattern::BlockPattern;
 use rayon::prelude::*;
 
 const MIN_ROWS_PER_TASK: usize = 256;
@@ -71,84 +71,137 @@ pub fn residual_with<K: BlockKernels>(a: &BlockCsr, x: &[f64], b: &[f64], r: &mu
         });
 }
 
-/// Block row `i` of `A x` into `acc` (zeroed, `br` long), the size-generic twin of `row_product`.
-#[inline(always)]
-fn row_product_dyn(a: &BlockCsr, i: usize, x: &[f64], acc: &mut [f64]) {
-    let (br, bc) = a.block_shape();
-    let p = a.pattern();
-    let cols = p.col_idx();
-    for k in p.row_range(i) {
-        let j = cols[k] as usize;
-        gemv_acc_dyn(br, bc, a.block(k), &x[j * bc..(j + 1) * bc], acc);
+/// A stored value, widened to `f64` where a kernel uses it: `f64` itself,
+/// or the `f32` of a mixed-precision copy ([`crate::lowered`]).
+pub(crate) trait Widen: Copy + Send + Sync {
+    fn widen(self) -> f64;
+}
+
+impl Widen for f64 {
+    #[inline(always)]
+    fn widen(self) -> f64 {
+        self
     }
 }
 
-fn check_dyn(a: &BlockCsr) {
-    assert!(
-        a.block_shape().0 <= MAX_BLOCK_ROWS,
-        "block rows above {MAX_BLOCK_ROWS} are not supported by the SpMV accumulator"
-    );
+impl Widen for f32 {
+    #[inline(always)]
+    fn widen(self) -> f64 {
+        self as f64
+    }
 }
 
-/// [`row_product_dyn`] for `B x B` blocks known at compile time: the same
-/// operations in the same order (so the same bits), unrolled.
+/// Block row `i` of `A x` into `acc` (zeroed, `br` long), the size-generic twin
+/// of `row_product`: each block's row sums, each from its first product (the
+/// expression tree of [`crate::dense::gemv_acc_dyn`] and of the generated
+/// `gemv_acc`), added in pattern order.
 #[inline(always)]
-fn row_product_square<const B: usize>(a: &BlockCsr, i: usize, x: &[f64], acc: &mut [f64; B]) {
-    let p = a.pattern();
+fn row_product_dyn<T: Widen>(
+    p: &BlockPattern,
+    (br, bc): (usize, usize),
+    vals: &[T],
+    i: usize,
+    x: &[f64],
+    acc: &mut [f64],
+) {
+    if bc == 0 {
+        return;
+    }
     let cols = p.col_idx();
-    let vals = a.values();
     for k in p.row_range(i) {
         let j = cols[k] as usize;
-        let (blk, xj) = (&vals[k * B * B..(k + 1) * B * B], &x[j * B..j * B + B]);
-        for r in 0..B {
-            let row = &blk[r * B..(r + 1) * B];
-            let mut s = row[0] * xj[0];
-            for c in 1..B {
-                s += row[c] * xj[c];
+        let (blk, xj) = (&vals[k * br * bc..(k + 1) * br * bc], &x[j * bc..(j + 1) * bc]);
+        for r in 0..br {
+            let row = &blk[r * bc..(r + 1) * bc];
+            let mut s = row[0].widen() * xj[0];
+            for c in 1..bc {
+                s += row[c].widen() * xj[c];
             }
             acc[r] += s;
         }
     }
 }
 
-fn spmv_beta_square<const B: usize>(a: &BlockCsr, x: &[f64], beta: f64, y: &mut [f64]) {
-    y.par_chunks_mut(B)
+/// [`row_product_dyn`] for `B x B` blocks known at compile time: the same
+/// operations in the same order (so the same bits), unrolled.
+#[inline(always)]
+fn row_product_square<const B: usize, T: Widen>(p: &BlockPattern, vals: &[T], i: usize, x: &[f64], acc: &mut [f64; B]) {
+    let cols = p.col_idx();
+    for k in p.row_range(i) {
+        let j = cols[k] as usize;
+        let (blk, xj) = (&vals[k * B * B..(k + 1) * B * B], &x[j * B..j * B + B]);
+        for r in 0..B {
+            let row = &blk[r * B..(r + 1) * B];
+            let mut s = row[0].widen() * xj[0];
+            for c in 1..B {
+                s += row[c].widen() * xj[c];
+            }
+            acc[r] += s;
+        }
+    }
+}
+
+fn rows_square<const B: usize, T: Widen>(
+    p: &BlockPattern,
+    vals: &[T],
+    x: &[f64],
+    out: &mut [f64],
+    f: impl Fn(usize, &[f64], &mut [f64]) + Sync,
+) {
+    out.par_chunks_mut(B)
         .with_min_len(MIN_ROWS_PER_TASK)
         .enumerate()
-        .for_each(|(i, yi)| {
+        .for_each(|(i, oi)| {
             let mut acc = [0.0f64; B];
-            row_product_square::<B>(a, i, x, &mut acc);
-            for r in 0..B {
-                yi[r] = if beta == 0.0 { acc[r] } else { beta * yi[r] + acc[r] };
-            }
+            row_product_square::<B, T>(p, vals, i, x, &mut acc);
+            f(i, &acc, oi);
+        });
+}
+
+/// Runs `f(i, row i of A x, out's row i)` for every block row of the matrix
+/// with pattern `p`, `shape` blocks and values `vals`, in parallel: unrolled
+/// for the shipped square shapes, the size-generic loop otherwise (the same
+/// bits either way).
+pub(crate) fn for_each_block_row<T: Widen>(
+    p: &BlockPattern,
+    shape: (usize, usize),
+    vals: &[T],
+    x: &[f64],
+    out: &mut [f64],
+    f: impl Fn(usize, &[f64], &mut [f64]) + Sync,
+) {
+    let (br, bc) = shape;
+    assert!(
+        br <= MAX_BLOCK_ROWS,
+        "block rows above {MAX_BLOCK_ROWS} are not supported by the SpMV accumulator"
+    );
+    assert_eq!(x.len(), p.ncols() * bc, "x has the wrong length");
+    assert_eq!(out.len(), p.nrows() * br, "the output has the wrong length");
+    match shape {
+        (1, 1) => return rows_square::<1, T>(p, vals, x, out, f),
+        (2, 2) => return rows_square::<2, T>(p, vals, x, out, f),
+        (3, 3) => return rows_square::<3, T>(p, vals, x, out, f),
+        (6, 6) => return rows_square::<6, T>(p, vals, x, out, f),
+        _ => {}
+    }
+    out.par_chunks_mut(br)
+        .with_min_len(MIN_ROWS_PER_TASK)
+        .enumerate()
+        .for_each(|(i, oi)| {
+            let mut acc = [0.0f64; MAX_BLOCK_ROWS];
+            let acc = &mut acc[..br];
+            row_product_dyn(p, shape, vals, i, x, acc);
+            f(i, acc, oi);
         });
 }
 
 /// `y = A x + beta y` (`beta = 0` overwrites, ignoring what `y` held), any block shape.
 pub fn spmv_beta(a: &BlockCsr, x: &[f64], beta: f64, y: &mut [f64]) {
-    check_dyn(a);
-    assert_eq!(x.len(), a.scalar_cols(), "x has the wrong length");
-    assert_eq!(y.len(), a.scalar_rows(), "y has the wrong length");
-    // The shipped hierarchies' square blocks get an unrolled loop (same bits).
-    match a.block_shape() {
-        (1, 1) => return spmv_beta_square::<1>(a, x, beta, y),
-        (2, 2) => return spmv_beta_square::<2>(a, x, beta, y),
-        (3, 3) => return spmv_beta_square::<3>(a, x, beta, y),
-        (6, 6) => return spmv_beta_square::<6>(a, x, beta, y),
-        _ => {}
-    }
-    let br = a.block_shape().0;
-    y.par_chunks_mut(br)
-        .with_min_len(MIN_ROWS_PER_TASK)
-        .enumerate()
-        .for_each(|(i, yi)| {
-            let mut acc = [0.0f64; MAX_BLOCK_ROWS];
-            let acc = &mut acc[..br];
-            row_product_dyn(a, i, x, acc);
-            for r in 0..br {
-                yi[r] = if beta == 0.0 { acc[r] } else { beta * yi[r] + acc[r] };
-            }
-        });
+    for_each_block_row(a.pattern(), a.block_shape(), a.values(), x, y, |_, acc, yi| {
+        for (yr, &s) in yi.iter_mut().zip(acc) {
+            *yr = if beta == 0.0 { s } else { beta * *yr + s };
+        }
+    });
 }
 
 /// `y = A x`.
@@ -163,22 +216,13 @@ pub fn spmv_add(a: &BlockCsr, x: &[f64], y: &mut [f64]) {
 
 /// `r = b - A x` in one pass over `A`, any block shape.
 pub fn residual(a: &BlockCsr, x: &[f64], b: &[f64], r: &mut [f64]) {
-    check_dyn(a);
-    assert_eq!(x.len(), a.scalar_cols(), "x has the wrong length");
-    assert_eq!(b.len(), a.scalar_rows());
-    assert_eq!(r.len(), a.scalar_rows(), "r has the wrong length");
+    assert_eq!(b.len(), a.scalar_rows(), "b has the wrong length");
     let br = a.block_shape().0;
-    r.par_chunks_mut(br)
-        .with_min_len(MIN_ROWS_PER_TASK)
-        .enumerate()
-        .for_each(|(i, ri)| {
-            let mut acc = [0.0f64; MAX_BLOCK_ROWS];
-            let acc = &mut acc[..br];
-            row_product_dyn(a, i, x, acc);
-            for q in 0..br {
-                ri[q] = b[i * br + q] - acc[q];
-            }
-        });
+    for_each_block_row(a.pattern(), a.block_shape(), a.values(), x, r, |i, acc, ri| {
+        for q in 0..ri.len() {
+            ri[q] = b[i * br + q] - acc[q];
+        }
+    });
 }
 
 #[cfg(test)]
