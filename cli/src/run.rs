@@ -197,10 +197,17 @@ fn print_steps(first: &str, value: &str, rows: &[StepRow]) {
     }
 }
 
-/// The summary line of a step's (or a mean's) phases.
-fn print_phases(name: &str, first: &str, [f, mesh, upload, matrix, numeric, solve]: [f64; 6]) {
+/// The summary line of a step's (or a mean's) phases. The mesh setup's
+/// copy to the backend is a device upload, or on the CPU the hierarchy's
+/// build (its executors and vectors).
+fn print_phases(name: &str, first: &str, device: &str, [f, mesh, upload, matrix, numeric, solve]: [f64; 6]) {
+    let upload_name = if device == "cpu" {
+        "hierarchy build"
+    } else {
+        "device upload"
+    };
     outln!(
-        "{name:<9} {first} {f:.4} s, mesh setup {mesh:.4} s (+ device upload {upload:.4}), matrix setup {matrix:.4} s (numeric PtAP {numeric:.4}), solve {solve:.4} s"
+        "{name:<9} {first} {f:.4} s, mesh setup {mesh:.4} s (+ {upload_name} {upload:.4}), matrix setup {matrix:.4} s (numeric PtAP {numeric:.4}), solve {solve:.4} s"
     );
 }
 
@@ -312,9 +319,9 @@ fn print_report(r: &TimeLoopReport) {
         })
         .collect();
     print_steps("assembly", "max |u|", &rows);
-    print_phases("cold", "assembly", beam_phases(&r.cold));
+    print_phases("cold", "assembly", r.device, beam_phases(&r.cold));
     if let Some(h) = &r.hot_mean {
-        print_phases("hot mean", "assembly", beam_phases(h));
+        print_phases("hot mean", "assembly", r.device, beam_phases(h));
         print_matrix_split("hot mean", h);
     }
     if let Some(last) = r.steps.last() {
@@ -430,8 +437,8 @@ fn print_user_report(r: &SequenceReport) {
         })
         .collect();
     print_steps("read", "max |x|", &rows);
-    print_phases("cold", "read", user_phases(&r.cold));
+    print_phases("cold", "read", &r.device, user_phases(&r.cold));
     if let Some(h) = &r.hot_mean {
-        print_phases("hot mean", "read", user_phases(h));
+        print_phases("hot mean", "read", &r.device, user_phases(h));
     }
 }
